@@ -1,0 +1,1 @@
+"""The runtime's boundary: frame codec, transports, RPC and HTTP over frames."""

@@ -1,0 +1,1 @@
+"""Tools the model can call: defined once with @tool, listed once in the registry."""

@@ -1,0 +1,128 @@
+"""@tool turns a plain function into a ToolDefinition: name, description, schema, effect class.
+
+The name comes from the function, the description from its docstring's first paragraph, and the JSON
+schema from its signature (type hints and defaults). ``Annotated[str, "help"]`` adds a description to a
+parameter. The first parameter may be ``ctx: ToolContext``; it is not part of the schema.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, Union, get_args, get_origin
+
+Effect = Literal["read", "write", "network", "execute", "memory"]
+EFFECTS: tuple[Effect, ...] = ("read", "write", "network", "execute", "memory")
+
+JSONSchema = dict[str, Any]
+
+
+class ToolContext(Protocol):
+    """What a tool may use from the running agent. Concrete contexts live with the loop."""
+
+
+class ToolError(Exception):
+    """A failure the model should see as the tool's result (bad path, no match, ...)."""
+
+
+ToolFunc = Callable[..., Awaitable[Any] | Any]
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    name: str
+    description: str
+    parameters: JSONSchema
+    effect: Effect
+    func: ToolFunc = field(repr=False, compare=False)
+    takes_context: bool = False
+
+    def openai_schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def catalog_entry(self) -> dict[str, Any]:
+        """What the UI's tool catalog shows."""
+        return {"name": self.name, "description": self.description, "effect": self.effect,
+                "parameters": self.parameters}
+
+    async def call(self, ctx: Any, arguments: dict[str, Any]) -> Any:
+        args = (ctx,) if self.takes_context else ()
+        result = self.func(*args, **arguments)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def tool(effect: Effect, *, name: str | None = None) -> Callable[[ToolFunc], ToolDefinition]:
+    """Decorator: ``@tool("read")`` on a function makes it a ToolDefinition."""
+
+    def make(func: ToolFunc) -> ToolDefinition:
+        return define(func, effect, name=name)
+
+    return make
+
+
+def define(func: ToolFunc, effect: Effect, *, name: str | None = None) -> ToolDefinition:
+    if effect not in EFFECTS:
+        raise ValueError(f"unknown effect class {effect!r}")
+    sig = inspect.signature(func)
+    hints = typing.get_type_hints(func, include_extras=True)
+    params = list(sig.parameters.values())
+    takes_context = bool(params) and params[0].name == "ctx"
+    if takes_context:
+        params = params[1:]
+    properties: dict[str, JSONSchema] = {}
+    required: list[str] = []
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TypeError(f"{func.__name__}: *args/**kwargs cannot be described to a model")
+        schema = _schema_for(hints.get(p.name, str))
+        if p.default is inspect.Parameter.empty:
+            required.append(p.name)
+        elif p.default is not None:
+            schema["default"] = p.default
+        properties[p.name] = schema
+    parameters: JSONSchema = {"type": "object", "properties": properties, "required": required,
+                              "additionalProperties": False}
+    doc = inspect.getdoc(func) or ""
+    description = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
+    if not description:
+        raise TypeError(f"{func.__name__}: a tool needs a docstring; it is the model's description")
+    return ToolDefinition(name or func.__name__, description, parameters, effect, func, takes_context)
+
+
+_SIMPLE: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _schema_for(hint: Any) -> JSONSchema:
+    origin = get_origin(hint)
+    if origin is typing.Annotated:
+        base, *extra = get_args(hint)
+        schema = _schema_for(base)
+        notes = [e for e in extra if isinstance(e, str)]
+        if notes:
+            schema["description"] = " ".join(notes)
+        return schema
+    if origin in (Union, types.UnionType):
+        args = [a for a in get_args(hint) if a is not type(None)]
+        if len(args) == 1:
+            return _schema_for(args[0])
+        return {"anyOf": [_schema_for(a) for a in args]}
+    if origin is Literal:
+        values = list(get_args(hint))
+        return {"type": _SIMPLE.get(type(values[0]), "string"), "enum": values}
+    if origin in (list, tuple, typing.Sequence) or hint in (list, tuple):
+        args = get_args(hint)
+        item = _schema_for(args[0]) if args else {}
+        return {"type": "array", "items": item}
+    if origin is dict or hint is dict:
+        return {"type": "object"}
+    if hint in _SIMPLE:
+        return {"type": _SIMPLE[hint]}
+    raise TypeError(f"no JSON schema for type hint {hint!r}")

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Put everything the browser runtime needs under web/public/ so Vite copies it into dist/.
+
+- web/public/pyodide/: the Pyodide core from the `pyodide` npm package (no CDN at run time).
+- web/public/wheels/: every wheel the runtime imports, pinned in pyproject.toml, downloaded from PyPI
+  as pure-Python wheels (MarkupSafe is built from its sdist without its C speedups), plus the
+  runtime's own wheel, and manifest.json listing them in install order.
+
+Downloads are cached in build/wheel-cache/; run again and only what is missing is fetched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC = ROOT / "web" / "public"
+CACHE = ROOT / "build" / "wheel-cache"
+PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+
+# sqlite-utils declares `pip` as a dependency, which the browser neither needs nor can use: its real
+# dependencies are listed here and it is installed without resolving dependencies.
+EXTRA_BROWSER_WHEELS = [
+    "click==8.5.1",
+    "click-default-group==1.2.4",
+    "pluggy==1.7.0",
+    "python-dateutil==2.9.0.post0",
+    "six==1.17.0",
+    "sqlite-fts4==1.0.3",
+    "tabulate==0.10.0",
+]
+BUILD_FROM_SDIST = {"markupsafe"}
+
+
+def pinned_requirements() -> list[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return [*project["dependencies"], *EXTRA_BROWSER_WHEELS]
+
+
+def pip(*args: str, env: dict[str, str] | None = None) -> None:
+    subprocess.run([sys.executable, "-m", "pip", *args], check=True, env=env)
+
+
+def fetch_wheel(req: str) -> Path:
+    name, version = req.split("==")
+    norm = name.lower().replace("-", "_")
+    found = [p for p in CACHE.glob("*.whl") if p.name.lower().startswith(f"{norm}-{version}-")]
+    if found:
+        return found[0]
+    if name.lower() in BUILD_FROM_SDIST:
+        env = {**os.environ, "CC": "/bin/false"}
+        pip("wheel", "-q", "--no-deps", "--no-binary", ":all:", "-w", str(CACHE), req, env=env)
+    else:
+        pip("download", "-q", "--no-deps", "--only-binary=:all:", "--platform", "any", "-d", str(CACHE), req)
+    return fetch_wheel(req)
+
+
+def build_runtime_wheel() -> Path:
+    out = ROOT / "build" / "runtime-wheel"
+    shutil.rmtree(out, ignore_errors=True)
+    pip("wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT))
+    (wheel,) = out.glob("tidepool_runtime-*.whl")
+    return wheel
+
+
+def copy_pyodide() -> None:
+    src = ROOT / "node_modules" / "pyodide"
+    if not src.is_dir():
+        sys.exit("node_modules/pyodide is missing: run `npm ci` first")
+    dst = PUBLIC / "pyodide"
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in PYODIDE_FILES:
+        shutil.copy2(src / name, dst / name)
+
+
+def main() -> None:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    copy_pyodide()
+    wheels_dir = PUBLIC / "wheels"
+    shutil.rmtree(wheels_dir, ignore_errors=True)
+    wheels_dir.mkdir(parents=True)
+    wheels = [fetch_wheel(r) for r in pinned_requirements()] + [build_runtime_wheel()]
+    entries = []
+    for wheel in wheels:
+        shutil.copy2(wheel, wheels_dir / wheel.name)
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        entries.append({"file": wheel.name, "sha256": digest})
+    (wheels_dir / "manifest.json").write_text(json.dumps({"wheels": entries}, indent=1) + "\n")
+    print(f"build_wheels: {len(entries)} wheels and the Pyodide core in {PUBLIC.relative_to(ROOT)}/")
+
+
+if __name__ == "__main__":
+    main()

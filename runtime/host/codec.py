@@ -117,7 +117,7 @@ class Decoder:
         colon = buf.find(b":", head, head + _MAX_DIGITS + 1)
         if colon == -1:
             digits = bytes(buf[head : head + _MAX_DIGITS + 1])
-            if len(buf) - head <= _MAX_DIGITS and digits.isdigit() or not digits:
+            if (len(buf) - head <= _MAX_DIGITS and digits.isdigit()) or not digits:
                 return None  # header not complete yet
             return self._bad_header(digits)
         digits = bytes(buf[head:colon])

@@ -12,6 +12,7 @@ import types
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol, Union, get_args, get_origin
 
 Effect = Literal["read", "write", "network", "execute", "memory"]
@@ -20,8 +21,38 @@ EFFECTS: tuple[Effect, ...] = ("read", "write", "network", "execute", "memory")
 JSONSchema = dict[str, Any]
 
 
+class HttpResult(Protocol):
+    """A complete (non-streamed) HTTP response fetched through the host."""
+
+    status: int
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+
+
 class ToolContext(Protocol):
-    """What a tool may use from the running agent. Concrete contexts live with the loop."""
+    """What a tool may use from the running agent. The loop provides the concrete context.
+
+    ``workspace`` is the root every path is resolved in (``/workspace`` in the browser, a temporary
+    directory in tests). ``fetch`` goes through the host without credentials (``auth: "none"``), so
+    the adapter's egress rule applies. ``host_request`` sends a request frame such as ``exec_request``
+    or ``flush_request`` (with a fresh ``id``) and returns the reply message.
+    """
+
+    @property
+    def workspace(self) -> Path: ...
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        headers: dict[str, str] | None = None,
+        body: str | None = None,
+        timeout_s: float = 30.0,
+        max_bytes: int = 5_000_000,
+    ) -> HttpResult: ...
+
+    async def host_request(self, type: str, payload: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]: ...
 
 
 class ToolError(Exception):
@@ -48,8 +79,12 @@ class ToolDefinition:
 
     def catalog_entry(self) -> dict[str, Any]:
         """What the UI's tool catalog shows."""
-        return {"name": self.name, "description": self.description, "effect": self.effect,
-                "parameters": self.parameters}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "effect": self.effect,
+            "parameters": self.parameters,
+        }
 
     async def call(self, ctx: Any, arguments: dict[str, Any]) -> Any:
         args = (ctx,) if self.takes_context else ()
@@ -88,8 +123,12 @@ def define(func: ToolFunc, effect: Effect, *, name: str | None = None) -> ToolDe
         elif p.default is not None:
             schema["default"] = p.default
         properties[p.name] = schema
-    parameters: JSONSchema = {"type": "object", "properties": properties, "required": required,
-                              "additionalProperties": False}
+    parameters: JSONSchema = {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
     doc = inspect.getdoc(func) or ""
     description = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
     if not description:

@@ -59,7 +59,26 @@ class ToolError(Exception):
     """A failure the model should see as the tool's result (bad path, no match, ...)."""
 
 
+@dataclass(frozen=True)
+class ToolOutput:
+    """A tool's result with what the host needs besides the text.
+
+    ``changed_paths`` are the workspace-relative paths the call created, changed or removed (the host
+    flushes only those to OPFS; a listed path that no longer exists was deleted). ``ok`` is False for a
+    result that is a failure the model should see in full (a Python traceback), yet still changed files.
+    """
+
+    text: str
+    changed_paths: tuple[str, ...] = ()
+    ok: bool = True
+
+    def __str__(self) -> str:
+        return self.text
+
+
 ToolFunc = Callable[..., Awaitable[Any] | Any]
+# preview(ctx, arguments) -> what the approval card shows (e.g. the diff a write would apply), or None.
+PreviewFunc = Callable[[Any, dict[str, Any]], str | None]
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,11 @@ class ToolDefinition:
     effect: Effect
     func: ToolFunc = field(repr=False, compare=False)
     takes_context: bool = False
+    preview: PreviewFunc | None = field(default=None, repr=False, compare=False)
+
+    def render_preview(self, ctx: Any, arguments: dict[str, Any]) -> str | None:
+        """What the approval card shows besides the arguments; None when the tool has no preview."""
+        return self.preview(ctx, arguments) if self.preview is not None else None
 
     def openai_schema(self) -> dict[str, Any]:
         return {
@@ -94,16 +118,20 @@ class ToolDefinition:
         return result
 
 
-def tool(effect: Effect, *, name: str | None = None) -> Callable[[ToolFunc], ToolDefinition]:
+def tool(
+    effect: Effect, *, name: str | None = None, preview: PreviewFunc | None = None
+) -> Callable[[ToolFunc], ToolDefinition]:
     """Decorator: ``@tool("read")`` on a function makes it a ToolDefinition."""
 
     def make(func: ToolFunc) -> ToolDefinition:
-        return define(func, effect, name=name)
+        return define(func, effect, name=name, preview=preview)
 
     return make
 
 
-def define(func: ToolFunc, effect: Effect, *, name: str | None = None) -> ToolDefinition:
+def define(
+    func: ToolFunc, effect: Effect, *, name: str | None = None, preview: PreviewFunc | None = None
+) -> ToolDefinition:
     if effect not in EFFECTS:
         raise ValueError(f"unknown effect class {effect!r}")
     sig = inspect.signature(func)
@@ -133,7 +161,7 @@ def define(func: ToolFunc, effect: Effect, *, name: str | None = None) -> ToolDe
     description = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
     if not description:
         raise TypeError(f"{func.__name__}: a tool needs a docstring; it is the model's description")
-    return ToolDefinition(name or func.__name__, description, parameters, effect, func, takes_context)
+    return ToolDefinition(name or func.__name__, description, parameters, effect, func, takes_context, preview)
 
 
 _SIMPLE: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -157,8 +185,8 @@ def _schema_for(hint: Any) -> JSONSchema:
         values = list(get_args(hint))
         return {"type": _SIMPLE.get(type(values[0]), "string"), "enum": values}
     if origin in (list, tuple, typing.Sequence) or hint in (list, tuple):
-        args = get_args(hint)
-        item = _schema_for(args[0]) if args else {}
+        item_args = get_args(hint)
+        item = _schema_for(item_args[0]) if item_args else {}
         return {"type": "array", "items": item}
     if origin is dict or hint is dict:
         return {"type": "object"}

@@ -1,0 +1,170 @@
+"""Permissions: allow, ask or deny a tool call, by permission mode, effect class, rules and session grants.
+
+Precedence, first that applies wins:
+
+1. a deny rule that matches the call → deny (deny rules win over everything);
+2. ``read-only`` mode and an effect other than read or memory → deny, without asking;
+3. a session grant for the tool ("allow for this session") → allow;
+4. an allow rule that matches the call → allow;
+5. the mode's table for the tool's effect class (``MODE_TABLE``).
+
+Rules are written ``tool`` or ``tool(arg=glob, ...)``: the tool name is a glob too (``*`` matches every
+tool), each ``arg=glob`` must match that argument's value (``fnmatch``, case-sensitive; ``*`` also matches
+``/``). Path arguments (``path``, ``src``, ``dst``) are normalized first (``./a//b.md`` → ``a/b.md``). A
+rule that names an argument never matches a call without it. Commas cannot appear inside a glob.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from runtime.tools.base import Effect, ToolDefinition
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["ask", "auto-edit", "full-auto", "read-only"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+Decision = Literal["allow", "ask", "deny"]
+
+MODE_TABLE: dict[Mode, dict[Effect, Decision]] = {
+    "ask": {"read": "allow", "memory": "allow", "write": "ask", "network": "ask", "execute": "ask"},
+    "auto-edit": {"read": "allow", "memory": "allow", "write": "allow", "network": "ask", "execute": "ask"},
+    "full-auto": {"read": "allow", "memory": "allow", "write": "allow", "network": "allow", "execute": "allow"},
+    "read-only": {"read": "allow", "memory": "allow", "write": "deny", "network": "deny", "execute": "deny"},
+}
+PATH_ARGUMENTS = frozenset({"path", "src", "dst"})
+
+_RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*?\[\]!-]+)\s*(?:\((?P<args>.*)\))?\s*$", re.DOTALL)
+_CONDITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<glob>.*?)\s*$", re.DOTALL)
+
+
+class RuleSyntaxError(ValueError):
+    """A permission rule that cannot be parsed; ``rule`` is its text, ``reason`` what is wrong."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(f"permission rule {rule!r}: {reason} (write it as tool or tool(arg=glob))")
+        self.rule = rule
+        self.reason = reason
+
+
+class UnknownMode(ValueError):
+    def __init__(self, mode: str) -> None:
+        super().__init__(f"unknown permission mode {mode!r}; use one of {', '.join(MODES)}")
+        self.mode = mode
+
+
+def parse_mode(text: str) -> Mode:
+    for mode in MODES:
+        if text == mode:
+            return mode
+    raise UnknownMode(text)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``tool`` (a glob over tool names) and the argument globs that must all match."""
+
+    tool: str
+    conditions: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        match = _RULE.match(text)
+        if match is None:
+            raise RuleSyntaxError(text, "not a tool name with optional (arg=glob) conditions")
+        conditions: list[tuple[str, str]] = []
+        args = match.group("args")
+        if args is not None:
+            for part in args.split(","):
+                cond = _CONDITION.match(part)
+                if cond is None or not cond.group("glob"):
+                    raise RuleSyntaxError(text, f"condition {part.strip()!r} is not arg=glob")
+                conditions.append((cond.group("name"), cond.group("glob")))
+            if not conditions:
+                raise RuleSyntaxError(text, "empty parentheses")
+        return cls(match.group("tool"), tuple(conditions))
+
+    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
+        if not fnmatch.fnmatchcase(tool_name, self.tool):
+            return False
+        for name, glob in self.conditions:
+            if name not in arguments:
+                return False
+            if not fnmatch.fnmatchcase(_comparable(name, arguments[name]), glob):
+                return False
+        return True
+
+    def __str__(self) -> str:
+        if not self.conditions:
+            return self.tool
+        return f"{self.tool}({', '.join(f'{n}={g}' for n, g in self.conditions)})"
+
+
+def _comparable(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        if name in PATH_ARGUMENTS and value:
+            return posixpath.normpath(value)
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _rules(rules: Iterable[Rule | str]) -> tuple[Rule, ...]:
+    return tuple(r if isinstance(r, Rule) else Rule.parse(r) for r in rules)
+
+
+class Policy:
+    """The agent loop's gate: ``decide`` for each call, ``grant_session`` after "allow for this session"."""
+
+    def __init__(
+        self,
+        mode: Mode = "ask",
+        deny_rules: Iterable[Rule | str] = (),
+        allow_rules: Iterable[Rule | str] = (),
+    ) -> None:
+        self._mode = parse_mode(mode)
+        self.deny_rules = _rules(deny_rules)
+        self.allow_rules = _rules(allow_rules)
+        self._granted: set[str] = set()
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    def set_mode(self, mode: str) -> None:
+        """Change the mode (a ``config`` frame); session grants stay."""
+        self._mode = parse_mode(mode)
+
+    @property
+    def granted(self) -> frozenset[str]:
+        return frozenset(self._granted)
+
+    def grant_session(self, tool_name: str) -> None:
+        """Allow this tool without asking for the rest of the session (never past a deny or read-only)."""
+        self._granted.add(tool_name)
+
+    def clear_session(self) -> None:
+        """A new session starts with no grants."""
+        self._granted.clear()
+
+    def decide(self, tool: ToolDefinition, arguments: dict[str, Any]) -> tuple[Decision, str]:
+        for rule in self.deny_rules:
+            if rule.matches(tool.name, arguments):
+                return "deny", f"{tool.name} is denied by the rule {rule}"
+        table = MODE_TABLE[self._mode]
+        if table[tool.effect] == "deny":
+            return "deny", f"{tool.name} ({tool.effect}) is not allowed in {self._mode} mode"
+        if tool.name in self._granted:
+            return "allow", f"{tool.name} is allowed for this session"
+        for rule in self.allow_rules:
+            if rule.matches(tool.name, arguments):
+                return "allow", f"{tool.name} is allowed by the rule {rule}"
+        if table[tool.effect] == "allow":
+            return "allow", f"{tool.effect} tools run without asking in {self._mode} mode"
+        return "ask", f"{tool.effect} tools need approval in {self._mode} mode"

@@ -1,0 +1,217 @@
+"""run_python: code runs in the host's sandbox (a separate Pyodide), never in the runtime's interpreter.
+
+The runtime sends ``exec_request`` with the code, the timeout and the workspace's files (base64), and the
+host answers ``exec_result``. Files the code created or changed come back and are written into the
+workspace here, through the same path checks as every other tool; the paths are reported as changed.
+
+Request payload (``ExecRequest``) and reply (``ExecResult``)::
+
+    {"type": "exec_request", "id": "r7", "code": "...", "timeout_s": 30,
+     "files": {"data/in.csv": "<base64>", ...}}
+    {"type": "exec_result", "id": "r7", "ok": true, "stdout": "...", "stderr": "...",
+     "files": {"out.png": "<base64>"}, "deleted": ["old.txt"], "error": null}
+
+``error`` is null when ``ok``, else ``{"kind": "timeout"|"exception"|"sandbox", "message": "..."}``
+(a plain string is accepted as ``sandbox``). ``deleted`` is optional.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
+
+from runtime.errors import HostRequestError
+from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
+from runtime.tools.paths import relative, resolve
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 30
+MAX_TIMEOUT_S = 300
+HOST_GRACE_S = 15.0
+MAX_CODE_CHARS = 200_000
+MAX_FILE_SEND_BYTES = 2 * 1024 * 1024
+MAX_TOTAL_SEND_BYTES = 8 * 1024 * 1024  # base64 of this stays under the 16 MiB frame limit
+MAX_FILE_RECEIVE_BYTES = 10 * 1024 * 1024
+OUTPUT_HEAD_CHARS = 12_000
+OUTPUT_TAIL_CHARS = 4_000
+NOT_SENT_DIRS = frozenset({".agent", ".git"})
+
+
+class ExecRequest(TypedDict):
+    code: str
+    timeout_s: int
+    files: dict[str, str]  # workspace-relative path → base64 content
+
+
+class ExecError(TypedDict):
+    kind: Literal["timeout", "exception", "sandbox"]
+    message: str
+
+
+class ExecResult(TypedDict):
+    type: Literal["exec_result"]
+    id: str
+    ok: bool
+    stdout: str
+    stderr: str
+    files: dict[str, str]  # created or changed, workspace-relative path → base64 content
+    deleted: NotRequired[list[str]]
+    error: ExecError | None
+
+
+class SandboxReplyError(ToolError):
+    """The host's reply was not an ``exec_result`` of the documented shape."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the sandbox answered with a malformed result: {detail}")
+        self.detail = detail
+
+
+@tool("execute")
+async def run_python(
+    ctx: ToolContext,
+    code: Annotated[str, "Python source to run; print what you want to see"],
+    timeout_s: Annotated[int | None, "Seconds before the run is stopped (1-300)"] = DEFAULT_TIMEOUT_S,
+) -> ToolOutput:
+    """Run Python code in an isolated sandbox that sees a copy of the workspace's files.
+
+    Files the code writes under the current folder are copied back into the workspace.
+    """
+    if timeout_s is None:
+        timeout_s = DEFAULT_TIMEOUT_S
+    if not 1 <= timeout_s <= MAX_TIMEOUT_S:
+        raise ToolError(f"timeout_s must be between 1 and {MAX_TIMEOUT_S}")
+    if not code.strip():
+        raise ToolError("code is empty")
+    if len(code) > MAX_CODE_CHARS:
+        raise ToolError(f"code is {len(code):,} characters, over the {MAX_CODE_CHARS:,} limit; write it to a file")
+    files, not_sent = collect_files(ctx.workspace)
+    request: ExecRequest = {"code": code, "timeout_s": timeout_s, "files": files}
+    try:
+        reply = await ctx.host_request("exec_request", dict(request), timeout_s=timeout_s + HOST_GRACE_S)
+    except HostRequestError as e:
+        raise ToolError(f"the sandbox did not run the code ({e.code}): {e.message}") from None
+    result = parse_result(reply)
+    changed, notes = apply_files(ctx.workspace, result)
+    if not_sent:
+        shown = ", ".join(not_sent[:10]) + (" ..." if len(not_sent) > 10 else "")
+        notes.append(f"not handed to the sandbox (too large): {shown}")
+    return ToolOutput(render(result, changed, notes), changed_paths=changed, ok=result["ok"])
+
+
+def collect_files(workspace: Path) -> tuple[dict[str, str], list[str]]:
+    """The workspace's files as base64 (``.agent/`` and ``.git/`` left out), and those left out for size."""
+    root = workspace.resolve()
+    files: dict[str, str] = {}
+    not_sent: list[str] = []
+    total = 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in NOT_SENT_DIRS and not (Path(folder) / d).is_symlink())
+        for name in sorted(names):
+            path = Path(folder) / name
+            if path.is_symlink():
+                continue
+            rel = relative(root, path)
+            size = path.stat().st_size
+            if size > MAX_FILE_SEND_BYTES or total + size > MAX_TOTAL_SEND_BYTES:
+                not_sent.append(rel)
+                continue
+            files[rel] = base64.b64encode(path.read_bytes()).decode("ascii")
+            total += size
+    return files, not_sent
+
+
+def parse_result(reply: dict[str, Any]) -> ExecResult:
+    """Check the host's reply against the documented shape."""
+    if reply.get("type") not in (None, "exec_result"):
+        raise SandboxReplyError(f"type {reply.get('type')!r}")
+    ok = reply.get("ok")
+    if not isinstance(ok, bool):
+        raise SandboxReplyError("'ok' is not a boolean")
+    stdout, stderr = reply.get("stdout") or "", reply.get("stderr") or ""
+    files = reply.get("files") or {}
+    deleted = reply.get("deleted") or []
+    if not isinstance(stdout, str) or not isinstance(stderr, str):
+        raise SandboxReplyError("'stdout'/'stderr' are not strings")
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise SandboxReplyError("'files' is not an object of base64 strings")
+    if not isinstance(deleted, list) or not all(isinstance(p, str) for p in deleted):
+        raise SandboxReplyError("'deleted' is not a list of paths")
+    result: ExecResult = {
+        "type": "exec_result",
+        "id": str(reply.get("id", "")),
+        "ok": ok,
+        "stdout": stdout,
+        "stderr": stderr,
+        "files": files,
+        "deleted": deleted,
+        "error": None if ok else _parse_error(reply.get("error")),
+    }
+    return result
+
+
+def _parse_error(raw: Any) -> ExecError:
+    if isinstance(raw, dict) and raw.get("kind") in ("timeout", "exception", "sandbox"):
+        return {"kind": raw["kind"], "message": str(raw.get("message", ""))}
+    return {"kind": "sandbox", "message": str(raw) if raw else "the run failed"}
+
+
+def apply_files(workspace: Path, result: ExecResult) -> tuple[tuple[str, ...], list[str]]:
+    """Write the returned files and remove the deleted ones; returns the changed paths and notes."""
+    changed: list[str] = []
+    notes: list[str] = []
+    for path, encoded in sorted(result["files"].items()):
+        try:
+            target = resolve(workspace, path)
+            data = base64.b64decode(encoded, validate=True)
+        except (ToolError, binascii.Error) as e:
+            notes.append(f"not written back: {path!r} ({e})")
+            continue
+        if len(data) > MAX_FILE_RECEIVE_BYTES or target.is_dir():
+            notes.append(f"not written back: {path!r} (too large, or a folder)")
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        changed.append(relative(workspace, target))
+    for path in result.get("deleted", []):
+        try:
+            target = resolve(workspace, path, follow_last=False)
+        except ToolError as e:
+            notes.append(f"not deleted: {path!r} ({e})")
+            continue
+        if target.is_file() or target.is_symlink():
+            target.unlink()
+            changed.append(relative(workspace, target))
+    return tuple(changed), notes
+
+
+def bounded(text: str) -> str:
+    """Output cut to its head and tail, with a note of what was left out."""
+    if len(text) <= OUTPUT_HEAD_CHARS + OUTPUT_TAIL_CHARS:
+        return text
+    left_out = len(text) - OUTPUT_HEAD_CHARS - OUTPUT_TAIL_CHARS
+    head, tail = text[:OUTPUT_HEAD_CHARS], text[-OUTPUT_TAIL_CHARS:]
+    return f"{head}\n[... {left_out:,} characters left out ...]\n{tail}"
+
+
+def render(result: ExecResult, changed: tuple[str, ...], notes: list[str]) -> str:
+    error = result["error"]
+    parts = ["[ok]" if error is None else f"[failed: {error['kind']}] {error['message']}".rstrip()]
+    if result["stdout"]:
+        parts.append("stdout:\n" + bounded(result["stdout"]).rstrip("\n"))
+    if result["stderr"]:
+        parts.append("stderr:\n" + bounded(result["stderr"]).rstrip("\n"))
+    if not result["stdout"] and not result["stderr"]:
+        parts.append("(no output)")
+    if changed:
+        parts.append("files changed: " + ", ".join(changed))
+    parts.extend(notes)
+    return "\n".join(parts)
+
+
+TOOLS: tuple[ToolDefinition, ...] = (run_python,)

@@ -1,0 +1,60 @@
+"""A test double of the ToolContext protocol, and a helper that calls a tool through its definition.
+
+The context is the host boundary (the frames to the adapter), not our code: its ``fetch`` answers with
+canned responses and its ``host_request`` with scripted replies, and both record what they were asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runtime.tools.base import ToolDefinition
+
+
+@dataclass
+class CannedResponse:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+@dataclass
+class FakeContext:
+    root: Path
+    responses: dict[str, CannedResponse] = field(default_factory=dict)
+    replies: list[dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]] = field(default_factory=list)
+    fetch_error: Exception | None = None
+    fetched: list[dict[str, Any]] = field(default_factory=list)
+    requested: list[tuple[str, dict[str, Any], float]] = field(default_factory=list)
+
+    @property
+    def workspace(self) -> Path:
+        return self.root
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        headers: dict[str, str] | None = None,
+        body: str | None = None,
+        timeout_s: float = 30.0,
+        max_bytes: int = 5_000_000,
+    ) -> CannedResponse:
+        self.fetched.append({"url": url, "method": method, "timeout_s": timeout_s, "max_bytes": max_bytes})
+        if self.fetch_error is not None:
+            raise self.fetch_error
+        return self.responses.get(url, CannedResponse(404, {"content-type": "text/plain"}, b"not found"))
+
+    async def host_request(self, type: str, payload: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+        self.requested.append((type, payload, timeout_s))
+        reply = self.replies.pop(0)
+        return reply(payload) if callable(reply) else reply
+
+
+async def call(tool: ToolDefinition, ctx: FakeContext, **arguments: Any) -> Any:
+    """Run a tool the way the loop does: through its definition."""
+    return await tool.call(ctx, arguments)

@@ -1,0 +1,71 @@
+"""The tools' JSON schemas: names, arguments, requiredness and effect classes exactly as the UI contract says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from runtime.tools import files, python, search, web
+from runtime.tools.base import ToolDefinition
+from runtime.tools.registry import Registry
+
+ALL: tuple[ToolDefinition, ...] = files.TOOLS + search.TOOLS + web.TOOLS + python.TOOLS
+BY_NAME = {t.name: t for t in ALL}
+
+# (effect, {argument: JSON type}, required, defaults) — from the UI contract's table of built-in tools.
+CONTRACT: dict[str, tuple[str, dict[str, str], list[str], dict[str, Any]]] = {
+    "list_files": ("read", {"path": "string"}, [], {"path": "."}),
+    "read_file": ("read", {"path": "string", "offset": "integer", "limit": "integer"}, ["path"], {}),
+    "search_files": ("read", {"pattern": "string", "path": "string", "glob": "string"}, ["pattern"], {"path": "."}),
+    "write_file": ("write", {"path": "string", "content": "string"}, ["path", "content"], {}),
+    "edit_file": ("write", {"path": "string", "old_text": "string", "new_text": "string"},
+                  ["path", "old_text", "new_text"], {}),
+    "delete_file": ("write", {"path": "string"}, ["path"], {}),
+    "move_file": ("write", {"src": "string", "dst": "string"}, ["src", "dst"], {}),
+    "web_fetch": ("network", {"url": "string"}, ["url"], {}),
+    "run_python": ("execute", {"code": "string", "timeout_s": "integer"}, ["code"], {"timeout_s": 30}),
+}  # fmt: skip
+
+
+def test_every_contract_tool_is_defined_once() -> None:
+    assert sorted(BY_NAME) == sorted(CONTRACT)
+    assert len(ALL) == len(BY_NAME)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in CONTRACT])
+def test_schema_matches_the_contract(name: str) -> None:
+    effect, types, required, defaults = CONTRACT[name]
+    tool = BY_NAME[name]
+    params = tool.parameters
+    assert tool.effect == effect
+    assert params["type"] == "object" and params["additionalProperties"] is False
+    assert {arg: schema["type"] for arg, schema in params["properties"].items()} == types
+    assert params["required"] == required
+    assert {arg: s["default"] for arg, s in params["properties"].items() if "default" in s} == defaults
+    assert all(schema.get("description") for schema in params["properties"].values())
+    assert tool.description and tool.takes_context
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in CONTRACT])
+def test_openai_schema_and_catalog_come_from_the_definition(name: str) -> None:
+    tool = BY_NAME[name]
+    assert tool.openai_schema() == {
+        "type": "function",
+        "function": {"name": name, "description": tool.description, "parameters": tool.parameters},
+    }
+    assert tool.catalog_entry()["effect"] == tool.effect
+
+
+@pytest.mark.parametrize(
+    ("name", "has_preview"),
+    [pytest.param(n, n in {"write_file", "edit_file", "delete_file", "move_file"}, id=n) for n in CONTRACT],
+)
+def test_changing_tools_have_previews(name: str, has_preview: bool) -> None:
+    assert (BY_NAME[name].preview is not None) is has_preview
+
+
+def test_the_registry_takes_them_all() -> None:
+    registry = Registry(ALL)
+    assert [t["function"]["name"] for t in registry.openai_tools()] == [t.name for t in ALL]
+    assert {entry["name"]: entry["effect"] for entry in registry.catalog()} == {n: c[0] for n, c in CONTRACT.items()}

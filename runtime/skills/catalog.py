@@ -1,0 +1,120 @@
+"""The installed skills of a workspace: list, enable/disable, the system-prompt block, activation.
+
+Skills live in ``<workspace>/.agents/skills/<name>/SKILL.md``. Which are disabled is kept in
+``.agents/skills/state.json`` (``{"version": 1, "disabled": [...]}``); a skill not listed there is
+enabled, so a new install is enabled. Skill names cannot hold a dot, so neither this file nor staging
+folders (``.staging-*``) can collide with a skill.
+
+Progressive disclosure: ``available_skills_block`` puts only names, descriptions and locations in the
+system prompt (nothing when no skill is enabled); ``activate`` returns a skill's body and its files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from runtime.skills.errors import SkillError
+from runtime.skills.importer import SKILL_FILE, SKILLS_DIR, skills_dir
+from runtime.skills.spec import MAX_DESCRIPTION, InvalidSkill, check_skill_bytes
+
+log = logging.getLogger(__name__)
+
+STATE_FILE = "state.json"
+
+
+@dataclass(frozen=True)
+class InstalledSkill:
+    name: str
+    description: str
+    location: str  # workspace-relative path of its SKILL.md
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class Activation:
+    name: str
+    body: str
+    root: str  # workspace-relative folder of the skill
+    files: tuple[str, ...]  # relative to ``root``, without SKILL.md
+
+
+def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
+    """Every installed skill with a valid SKILL.md, sorted by name; broken ones are logged and left out."""
+    root = skills_dir(workspace)
+    if not root.is_dir():
+        return ()
+    disabled = _disabled(workspace)
+    out: list[InstalledSkill] = []
+    for folder in sorted(root.iterdir()):
+        if folder.name.startswith(".") or not (folder / SKILL_FILE).is_file():
+            continue
+        check = check_skill_bytes((folder / SKILL_FILE).read_bytes(), folder.name)
+        if isinstance(check, InvalidSkill):
+            log.warning("skill folder %s skipped: %s", folder.name, check.message)
+            continue
+        location = str(SKILLS_DIR / folder.name / SKILL_FILE)
+        out.append(InstalledSkill(folder.name, check.spec.description, location, folder.name not in disabled))
+    return tuple(out)
+
+
+def set_enabled(workspace: Path, name: str, enabled: bool) -> None:
+    """Enable or disable an installed skill; the flag survives reloads."""
+    if name not in {s.name for s in list_skills(workspace)}:
+        raise SkillError("not-found", f"No installed skill is named {name!r}.", name=name)
+    disabled = _disabled(workspace)
+    disabled = disabled - {name} if enabled else disabled | {name}
+    path = skills_dir(workspace) / STATE_FILE
+    tmp = path.with_name(f".{STATE_FILE}.tmp")
+    tmp.write_text(json.dumps({"version": 1, "disabled": sorted(disabled)}, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def available_skills_block(skills: tuple[InstalledSkill, ...]) -> str:
+    """The ``<available_skills>`` block for the system prompt; "" when no skill is enabled."""
+    enabled = [s for s in skills if s.enabled]
+    if not enabled:
+        return ""
+    lines = ["<available_skills>"]
+    for skill in enabled:
+        lines += [
+            "  <skill>",
+            f"    <name>{escape(skill.name)}</name>",
+            f"    <description>{escape(skill.description[:MAX_DESCRIPTION])}</description>",
+            f"    <location>{escape(skill.location)}</location>",
+            "  </skill>",
+        ]
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def activate(workspace: Path, name: str) -> Activation:
+    """The body of an enabled skill's SKILL.md (frontmatter removed) and the list of its other files."""
+    skill = next((s for s in list_skills(workspace) if s.name == name), None)
+    if skill is None:
+        raise SkillError("not-found", f"No installed skill is named {name!r}.", name=name)
+    if not skill.enabled:
+        raise SkillError("disabled", f"The skill {name!r} is disabled; enable it in the skills panel.", name=name)
+    folder = skills_dir(workspace) / name
+    check = check_skill_bytes((folder / SKILL_FILE).read_bytes(), name)
+    if isinstance(check, InvalidSkill):
+        raise SkillError("invalid", check.message, name=name)
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != SKILL_FILE)
+    return Activation(name, check.spec.body, str(SKILLS_DIR / name), tuple(files))
+
+
+def _disabled(workspace: Path) -> frozenset[str]:
+    path = skills_dir(workspace) / STATE_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return frozenset()
+    except (OSError, ValueError) as exc:
+        log.warning("%s is unreadable (%s); every skill counts as enabled", path.name, exc)
+        return frozenset()
+    disabled = data.get("disabled", []) if isinstance(data, dict) else []
+    return frozenset(n for n in disabled if isinstance(n, str))

@@ -1,0 +1,104 @@
+"""What an archive entry may be: the ``Limits`` record, the ``Entry`` value and the path rules.
+
+A name is checked exactly as it is stored in the archive, before anything is written:
+
+- ``nul-byte``: a NUL anywhere (zip readers silently cut the name there);
+- ``bad-name``: other control characters, or bytes that are not valid text;
+- ``backslash``: a ``\\`` anywhere (a Windows separator, or a way to smuggle one);
+- ``drive-letter``: ``C:`` or ``C:/...``;
+- ``absolute-path``: a leading ``/``;
+- ``parent-reference``: any ``..`` component;
+- ``path-too-long``: over ``Limits.max_path_chars`` characters, ``Limits.max_depth`` components, or a
+  component over 255 bytes (file systems refuse longer names).
+
+``.`` and empty components are dropped, so ``./skill//SKILL.md`` becomes ``skill/SKILL.md``; a name that
+is nothing but those (``./``) is the archive root and is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from runtime.skills.errors import ArchiveError
+
+MiB = 1024 * 1024
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_MAX_COMPONENT_BYTES = 255  # what file systems allow for one name
+_CONTROL = re.compile(r"[\x01-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what an archive may expand to. The defaults fit a whole repository of skills."""
+
+    max_archive_bytes: int = 50 * MiB
+    max_entries: int = 10_000
+    max_file_bytes: int = 10 * MiB
+    max_total_bytes: int = 50 * MiB
+    max_ratio: float = 100.0
+    ratio_floor_bytes: int = 1 * MiB
+    max_path_chars: int = 1024
+    max_depth: int = 32
+
+    def ratio_exceeded(self, expanded: int, compressed: int) -> bool:
+        """True when ``expanded`` is past the floor and more than ``max_ratio`` times ``compressed``."""
+        return expanded > self.ratio_floor_bytes and expanded > self.max_ratio * max(compressed, 1)
+
+
+EntryKind = Literal["file", "dir"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One checked entry: a normalized relative path (``/``-separated) and, for a file, its bytes."""
+
+    path: str
+    kind: EntryKind
+    data: bytes = b""
+
+
+def normalize_path(name: str, limits: Limits) -> str:
+    """Return the checked, normalized form of an entry name ("" for the archive root) or raise."""
+    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
+    if "\x00" in name:
+        raise ArchiveError("nul-byte", f"Entry name contains a NUL byte: {shown!r}.", path=shown)
+    if _CONTROL.search(name) or any(0xD800 <= ord(c) <= 0xDFFF for c in name):
+        raise ArchiveError("bad-name", f"Entry name has control characters or invalid text: {shown!r}.", path=shown)
+    if "\\" in name:
+        raise ArchiveError("backslash", f"Entry name contains a backslash: {name!r}.", path=name)
+    if _DRIVE.match(name):
+        raise ArchiveError("drive-letter", f"Entry name starts with a drive letter: {name!r}.", path=name)
+    if name.startswith("/"):
+        raise ArchiveError("absolute-path", f"Entry name is an absolute path: {name!r}.", path=name)
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise ArchiveError("parent-reference", f"Entry name climbs out with '..': {name!r}.", path=name)
+    too_long = any(len(p.encode("utf-8", "surrogateescape")) > _MAX_COMPONENT_BYTES for p in parts)
+    if too_long or len(name) > limits.max_path_chars or len(parts) > limits.max_depth:
+        raise ArchiveError(
+            "path-too-long",
+            f"Entry name is over {limits.max_path_chars} characters, {limits.max_depth} levels deep, "
+            f"or has a part over {_MAX_COMPONENT_BYTES} bytes.",
+            path=name[:200],
+        )
+    return "/".join(parts)
+
+
+def check_tree(entries: list[Entry]) -> None:
+    """Refuse two entries for one file, and a path that is both a file and a folder."""
+    files: set[str] = set()
+    dirs: set[str] = set()
+    for entry in entries:
+        if entry.kind == "dir":
+            dirs.add(entry.path)
+            continue
+        if entry.path in files:
+            raise ArchiveError("duplicate-entry", f"The archive holds {entry.path!r} twice.", path=entry.path)
+        files.add(entry.path)
+        parts = entry.path.split("/")
+        dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    clash = sorted(files & dirs)
+    if clash:
+        raise ArchiveError("path-conflict", f"{clash[0]!r} is both a file and a folder.", path=clash[0])

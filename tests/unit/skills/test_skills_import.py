@@ -1,0 +1,187 @@
+"""Importing real skill archives and crafted ones: names, layout, reports, replace and rollback."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from runtime.skills.archive import read_archive
+from runtime.skills.importer import archive_stem, import_archive
+from tests.unit.skills.support import FIXTURES, Item, make_tar, make_zip, skill_md, tree_fingerprint
+
+REPO_SKILLS = ["internal-comms", "brand-guidelines", "frontend-design", "doc-coauthoring"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "names"),
+    [
+        pytest.param("internal-comms.zip", ["internal-comms"], id="internal-comms-zip"),
+        pytest.param("brand-guidelines.zip", ["brand-guidelines"], id="brand-guidelines-zip"),
+        pytest.param("theme-factory.tar.gz", ["theme-factory"], id="theme-factory-tgz"),
+        pytest.param("anthropic-skills-main.zip", REPO_SKILLS, id="whole-repository-zip"),
+    ],
+)
+def test_fixture_archives_import_with_their_skill_names(workspace: Path, fixture: str, names: list[str]) -> None:
+    data = (FIXTURES / fixture).read_bytes()
+    report = import_archive(data, workspace, filename=fixture)
+    assert report.state == "ok", report
+    assert [s.name for s in report.skills] == names
+    assert all(s.status == "installed" and s.warnings == () for s in report.skills)
+    assert all(s.scan is not None and s.scan.verdict == "instructions-only" for s in report.skills)
+    installed = sorted(p.name for p in (workspace / ".agents" / "skills").iterdir())
+    assert installed == sorted(names)
+
+
+def test_installed_files_are_byte_identical_to_the_archive(workspace: Path) -> None:
+    data = (FIXTURES / "theme-factory.tar.gz").read_bytes()
+    import_archive(data, workspace, filename="theme-factory.tar.gz")
+    files = read_archive(data).files()
+    root = workspace / ".agents" / "skills"
+    assert files  # the PDF and the themes
+    for path, content in files.items():
+        assert (root / path).read_bytes() == content, path
+
+
+def test_repository_archive_leaves_out_what_is_not_a_skill(workspace: Path) -> None:
+    import_archive((FIXTURES / "anthropic-skills-main.zip").read_bytes(), workspace, filename="x.zip")
+    root = workspace / ".agents" / "skills"
+    assert not (root / "spec").exists()
+    assert sorted(p.relative_to(root / "internal-comms").as_posix() for p in (root / "internal-comms").rglob("*")) == [
+        "LICENSE.txt",
+        "SKILL.md",
+        "examples",
+        "examples/3p-updates.md",
+        "examples/company-newsletter.md",
+        "examples/faq-answers.md",
+        "examples/general-comms.md",
+    ]
+    assert sorted(p.name for p in root.iterdir()) == sorted(REPO_SKILLS)  # no staging or trash left
+
+
+@pytest.mark.parametrize(
+    ("filename", "name", "warnings"),
+    [
+        pytest.param("my-skill.zip", "my-skill", [], id="archive-name-matches"),
+        pytest.param("my-skill.tar.gz", "my-skill", [], id="tar-gz-suffix-stripped"),
+        pytest.param("my-skill-v2.zip", "my-skill", ["name-mismatch"], id="archive-name-differs-warns"),
+    ],
+)
+def test_skill_at_archive_root_uses_the_archive_name(
+    workspace: Path, filename: str, name: str, warnings: list[str]
+) -> None:
+    data = make_zip([Item("SKILL.md", skill_md("my-skill")), Item("scripts/run.py", b"import json\n")])
+    report = import_archive(data, workspace, filename=filename)
+    assert report.state == "ok"
+    (skill,) = report.skills
+    assert (skill.folder, skill.name, [w.code for w in skill.warnings]) == ("", name, warnings)
+    assert skill.location == f".agents/skills/{name}"
+    assert (workspace / ".agents/skills/my-skill/scripts/run.py").read_bytes() == b"import json\n"
+    assert skill.scan is not None and skill.scan.verdict == "runnable"
+
+
+def test_some_valid_some_not_is_partial(workspace: Path) -> None:
+    data = make_zip(
+        [
+            Item("repo/good/SKILL.md", skill_md("good")),
+            Item("repo/bad/SKILL.md", b"no frontmatter"),
+            Item("repo/copy/SKILL.md", skill_md("good")),
+        ]
+    )
+    report = import_archive(data, workspace, filename="repo.zip")
+    assert report.state == "partial"
+    assert [(s.folder, s.status, s.reason) for s in report.skills] == [
+        ("repo/good", "installed", ""),
+        ("repo/bad", "skipped", "no-frontmatter"),
+        ("repo/copy", "skipped", "duplicate-name"),
+    ]
+    assert sorted(p.name for p in (workspace / ".agents/skills").iterdir()) == ["good"]
+
+
+def test_nested_skill_is_its_own_skill_and_not_part_of_its_parent(workspace: Path) -> None:
+    data = make_tar(
+        [
+            Item("outer/SKILL.md", skill_md("outer")),
+            Item("outer/notes.md", b"n"),
+            Item("outer/inner/SKILL.md", skill_md("inner")),
+            Item("outer/inner/x.md", b"x"),
+        ]
+    )
+    report = import_archive(data, workspace, filename="outer.tar")
+    assert [s.name for s in report.skills] == ["outer", "inner"]
+    root = workspace / ".agents/skills"
+    assert sorted(p.name for p in (root / "outer").iterdir()) == ["SKILL.md", "notes.md"]
+    assert sorted(p.name for p in (root / "inner").iterdir()) == ["SKILL.md", "x.md"]
+
+
+def test_reimport_needs_confirmation_then_replaces(populated: Path) -> None:
+    before = tree_fingerprint(populated)
+    original = (FIXTURES / "brand-guidelines.zip").read_bytes()
+    report = import_archive(original, populated, filename="brand-guidelines.zip")
+    assert (report.state, report.reason, report.needs_confirmation) == ("rejected", "exists", True)
+    assert [(s.status, s.message) for s in report.skills] == [("exists", "exists; confirm to replace")]
+    assert tree_fingerprint(populated) == before
+
+    updated = make_zip([Item("brand-guidelines/SKILL.md", skill_md("brand-guidelines", "New version."))])
+    report = import_archive(updated, populated, filename="brand-guidelines.zip", replace=True)
+    assert report.state == "ok"
+    assert [s.status for s in report.skills] == ["replaced"]
+    folder = populated / ".agents/skills/brand-guidelines"
+    assert sorted(p.name for p in folder.iterdir()) == ["SKILL.md"]  # the old LICENSE.txt is gone
+    assert b"New version." in (folder / "SKILL.md").read_bytes()
+
+
+def test_mixed_new_and_existing_is_partial_and_installs_the_new(populated: Path) -> None:
+    data = make_zip(
+        [Item("brand-guidelines/SKILL.md", skill_md("brand-guidelines")), Item("n/SKILL.md", skill_md("n"))]
+    )
+    report = import_archive(data, populated, filename="two.zip")
+    assert report.state == "partial"
+    assert report.needs_confirmation
+    assert [(s.name, s.status) for s in report.skills] == [("brand-guidelines", "exists"), ("n", "installed")]
+    assert b"Anthropic" in (populated / ".agents/skills/brand-guidelines/SKILL.md").read_bytes()
+
+
+def test_failure_while_writing_restores_the_workspace(workspace: Path) -> None:
+    (workspace / ".agents").mkdir()
+    (workspace / ".agents" / "skills").write_text("a file where the skills folder should be")
+    before = tree_fingerprint(workspace)
+    report = import_archive(make_zip([Item("n/SKILL.md", skill_md("n"))]), workspace, filename="n.zip")
+    assert (report.state, report.reason) == ("rejected", "io-error")
+    assert tree_fingerprint(workspace) == before
+
+
+def test_report_serializes_to_plain_json_values(workspace: Path) -> None:
+    report = import_archive((FIXTURES / "internal-comms.zip").read_bytes(), workspace, filename="internal-comms.zip")
+    out = report.to_dict()
+    assert out["state"] == "ok"
+    assert out["needs_confirmation"] is False
+    assert out["skills"][0]["scan"]["verdict"] == "instructions-only"
+    assert out["skills"][0]["name"] == "internal-comms"
+
+
+@pytest.mark.parametrize(
+    ("filename", "stem"),
+    [
+        pytest.param("a.zip", "a", id="zip"),
+        pytest.param("A.TGZ", "A", id="tgz-upper"),
+        pytest.param("dir/b.tar.gz", "b", id="tar-gz-with-folder"),
+        pytest.param("c.tar", "c", id="tar"),
+        pytest.param("noext", "noext", id="no-extension"),
+    ],
+)
+def test_archive_stem(filename: str, stem: str) -> None:
+    assert archive_stem(filename) == stem
+
+
+def test_zip_without_unix_modes_imports(workspace: Path) -> None:
+    buf_items = [("w/SKILL.md", skill_md("w"))]
+    import io
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in buf_items:
+            zf.writestr(name, data)  # create_system defaults to this host, external_attr 0
+    report = import_archive(buf.getvalue(), workspace, filename="w.zip")
+    assert report.state == "ok"

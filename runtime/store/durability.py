@@ -1,0 +1,144 @@
+"""Durability: the database as bytes, integrity checks, and which saved generation to open.
+
+The browser keeps the database in memory and persists ``serialize()``'s bytes to OPFS after each
+committed step, keeping the previous generation. On the next start it hands both files' bytes to
+``Generations.choose``, which opens the newest intact one and says so when it had to fall back.
+The OPFS writes themselves are the adapter's job; everything here is pure and runs under CPython.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import struct
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+log = logging.getLogger(__name__)
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_HEADER_SIZE = 100
+
+
+@dataclass(frozen=True)
+class IntegrityReport:
+    ok: bool
+    reason: str  # "ok", or what is wrong, for logs and notices
+
+
+def connect_bytes(data: bytes) -> sqlite3.Connection:
+    """A private in-memory connection holding a copy of ``data`` (writable, growable)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(data)
+    except Exception:
+        conn.close()
+        raise
+    return conn
+
+
+def _header_problem(data: bytes) -> str | None:
+    if len(data) < _HEADER_SIZE:
+        return f"too short ({len(data)} bytes)"
+    if not data.startswith(SQLITE_MAGIC):
+        return "not an SQLite file (bad magic)"
+    (raw_page,) = struct.unpack(">H", data[16:18])
+    page_size = 65536 if raw_page == 1 else raw_page
+    if page_size < 512 or page_size & (page_size - 1):
+        return f"bad page size {raw_page}"
+    if len(data) % page_size:
+        return f"length {len(data)} is not a multiple of the page size {page_size}"
+    change_counter, page_count = struct.unpack(">II", data[24:32])
+    (valid_for,) = struct.unpack(">I", data[92:96])
+    if valid_for == change_counter and page_count != len(data) // page_size:
+        return f"header says {page_count} pages, file holds {len(data) // page_size}"
+    return None
+
+
+def check_integrity(data: bytes) -> IntegrityReport:
+    """Header sanity, then ``PRAGMA integrity_check`` on a private copy. Never raises."""
+    problem = _header_problem(data)
+    if problem:
+        return IntegrityReport(False, problem)
+    try:
+        conn = connect_bytes(data)
+    except (sqlite3.Error, OverflowError, ValueError) as exc:
+        return IntegrityReport(False, f"cannot load: {exc}")
+    try:
+        rows = conn.execute("PRAGMA integrity_check").fetchall()
+    except sqlite3.Error as exc:
+        return IntegrityReport(False, f"integrity_check failed: {exc}")
+    finally:
+        conn.close()
+    results = [str(r[0]) for r in rows]
+    if results == ["ok"]:
+        return IntegrityReport(True, "ok")
+    return IntegrityReport(False, "; ".join(results[:5]))
+
+
+def integrity_ok(data: bytes) -> bool:
+    return check_integrity(data).ok
+
+
+ChoiceSource = Literal["current", "previous", "fresh"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What to open. ``data`` is None for a fresh database. ``notice`` is for the user, or None.
+
+    ``rotate_on_next_save`` says whether the file now in the current slot may become the previous
+    generation on the next save: not when it is damaged (that would push out the good copy).
+    ``damaged`` names the slots that failed their check, so the host can keep them aside.
+    """
+
+    source: ChoiceSource
+    data: bytes | None
+    notice: str | None
+    rotate_on_next_save: bool
+    damaged: tuple[Literal["current", "previous"], ...] = ()
+
+
+@dataclass(frozen=True)
+class Generations:
+    """The fallback policy between the current save and the previous generation."""
+
+    def choose(
+        self,
+        current: bytes | None,
+        previous: bytes | None,
+        previous_saved_at: datetime | None = None,
+    ) -> Choice:
+        cur = check_integrity(current) if current is not None else None
+        if current is not None and cur is not None and cur.ok:
+            return Choice("current", current, None, rotate_on_next_save=True)
+        prev = check_integrity(previous) if previous is not None else None  # only checked when needed
+        damaged: tuple[Literal["current", "previous"], ...] = ("current",) if cur is not None else ()
+        if cur is not None:
+            log.warning("current database save is damaged: %s", cur.reason)
+        if previous is not None and prev is not None and prev.ok:
+            if cur is None:
+                # The current file is missing but an older one exists: say so, it is still a loss.
+                notice = f"The last save was missing; restored the previous one from {_when(previous_saved_at)}."
+            else:
+                notice = f"The last save was damaged; restored the previous one from {_when(previous_saved_at)}."
+            return Choice("previous", previous, notice, rotate_on_next_save=False, damaged=damaged)
+        if prev is not None:
+            log.warning("previous database save is damaged: %s", prev.reason)
+            damaged = (*damaged, "previous")
+        if not damaged:
+            return Choice("fresh", None, None, rotate_on_next_save=False)
+        notice = (
+            "The saved sessions and memories could not be read (every saved copy was damaged); "
+            "started with an empty database."
+        )
+        return Choice("fresh", None, notice, rotate_on_next_save=False, damaged=damaged)
+
+
+def _when(saved_at: datetime | None) -> str:
+    if saved_at is None:
+        return "an earlier save"
+    if saved_at.tzinfo is None:
+        return saved_at.strftime("%Y-%m-%d %H:%M")
+    return saved_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -1,0 +1,186 @@
+"""Append-only schema migrations: named steps, applied in order, each in its own transaction.
+
+Never edit or reorder a step that has shipped; add a new one at the end. The schema version is the
+number of steps applied: it is kept in ``PRAGMA user_version`` and each applied step's name in the
+``_migrations`` table. A database whose version (or any recorded step) is unknown here was written
+by a newer Tidepool: it is refused with ``StoreError(code="newer_schema")`` before anything is
+written to it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from runtime.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    apply: Callable[[Database], None]
+
+
+def _run(db: Database, *statements: str) -> None:
+    for sql in statements:
+        db.execute(sql)
+
+
+def _0001_initial(db: Database) -> None:
+    _run(
+        db,
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            model TEXT
+        )""",
+        "CREATE INDEX sessions_updated ON sessions(updated)",
+        """CREATE TABLE messages (
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            seq INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'message',
+            content TEXT NOT NULL,
+            tool_calls TEXT,
+            tool_call_id TEXT,
+            name TEXT,
+            turn_id TEXT,
+            status TEXT NOT NULL DEFAULT 'complete',
+            meta TEXT,
+            created TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        )""",
+        "CREATE INDEX messages_turn ON messages(session_id, turn_id)",
+        """CREATE TABLE tool_calls (
+            call_id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            turn_id TEXT,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            decision TEXT,
+            status TEXT NOT NULL,
+            result_summary TEXT,
+            started TEXT NOT NULL,
+            finished TEXT,
+            duration_ms INTEGER
+        )""",
+        "CREATE INDEX tool_calls_session ON tool_calls(session_id, started)",
+        """CREATE TABLE memories (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            text TEXT NOT NULL,
+            tags TEXT NOT NULL DEFAULT '[]',
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL
+        )""",
+        """CREATE VIRTUAL TABLE memories_fts USING fts5(
+            text, tags, content='memories', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        )""",
+        """CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);
+        END""",
+        """CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);
+        END""",
+        """CREATE TRIGGER memories_au AFTER UPDATE OF text, tags ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);
+            INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);
+        END""",
+        """CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            updated TEXT NOT NULL
+        )""",
+    )
+
+
+def _0002_memory_pinned(db: Database) -> None:
+    """Pinned memories go into every system prompt."""
+    _run(
+        db,
+        "ALTER TABLE memories ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX memories_pinned ON memories(pinned) WHERE pinned = 1",
+    )
+
+
+def _0003_pending_approvals(db: Database) -> None:
+    """A tool call waiting for approval survives a page reload."""
+    _run(
+        db,
+        """CREATE TABLE approvals (
+            call_id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            turn_id TEXT,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            created TEXT NOT NULL
+        )""",
+        "CREATE INDEX approvals_session ON approvals(session_id)",
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_initial", _0001_initial),
+    Migration("0002_memory_pinned", _0002_memory_pinned),
+    Migration("0003_pending_approvals", _0003_pending_approvals),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_LEDGER_TABLE = "_migrations"
+
+
+def schema_version(db: Database) -> int:
+    row = db.execute("PRAGMA user_version").fetchone()
+    return int(row[0]) if row else 0
+
+
+def applied_names(db: Database) -> list[str]:
+    if not db.table(_LEDGER_TABLE).exists():
+        return []
+    return [str(r[0]) for r in db.execute(f"SELECT name FROM {_LEDGER_TABLE} ORDER BY version")]
+
+
+def check_not_newer(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
+    """Return the database's version; raise ``newer_schema`` if this code does not know it. Reads only."""
+    version = schema_version(db)
+    known = {m.name for m in migrations}
+    unknown = [n for n in applied_names(db) if n not in known]
+    if version > len(migrations) or unknown:
+        raise StoreError(
+            "newer_schema",
+            f"This database was saved by a newer version of Tidepool (schema {version}, this one knows "
+            f"{len(migrations)}). Update Tidepool to open it; it was not changed.",
+            found_version=version,
+            known_version=len(migrations),
+        )
+    return version
+
+
+def migrate(db: Database, now: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[str]:
+    """Apply every pending step in order; return the names applied. Each step commits on its own."""
+    version = check_not_newer(db, migrations)
+    done: list[str] = []
+    for number, step in enumerate(migrations[version:], start=version + 1):
+        with db.atomic():
+            if number == 1:
+                db.execute(
+                    f"CREATE TABLE IF NOT EXISTS {_LEDGER_TABLE} "
+                    "(version INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied TEXT NOT NULL)"
+                )
+            step.apply(db)
+            db.execute(
+                f"INSERT INTO {_LEDGER_TABLE} (version, name, applied) VALUES (?, ?, ?)", [number, step.name, now]
+            )
+            db.execute(f"PRAGMA user_version = {number}")
+        log.info("store migrated to %s (schema %d)", step.name, number)
+        done.append(step.name)
+    return done

@@ -1,0 +1,209 @@
+"""Sessions and their messages: create, rename, list, delete; append and list messages; summaries."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from runtime.store.base import Row, StoreBase, dumps, loads
+from runtime.store.compaction import never_compacted
+from runtime.store.errors import StoreError
+from runtime.store.values import (
+    MESSAGE_KINDS,
+    MESSAGE_STATUSES,
+    ROLES,
+    MessageKind,
+    MessageStatus,
+    Role,
+    Session,
+    StoredMessage,
+)
+
+_KEEP: Any = object()  # "leave this field as it is" in update_message
+_TITLE_CHARS = 60
+
+
+def _session(row: Row) -> Session:
+    return Session(row["id"], row["title"], row["created"], row["updated"], row["model"])
+
+
+def _message(row: Row) -> StoredMessage:
+    return StoredMessage(
+        session_id=row["session_id"],
+        seq=row["seq"],
+        role=row["role"],
+        content=loads(row["content"]),
+        kind=row["kind"],
+        status=row["status"],
+        turn_id=row["turn_id"],
+        tool_calls=tuple(loads(row["tool_calls"], [])),
+        tool_call_id=row["tool_call_id"],
+        name=row["name"],
+        meta=loads(row["meta"], {}),
+        created=row["created"],
+    )
+
+
+def _title_from(content: Any) -> str:
+    text = content if isinstance(content, str) else ""
+    line = " ".join(text.split())
+    return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1].rstrip() + "…"
+
+
+class SessionsMixin(StoreBase):
+    # -- sessions -------------------------------------------------------------------------------
+
+    def create_session(self, title: str = "", model: str | None = None, *, session_id: str | None = None) -> Session:
+        now = self._now()
+        sid = session_id or f"s-{secrets.token_hex(8)}"
+        self._db.execute(
+            "INSERT INTO sessions (id, title, created, updated, model) VALUES (?, ?, ?, ?, ?)",
+            [sid, title, now, now, model],
+        )
+        return Session(sid, title, now, now, model)
+
+    def get_session(self, session_id: str) -> Session:
+        row = self._one("SELECT * FROM sessions WHERE id = ?", [session_id])
+        if row is None:
+            raise StoreError("not_found", f"No session {session_id!r}.", entity="session", key=session_id)
+        return _session(row)
+
+    def list_sessions(self, limit: int | None = None) -> list[Session]:
+        """Most recently updated first."""
+        rows = self._rows("SELECT * FROM sessions ORDER BY updated DESC, rowid DESC LIMIT ?", [limit or -1])
+        return [_session(r) for r in rows]
+
+    def rename_session(self, session_id: str, title: str) -> Session:
+        return self._update_session(session_id, title=title.strip())
+
+    def set_session_model(self, session_id: str, model: str | None) -> Session:
+        return self._update_session(session_id, model=model)
+
+    def _update_session(self, session_id: str, **fields: Any) -> Session:
+        self.get_session(session_id)
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self._db.execute(
+            f"UPDATE sessions SET {sets}, updated = ? WHERE id = ?", [*fields.values(), self._now(), session_id]
+        )
+        return self.get_session(session_id)
+
+    def delete_session(self, session_id: str) -> None:
+        """The session, its messages, its ledger and its pending approvals."""
+        self.get_session(session_id)
+        with self._db.atomic():
+            for table in ("messages", "tool_calls", "approvals"):
+                self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
+            self._db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
+
+    # -- messages -------------------------------------------------------------------------------
+
+    def append_message(
+        self,
+        session_id: str,
+        role: Role,
+        content: Any,
+        *,
+        kind: MessageKind = "message",
+        status: MessageStatus = "complete",
+        turn_id: str | None = None,
+        tool_calls: Sequence[dict[str, Any]] = (),
+        tool_call_id: str | None = None,
+        name: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> StoredMessage:
+        """Add a message at the end of the session (``seq`` is assigned here) and touch the session."""
+        _check(role in ROLES, f"unknown role {role!r}")
+        _check(kind in MESSAGE_KINDS, f"unknown message kind {kind!r}")
+        _check(status in MESSAGE_STATUSES, f"unknown message status {status!r}")
+        session = self.get_session(session_id)
+        now = self._now()
+        with self._db.atomic():
+            row = self._one("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?", [session_id])
+            seq = int(row["seq"]) if row else 1
+            self._db.execute(
+                "INSERT INTO messages (session_id, seq, role, kind, content, tool_calls, tool_call_id, name,"
+                " turn_id, status, meta, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    session_id, seq, role, kind, dumps(content), dumps(list(tool_calls)) if tool_calls else None,
+                    tool_call_id, name, turn_id, status, dumps(meta) if meta else None, now,
+                ],
+            )  # fmt: skip
+            title = session.title or (_title_from(content) if role == "user" and kind == "message" else "")
+            self._db.execute("UPDATE sessions SET updated = ?, title = ? WHERE id = ?", [now, title, session_id])
+        return self.get_message(session_id, seq)
+
+    def get_message(self, session_id: str, seq: int) -> StoredMessage:
+        row = self._one("SELECT * FROM messages WHERE session_id = ? AND seq = ?", [session_id, seq])
+        if row is None:
+            key = f"{session_id}#{seq}"
+            raise StoreError("not_found", f"No message {key} in the store.", entity="message", key=key)
+        return _message(row)
+
+    def update_message(
+        self,
+        session_id: str,
+        seq: int,
+        *,
+        content: Any = _KEEP,
+        status: MessageStatus | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> StoredMessage:
+        """Change a message's content, status or meta (e.g. a streamed reply that was interrupted)."""
+        current = self.get_message(session_id, seq)
+        _check(status is None or status in MESSAGE_STATUSES, f"unknown message status {status!r}")
+        new_content = current.content if content is _KEEP else content
+        new_meta = meta if meta is not None else current.meta
+        self._db.execute(
+            "UPDATE messages SET content = ?, status = ?, meta = ? WHERE session_id = ? AND seq = ?",
+            [dumps(new_content), status or current.status, dumps(new_meta) if new_meta else None, session_id, seq],
+        )
+        return self.get_message(session_id, seq)
+
+    def list_messages(self, session_id: str, *, after_seq: int = 0, limit: int | None = None) -> list[StoredMessage]:
+        """Every message of the session in order, summaries included (they are messages too)."""
+        rows = self._rows(
+            "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            [session_id, after_seq, limit or -1],
+        )
+        return [_message(r) for r in rows]
+
+    def mark_interrupted(self, session_id: str | None = None) -> int:
+        """Messages still ``streaming`` (the page went away mid-turn) become ``interrupted``."""
+        where, params = ("AND session_id = ?", [session_id]) if session_id else ("", [])
+        cursor = self._db.execute(
+            f"UPDATE messages SET status = 'interrupted' WHERE status = 'streaming' {where}", params
+        )
+        return cursor.rowcount
+
+    # -- compaction -----------------------------------------------------------------------------
+
+    def save_summary(
+        self, session_id: str, text: str, covers_to_seq: int, *, turn_id: str | None = None
+    ) -> StoredMessage:
+        """Store a summary of every message up to ``covers_to_seq``; the originals stay in the store."""
+        _check(bool(text.strip()), "a summary needs text")
+        return self.append_message(
+            session_id, "system", text, kind="summary", turn_id=turn_id, meta={"covers_to_seq": covers_to_seq}
+        )
+
+    def context_messages(self, session_id: str) -> list[StoredMessage]:
+        """What the model should see: the latest summary, what it never compacts, then later messages.
+
+        Without a summary this is every message. Messages kept from the summarized range (system
+        messages, activated skill bodies) follow the summary in their original order.
+        """
+        messages = self.list_messages(session_id)
+        summaries = [m for m in messages if m.kind == "summary"]
+        if not summaries:
+            return messages
+        latest = summaries[-1]
+        cut = int(latest.meta.get("covers_to_seq", 0))
+        kept = [m for m in messages if m.kind == "message" and m.seq <= cut and never_compacted(m)]
+        later = [m for m in messages if m.kind == "message" and m.seq > cut]
+        return [latest, *kept, *later]
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise StoreError("invalid", message)

@@ -1,0 +1,134 @@
+"""Migrations: from the committed v1 fixture, on a fresh database, and refusal of a newer schema."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from runtime.store import Store, StoreError
+from runtime.store.migrations import MIGRATIONS, SCHEMA_VERSION, applied_names
+
+ROOT = Path(__file__).resolve().parents[3]
+DB_FIXTURES = ROOT / "tests" / "fixtures" / "db"
+
+
+@pytest.fixture
+def v1_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "state.sqlite"
+    shutil.copyfile(DB_FIXTURES / "v1.sqlite", target)
+    return target
+
+
+def test_v1_fixture_is_schema_1() -> None:
+    conn = sqlite3.connect(DB_FIXTURES / "v1.sqlite")
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone() == (1,)
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(memories)")}
+        assert "pinned" not in columns
+    finally:
+        conn.close()
+
+
+def test_v1_migrates_to_latest_keeping_everything(v1_copy: Path) -> None:
+    with Store(v1_copy) as store:
+        assert store.migrated == [m.name for m in MIGRATIONS[1:]]
+        assert store.schema_version == SCHEMA_VERSION
+        assert applied_names(store._db) == [m.name for m in MIGRATIONS]
+        session = store.get_session("s-v1")
+        assert (session.title, session.model) == ("Trip planning", "openrouter/test-model")
+        messages = store.list_messages("s-v1")
+        assert [m.role for m in messages] == ["user", "assistant", "tool", "assistant"]
+        assert messages[1].tool_calls[0]["function"]["name"] == "memory_search"
+        assert messages[2].name == "memory_search"
+        assert store.ledger_get("c1").duration_ms == 12
+        assert store.setting_get("ui.theme") == "dark"
+        # 0002: every old memory is unpinned, and pinning works; FTS kept in sync across the migration.
+        assert [m.pinned for m in store.memory_list()] == [False, False]
+        hits = store.memory_search("trains")
+        assert [h.memory.text for h in hits] == ["Prefers trains over planes"]
+        store.memory_update(hits[0].memory.id, pinned=True)
+        assert [m.text for m in store.memory_pinned()] == ["Prefers trains over planes"]
+        # 0003: pending approvals exist and persist.
+        store.approval_add("s-v1", "c9", "write_file", {"path": "a.md"})
+    with Store(v1_copy) as again:
+        assert again.migrated == []
+        assert [a.call_id for a in again.approvals_pending("s-v1")] == ["c9"]
+
+
+def test_fresh_database_gets_every_step(tmp_path: Path) -> None:
+    with Store(tmp_path / "new.sqlite") as store:
+        assert store.migrated == [m.name for m in MIGRATIONS]
+        assert store.schema_version == store.latest_schema_version == SCHEMA_VERSION
+
+
+def _bump_user_version(path: Path, version: int) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.commit()
+    conn.close()
+
+
+def _add_unknown_step(path: Path, version: int) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO _migrations VALUES (?, '9999_from_the_future', 'x')", [version])
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    "make_newer",
+    [
+        pytest.param(lambda p: _bump_user_version(p, SCHEMA_VERSION + 1), id="higher-user-version"),
+        pytest.param(lambda p: _add_unknown_step(p, SCHEMA_VERSION + 5), id="unknown-step-name"),
+    ],
+)
+def test_newer_schema_is_refused_and_left_unchanged(tmp_path: Path, make_newer: Callable[[Path], None]) -> None:
+    path = tmp_path / "newer.sqlite"
+    with Store(path) as store:
+        store.memory_save("from the future")
+    make_newer(path)
+    before = path.read_bytes()
+    with pytest.raises(StoreError) as err:
+        Store(path)
+    assert err.value.code == "newer_schema"
+    assert err.value.known_version == SCHEMA_VERSION
+    assert "newer version of Tidepool" in err.value.message
+    assert path.read_bytes() == before
+    assert not (tmp_path / "newer.sqlite-journal").exists()
+
+
+def test_newer_schema_from_bytes_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "newer.sqlite"
+    Store(path).close()
+    _bump_user_version(path, SCHEMA_VERSION + 1)
+    with pytest.raises(StoreError) as err:
+        Store(path.read_bytes())
+    assert (err.value.code, err.value.found_version) == ("newer_schema", SCHEMA_VERSION + 1)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(b"this is not a database at all" * 200, id="text"),
+        pytest.param(b"SQLite format 3\x00" + b"\xff" * 4080, id="bad-header"),
+    ],
+)
+def test_garbage_file_is_corrupt(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "garbage.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(StoreError) as err:
+        Store(path)
+    assert err.value.code == "corrupt"
+    assert path.read_bytes() == content
+
+
+def test_importing_the_store_does_not_import_sqlite_utils() -> None:
+    code = "import sys, runtime.store, runtime.tools.memory; print('sqlite_utils' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.stdout.strip() == "False", proc.stderr

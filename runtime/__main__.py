@@ -1,0 +1,52 @@
+"""``python -m runtime``: the runtime on real pipes. Frames on stdin/stdout; human logs on stderr.
+
+Stray ``print`` calls cannot corrupt the frame stream: frames go to a private copy of the original
+stdout descriptor, and descriptor 1 is pointed at stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+from runtime.boot import BootConfig, boot
+from runtime.host.codec import DEFAULT_MAX_FRAME
+from runtime.host.transport import StdioTransport
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m runtime", description=__doc__)
+    parser.add_argument("--workspace", type=Path, default=Path(os.environ.get("TIDEPOOL_WORKSPACE", ".")))
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME)
+    parser.add_argument("--max-rounds", type=int, default=12)
+    return parser.parse_args(argv)
+
+
+async def serve(config: BootConfig, read_fd: int, write_fd: int, max_frame: int) -> None:
+    transport = StdioTransport(read_fd, write_fd, max_frame)
+    await transport.open()
+    await boot(config, transport).run()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    frames_fd = os.dup(sys.stdout.fileno())
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    config = BootConfig(
+        workspace=args.workspace.resolve(), max_rounds=args.max_rounds, log_level=getattr(logging, args.log_level)
+    )
+    try:
+        asyncio.run(serve(config, sys.stdin.fileno(), frames_fd, args.max_frame))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""One tool call, start to finish: gate → (approval) → pre-hooks → tool → post-hooks → guardrails.
+
+Whatever happens, the model gets a result: a denial, a failing tool, a hook's veto, an unknown tool or
+arguments that are not JSON all become text it can read. Events tell the UI what happened. Results over
+the inline cap are spilled to a workspace file and referenced (``runtime.policy.guardrails``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.agent.approvals import Approvals
+from runtime.agent.gate import Gate, Verdict
+from runtime.agent.messages import ToolCall, ToolResultMessage
+from runtime.agent.tool_context import AgentToolContext
+from runtime.host.messages import ApprovalNeeded, Event, ToolStatus
+from runtime.policy.guardrails import RepeatedFailures, spill
+from runtime.policy.hooks import Denied, HookCall, HookResult, Hooks, result_of
+from runtime.tools.base import ToolDefinition, ToolError
+from runtime.tools.registry import Registry, UnknownTool
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[Event], None]
+MAX_EVENT_RESULT_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class CallDeps:
+    tools: Registry
+    gate: Gate
+    hooks: Hooks
+    context: AgentToolContext
+    approvals: Approvals
+    emit: Emit
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    text: str
+    ok: bool
+    status: ToolStatus
+
+
+class CallRunner:
+    """Runs the tool calls of one turn (the repeat guard counts within the turn)."""
+
+    def __init__(self, deps: CallDeps, turn_id: str) -> None:
+        self.deps = deps
+        self.turn_id = turn_id
+        self.repeats = RepeatedFailures()
+
+    async def run(self, call: ToolCall) -> ToolResultMessage:
+        try:
+            tool = self.deps.tools.get(call.name)
+        except UnknownTool:
+            names = ", ".join(t.name for t in self.deps.tools) or "none"
+            return self._finish(
+                call, {}, _Outcome(f"Error: there is no tool {call.name!r}. Tools: {names}.", False, "error")
+            )
+        arguments = parse_arguments(call.arguments)
+        if isinstance(arguments, str):
+            return self._finish(call, {}, _Outcome(arguments, False, "error"))
+        refusal = await self._permission(tool, call, arguments)
+        if refusal:
+            return self._finish(call, arguments, refusal)
+        if self.repeats.blocked(tool.name, arguments):
+            text = (
+                f"Error: not run: {tool.name} already failed {self.repeats.limit} times with exactly these "
+                "arguments. Change the arguments or the approach, or ask the user."
+            )
+            return self._finish(call, arguments, _Outcome(text, False, "error"))
+        hooked = await self.deps.hooks.before(HookCall(call.id, tool, arguments))
+        if isinstance(hooked, Denied):
+            text = f"This call was blocked by {hooked.hook}: {hooked.reason}"
+            return self._finish(call, arguments, _Outcome(text, False, "denied"))
+        self.deps.emit(
+            {
+                "kind": "tool_started",
+                "turn_id": self.turn_id,
+                "call_id": call.id,
+                "name": tool.name,
+                "arguments": hooked.arguments,
+            }
+        )
+        return self._finish(call, hooked.arguments, await self._execute(hooked))
+
+    async def _permission(self, tool: ToolDefinition, call: ToolCall, arguments: dict[str, Any]) -> _Outcome | None:
+        verdict, reason = self.deps.gate.decide(tool, arguments)
+        if verdict == "allow":
+            return None
+        if verdict == "ask":
+            if await self._ask(tool, call, arguments) == "allow":
+                return None
+            text = "The user denied this call. Do not retry it; continue without it or ask the user what they want."
+        else:
+            text = f"This call is not allowed ({reason}). Do not retry it; continue without it or ask the user."
+        return _Outcome(text, False, "denied")
+
+    async def _ask(self, tool: ToolDefinition, call: ToolCall, arguments: dict[str, Any]) -> Verdict:
+        event: ApprovalNeeded = {
+            "kind": "approval_needed",
+            "turn_id": self.turn_id,
+            "call_id": call.id,
+            "name": tool.name,
+            "arguments": arguments,
+            "effect": tool.effect,
+        }
+        try:
+            preview = tool.render_preview(self.deps.context, arguments)
+        except Exception as exc:
+            log.warning("the preview of %s failed: %s", tool.name, exc)
+            preview = None
+        if preview is not None:
+            event["preview"] = preview
+        self.deps.emit(event)
+        decision = await self.deps.approvals.wait(call.id)
+        if decision == "allow_session":
+            self.deps.gate.grant_session(tool.name)
+        return "deny" if decision == "deny" else "allow"
+
+    async def _execute(self, call: HookCall) -> _Outcome:
+        try:
+            outcome = result_of(await call.tool.call(self.deps.context, call.arguments))
+        except ToolError as exc:
+            outcome = HookResult(f"Error: {exc}", ok=False)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a broken tool is the model's problem to work around, not a crash
+            log.warning("tool %s raised %s: %s", call.tool.name, type(exc).__name__, exc)
+            outcome = HookResult(f"Error: {type(exc).__name__}: {exc}", ok=False)
+        outcome = await self.deps.hooks.after(call, outcome)
+        self.deps.context.notify_changed(outcome.changed_paths)
+        text = outcome.text
+        tripped = self.repeats.record(call.tool.name, call.arguments, outcome.ok)
+        if tripped:
+            text += f"\n\n{tripped.message}"
+        spilled = spill(self.deps.context.workspace, call.call_id, text)
+        if spilled.path:
+            self.deps.context.notify_changed((spilled.path,))
+        return _Outcome(spilled.text, outcome.ok, "ok" if outcome.ok else "error")
+
+    def _finish(self, call: ToolCall, arguments: dict[str, Any], outcome: _Outcome) -> ToolResultMessage:
+        shown = outcome.text
+        if len(shown) > MAX_EVENT_RESULT_CHARS:
+            shown = f"{shown[:MAX_EVENT_RESULT_CHARS]}\n… [{len(shown) - MAX_EVENT_RESULT_CHARS} more characters]"
+        self.deps.emit(
+            {
+                "kind": "tool_finished",
+                "turn_id": self.turn_id,
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": arguments,
+                "ok": outcome.ok,
+                "result": shown,
+                "status": outcome.status,
+            }
+        )
+        return ToolResultMessage(call.id, call.name, outcome.text, outcome.ok)
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | str:
+    """The parsed arguments, or the error text the model should see."""
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError as exc:
+        return f"Error: the arguments are not valid JSON ({exc}). Send a JSON object."
+    if not isinstance(value, dict):
+        return "Error: the arguments must be a JSON object."
+    return value

@@ -1,0 +1,56 @@
+"""The concrete ``ToolContext``: what a running tool may use (workspace root, fetch, host requests)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from runtime.errors import HostRequestError
+from runtime.host.http import HttpClient, Response
+from runtime.host.rpc import Rpc
+
+log = logging.getLogger(__name__)
+
+
+class AgentToolContext:
+    def __init__(self, workspace: Path, rpc: Rpc, http: HttpClient) -> None:
+        self._workspace = workspace
+        self._rpc = rpc
+        self._http = http
+
+    @property
+    def workspace(self) -> Path:
+        return self._workspace
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        headers: dict[str, str] | None = None,
+        body: str | None = None,
+        timeout_s: float = 30.0,
+        max_bytes: int = 5_000_000,
+    ) -> Response:
+        """A request without credentials (``auth: "none"``): the host's egress rule decides."""
+        return await self._http.fetch(
+            url, method=method, headers=headers, body=body, timeout_s=timeout_s, max_bytes=max_bytes, auth="none"
+        )
+
+    async def host_request(self, type: str, payload: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+        """Send ``type`` with a fresh id and return the host's answer; an ``error`` answer raises."""
+        message = {**payload, "type": type, "id": self._rpc.new_id()}
+        reply = await self._rpc.call(message, timeout_s)
+        if reply.get("type") == "error":
+            raise HostRequestError(
+                str(reply.get("code") or "error"), str(reply.get("message") or "the host refused"), message["id"]
+            )
+        return reply
+
+    def notify_changed(self, paths: tuple[str, ...]) -> None:
+        """Ask the host to persist changed workspace files (fire and forget; the host may ``reply``)."""
+        if paths:
+            self._rpc.send(
+                {"type": "flush_request", "id": self._rpc.new_id(), "what": "workspace", "paths": list(paths)}
+            )

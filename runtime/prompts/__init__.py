@@ -1,0 +1,1 @@
+"""The system prompt: a jinja2 template (StrictUndefined) and its renderer."""

@@ -1,0 +1,56 @@
+"""Collect what the system prompt shows from the workspace (map, AGENTS.md, skills) and render it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, warm_up, workspace_map
+
+log = logging.getLogger(__name__)
+
+_SLASH = re.compile(r"^/([a-z0-9]+(?:-[a-z0-9]+)*)(?=\s|$)")
+
+__all__ = ["skills_block", "slash_skill", "system_prompt", "warm_up"]
+
+
+def system_prompt(workspace: Path, tools: Sequence[dict[str, Any]], permission_mode: str) -> str:
+    paths, truncated = workspace_map(workspace) if workspace.is_dir() else ([], False)
+    return render_system_prompt(
+        PromptInputs(
+            tools=tools,
+            permission_mode=permission_mode,
+            workspace_map=paths,
+            workspace_truncated=truncated,
+            agents_md=read_agents_md(workspace),
+            skills_block=skills_block(workspace),
+        )
+    )
+
+
+def skills_block(workspace: Path) -> str:
+    from runtime.skills.catalog import available_skills_block, list_skills  # deferred: only at a turn
+
+    try:
+        return available_skills_block(list_skills(workspace))
+    except Exception as exc:  # a broken skills folder must not stop the agent
+        log.warning("listing the skills failed: %s", exc)
+        return ""
+
+
+def slash_skill(text: str, workspace: Path) -> str | None:
+    """The enabled skill a message names as ``/skill-name …`` at its start, if there is one."""
+    match = _SLASH.match(text)
+    if not match:
+        return None
+    from runtime.skills.catalog import list_skills
+
+    try:
+        installed = list_skills(workspace)
+    except Exception as exc:
+        log.warning("listing the skills failed: %s", exc)
+        return None
+    return match[1] if any(s.name == match[1] and s.enabled for s in installed) else None

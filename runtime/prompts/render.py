@@ -1,0 +1,117 @@
+"""Render the system prompt from ``system.md.j2`` (jinja2, StrictUndefined).
+
+jinja2 is imported at the first render, not at import time: it costs ~300 ms in Pyodide and boot
+speed matters.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+TEMPLATE = "system.md.j2"
+MAX_AGENTS_MD_CHARS = 20_000
+MAX_MAP_ENTRIES = 200
+MAX_MAP_DEPTH = 3
+_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".agents"}
+
+MODE_HELP = {
+    "ask": "Read and memory tools run at once; writes, network and code execution wait for the user's approval.",
+    "auto-edit": "Reads, memory and file writes run at once; network and code execution wait for approval.",
+    "full-auto": "Every tool runs without asking.",
+    "read-only": "Only read and memory tools run; anything that writes, fetches or executes is refused.",
+}
+
+
+@dataclass(frozen=True)
+class PromptInputs:
+    tools: Sequence[dict[str, Any]]  # registry catalog entries
+    permission_mode: str = "ask"
+    agent_name: str = "Tidepool"
+    workspace_map: Sequence[str] = ()
+    workspace_truncated: bool = False
+    agents_md: str | None = None
+    skills_block: str = ""  # runtime.skills.catalog.available_skills_block: "" when no skill is enabled
+    memories: Sequence[str] = field(default_factory=tuple)
+
+
+_template: Any = None
+
+
+def _get_template() -> Any:
+    global _template
+    if _template is None:
+        import jinja2  # deferred: see the module docstring
+
+        env = jinja2.Environment(
+            loader=jinja2.PackageLoader("runtime.prompts", "."),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        _template = env.get_template(TEMPLATE)
+    return _template
+
+
+def render_system_prompt(inputs: PromptInputs) -> str:
+    agents_md = inputs.agents_md
+    if agents_md and len(agents_md) > MAX_AGENTS_MD_CHARS:
+        agents_md = agents_md[:MAX_AGENTS_MD_CHARS] + "\n… [AGENTS.md truncated]"
+    text: str = _get_template().render(
+        agent_name=inputs.agent_name,
+        permission_mode=inputs.permission_mode,
+        mode_help=MODE_HELP.get(inputs.permission_mode, ""),
+        tools=[_tool_line(t) for t in inputs.tools],
+        workspace_map=list(inputs.workspace_map),
+        workspace_truncated=inputs.workspace_truncated,
+        agents_md=agents_md,
+        skills_block=inputs.skills_block.strip(),
+        memories=list(inputs.memories),
+    )
+    return text.strip() + "\n"
+
+
+def _tool_line(entry: dict[str, Any]) -> dict[str, str]:
+    return {"name": str(entry["name"]), "effect": str(entry["effect"]), "description": str(entry["description"])}
+
+
+def workspace_map(root: Path, limit: int = MAX_MAP_ENTRIES, depth: int = MAX_MAP_DEPTH) -> tuple[list[str], bool]:
+    """Up to ``limit`` workspace-relative paths (directories end with ``/``), and whether more exist."""
+    lines: list[str] = []
+    truncated = False
+    for current, dirs, files in os.walk(root):
+        rel = Path(current).relative_to(root)
+        level = len(rel.parts)
+        keep = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        truncated = truncated or (level + 1 >= depth and bool(keep))
+        dirs[:] = keep if level + 1 < depth else []
+        for name in [*(f"{d}/" for d in keep), *sorted(files)]:
+            if len(lines) >= limit:
+                return lines, True
+            lines.append(f"{rel.as_posix()}/{name}" if level else name)
+    return sorted(lines), truncated
+
+
+def read_agents_md(root: Path) -> str | None:
+    path = root / "AGENTS.md"
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    except OSError as exc:
+        log.warning("could not read AGENTS.md: %s", exc)
+        return None
+
+
+def warm_up() -> None:
+    """Import and compile the template ahead of the first turn (jinja2 costs ~300 ms in Pyodide)."""
+    try:
+        _get_template()
+    except Exception as exc:
+        log.warning("warming up the prompt template failed: %s", exc)

@@ -1,0 +1,79 @@
+"""What a model provider is: a Protocol, its stream events and its model descriptions (plain values)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from runtime.agent.messages import ChatMessage, ToolCall
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost: float | None = None
+    kind: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The model's response is complete: its whole text and the tool calls it asked for."""
+
+    finish_reason: str | None
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    kind: Literal["finish"] = "finish"
+
+
+StreamEvent = TextDelta | UsageReport | Finished
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: str
+    name: str
+    context_length: int | None = None
+    prompt_price: float | None = None  # USD per token
+    completion_price: float | None = None
+    tools: bool | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "context_length": self.context_length,
+            "prompt_price": self.prompt_price,
+            "completion_price": self.completion_price,
+            "tools": self.tools,
+        }
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """The host's provider settings (never the key: ``has_key`` only says one is configured)."""
+
+    kind: str
+    base_url: str
+    has_key: bool = False
+    page_origin: str | None = None
+
+
+class Provider(Protocol):
+    kind: str
+
+    def stream_chat(
+        self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream one response; ends with exactly one ``Finished``. Raises ``ProviderError``."""
+        ...
+
+    async def list_models(self) -> list[ModelInfo]: ...

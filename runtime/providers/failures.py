@@ -1,0 +1,136 @@
+"""Turn a provider's HTTP status, error body or transport failure into a ``ProviderError``.
+
+Every message says what happened and what to do next.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from runtime.errors import HostHttpError, HostRequestError, ProviderError, ProviderErrorCode
+
+MAX_RETRY_AFTER_S = 60.0
+CREDITS_URL = "openrouter.ai/settings/credits"
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Provider-specific advice added to messages."""
+
+    name: str  # shown to people: "OpenRouter", "Ollama"
+    base_url: str
+    unreachable: str = "Check your network connection and the base URL in Settings."
+
+
+def error_detail(body: bytes | str) -> str:
+    """The provider's own error message from a JSON error body, or a short excerpt of the text."""
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())[:300]
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            message = err.get("message") or err.get("detail") or ""
+            raw = (err.get("metadata") or {}).get("raw") if isinstance(err.get("metadata"), dict) else None
+            if raw and isinstance(raw, str) and raw not in str(message):
+                message = f"{message} ({raw[:200]})"
+            return str(message)[:500]
+        if isinstance(err, str):
+            return err[:500]
+    return " ".join(text.split())[:300]
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds (delta-seconds or an HTTP date), capped at ``MAX_RETRY_AFTER_S``."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        import email.utils  # deferred: ~90 ms in Pyodide, and dates are rare here
+
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
+
+
+def code_for_status(status: int) -> ProviderErrorCode:
+    if status in (401, 403):
+        return "auth"
+    if status == 402:
+        return "credits"
+    if status == 429:
+        return "rate_limited"
+    if status in (408, 504):
+        return "timeout"
+    if status >= 500:
+        return "server"
+    if 400 <= status < 500:
+        return "bad_request"
+    return "provider_error"
+
+
+def from_status(status: int, body: bytes | str, hints: Hints, retry_after: str | None = None) -> ProviderError:
+    code = code_for_status(status)
+    detail = error_detail(body) or f"HTTP {status}"
+    wait = parse_retry_after(retry_after)
+    what = f"{hints.name} answered HTTP {status}: {detail}."
+    advice = {
+        "auth": "Check the API key in Settings (or reconnect), then try again.",
+        "credits": f"Add credits at {CREDITS_URL}, or choose a free model.",
+        "rate_limited": (
+            f"Wait {wait:g} s and try again, or choose another model."
+            if wait is not None
+            else "Wait a moment and try again, or choose another model."
+        ),
+        "timeout": "The model took too long; try again.",
+        "server": "This is on the provider's side; try again in a moment or choose another model.",
+        "bad_request": "Check the model and settings; the request was not accepted.",
+        "provider_error": "Try again, or choose another model.",
+    }[code]
+    return ProviderError(code, f"{what} {advice}", status=status, retry_after=wait, provider=hints.name)
+
+
+def from_stream_error(error: object, hints: Hints) -> ProviderError:
+    """A 200 response that carries ``{"error": {...}}`` mid-stream."""
+    detail = error_detail(json.dumps({"error": error})) or "unknown error"
+    status = error.get("code") if isinstance(error, dict) else None
+    if isinstance(status, int) and status >= 400:
+        mapped = from_status(status, json.dumps({"error": error}), hints)
+        return ProviderError(mapped.code, mapped.message, status=status, provider=hints.name)
+    return ProviderError(
+        "provider_error",
+        f"{hints.name} reported an error while answering: {detail}. Try again, or choose another model.",
+        provider=hints.name,
+    )
+
+
+def from_host_failure(exc: HostHttpError | HostRequestError, hints: Hints) -> ProviderError:
+    """The request never got an answer: network failure, timeout, refused by the adapter, aborted."""
+    if exc.code == "aborted":
+        return ProviderError("cancelled", "The request was cancelled.", provider=hints.name)
+    if exc.code == "timeout":
+        return ProviderError(
+            "timeout", f"{hints.name} did not answer in time ({exc.message}). Try again.", provider=hints.name
+        )
+    if exc.code == "refused":
+        return ProviderError(
+            "unreachable",
+            f"The app refused to send a request to {hints.base_url}: {exc.message}. "
+            "Only the configured provider's base URL may be called; check it in Settings.",
+            retryable=False,
+            provider=hints.name,
+        )
+    return ProviderError(
+        "unreachable",
+        f"Could not reach {hints.name} at {hints.base_url}: {exc.message}. {hints.unreachable}",
+        provider=hints.name,
+    )

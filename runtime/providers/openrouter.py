@@ -1,0 +1,86 @@
+"""OpenRouter: chat at ``{base}/chat/completions``, models from ``GET {base}/models``."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from runtime.agent.messages import ChatMessage
+from runtime.errors import HostHttpError, HostRequestError
+from runtime.host.http import HttpClient
+from runtime.providers.base import ModelInfo, ProviderSettings, StreamEvent
+from runtime.providers.failures import Hints, from_host_failure, from_status
+from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+APP_HEADERS = {"X-Title": "Tidepool"}  # OpenRouter's app attribution; HTTP-Referer is the page's origin
+
+
+class OpenRouterProvider:
+    kind = "openrouter"
+
+    def __init__(self, settings: ProviderSettings, http: HttpClient) -> None:
+        self.base_url = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
+        self._http = http
+        headers = dict(APP_HEADERS)
+        if settings.page_origin:
+            headers["HTTP-Referer"] = settings.page_origin
+        self._headers = headers
+        self.hints = Hints(
+            "OpenRouter",
+            self.base_url,
+            "Check your network connection and the base URL in Settings.",
+        )
+        self.chat = OpenAICompatChat(http, ChatEndpoint(f"{self.base_url}/chat/completions", self.hints, headers))
+
+    def stream_chat(
+        self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
+    ) -> AsyncIterator[StreamEvent]:
+        return self.chat.stream(messages, tools, model)
+
+    async def list_models(self) -> list[ModelInfo]:
+        try:
+            response = await self._http.fetch(
+                f"{self.base_url}/models", headers=self._headers, auth="provider", timeout_s=30, max_bytes=20_000_000
+            )
+        except (HostHttpError, HostRequestError) as exc:
+            raise from_host_failure(exc, self.hints) from exc
+        if response.status != 200:
+            raise from_status(response.status, response.body, self.hints, response.headers.get("retry-after"))
+        return parse_models(json.loads(response.body))
+
+
+def parse_models(payload: Any) -> list[ModelInfo]:
+    models = []
+    for item in (payload or {}).get("data") or []:
+        if not isinstance(item, dict) or not item.get("id"):
+            continue
+        pricing = item.get("pricing") or {}
+        params = item.get("supported_parameters")
+        models.append(
+            ModelInfo(
+                id=str(item["id"]),
+                name=str(item.get("name") or item["id"]),
+                context_length=_int(item.get("context_length")),
+                prompt_price=_price(pricing.get("prompt")),
+                completion_price=_price(pricing.get("completion")),
+                tools=("tools" in params) if isinstance(params, list) else None,
+            )
+        )
+    return models
+
+
+def _price(value: Any) -> float | None:
+    try:
+        price = float(value)
+    except (TypeError, ValueError):
+        return None
+    return price if price >= 0 else None  # OpenRouter uses -1 for "varies" (the auto router)
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

@@ -1,0 +1,119 @@
+// The runtime in real Pyodide under Node, driven over frames like the adapter drives it.
+//
+//   node tests/pyodide/harness.mjs <repo-root> <scenario.json>
+//
+// Loads Pyodide from web/public/pyodide/, installs every wheel in web/public/wheels/manifest.json
+// offline, starts the runtime through runtime.host.pyodide_binding.start, then plays the scenario:
+// it sends scenario.send (frames) after the handshake, answers every http_request with the next
+// scripted response (SSE/JSON body split into odd chunks), and stops when an event of kind
+// scenario.until arrives. Prints one line `RESULT <json>` with every message the runtime sent and timings.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [root, scenarioPath] = process.argv.slice(2);
+const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
+const deadline = setTimeout(() => fail(`timed out after ${scenario.timeout_ms} ms`), scenario.timeout_ms);
+
+function fail(message) {
+  console.log(`RESULT ${JSON.stringify({ ok: false, error: message, received })}`);
+  process.exit(1);
+}
+
+// ---- a minimal frame codec: \x1eTP1:<len>:<json>\n -------------------------------------------------
+const MAGIC = [0x1e, 0x54, 0x50, 0x31, 0x3a];
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+function encode(message) {
+  const payload = enc.encode(JSON.stringify(message));
+  const head = enc.encode(`\x1eTP1:${payload.length}:`);
+  const out = new Uint8Array(head.length + payload.length + 1);
+  out.set(head, 0);
+  out.set(payload, head.length);
+  out[out.length - 1] = 0x0a;
+  return out;
+}
+let buffer = new Uint8Array(0);
+function decode(bytes) {
+  const joined = new Uint8Array(buffer.length + bytes.length);
+  joined.set(buffer, 0);
+  joined.set(bytes, buffer.length);
+  buffer = joined;
+  const messages = [];
+  for (;;) {
+    if (buffer.length < MAGIC.length) break;
+    if (!MAGIC.every((b, i) => buffer[i] === b)) fail(`stray output from the runtime: ${dec.decode(buffer.slice(0, 80))}`);
+    const colon = buffer.indexOf(0x3a, MAGIC.length);
+    if (colon < 0) break;
+    const length = Number(dec.decode(buffer.slice(MAGIC.length, colon)));
+    const end = colon + 1 + length;
+    if (buffer.length < end + 1) break;
+    messages.push(JSON.parse(dec.decode(buffer.slice(colon + 1, end))));
+    buffer = buffer.slice(end + 1);
+  }
+  return messages;
+}
+
+// ---- boot --------------------------------------------------------------------------------------------
+const received = [];
+const t0 = performance.now();
+const { loadPyodide } = await import(pathToFileURL(path.join(root, "web/public/pyodide/pyodide.mjs")).href);
+const pyodide = await loadPyodide({ indexURL: path.join(root, "web/public/pyodide") + path.sep });
+const tLoaded = performance.now();
+const wheelsDir = path.join(root, "web/public/wheels");
+const manifest = JSON.parse(readFileSync(path.join(wheelsDir, "manifest.json"), "utf8"));
+for (const wheel of manifest.wheels) {
+  // scenario.runtime_wheel: a wheel built from the current code, in place of a stale vendored one
+  const fresh = wheel.file.startsWith("tidepool_runtime-") && scenario.runtime_wheel;
+  const file = fresh ? scenario.runtime_wheel : path.join(wheelsDir, wheel.file);
+  pyodide.unpackArchive(new Uint8Array(readFileSync(file)), "wheel");
+}
+const tInstalled = performance.now();
+pyodide.FS.mkdirTree("/workspace");
+for (const [name, text] of Object.entries(scenario.files ?? {})) pyodide.FS.writeFile(`/workspace/${name}`, text);
+
+const responses = scenario.responses.slice();
+let feed;
+let tReady = null;
+function send(message) {
+  feed(encode(message));
+}
+function answer(request) {
+  const reply = responses.shift() ?? { status: 404, body: "{}" };
+  const body = enc.encode(reply.body);
+  send({ type: "http_head", id: request.id, status: reply.status, headers: { "content-type": reply.type ?? "text/plain" } });
+  const sizes = [1, 5, 64, 3, 200];
+  for (let i = 0, n = 0; i < body.length; n++) {
+    const piece = body.slice(i, i + sizes[n % sizes.length]);
+    i += piece.length;
+    const frame = encode({ type: "http_chunk", id: request.id, data: Buffer.from(piece).toString("base64") });
+    feed(frame.slice(0, 7)); // frames split across feeds too
+    feed(frame.slice(7));
+  }
+  send({ type: "http_end", id: request.id });
+}
+function onRuntimeBytes(u8) {
+  for (const message of decode(u8)) {
+    received.push(message);
+    if (message.type === "http_request") setTimeout(() => answer(message), 0);
+    if (message.type === "event" && message.event.kind === "ready") {
+      tReady = performance.now();
+      for (const m of scenario.send) send(m);
+    }
+    if (message.type === "event" && message.event.kind === scenario.until) finish();
+  }
+}
+function finish() {
+  clearTimeout(deadline);
+  const timings = {
+    load_pyodide_ms: tLoaded - t0,
+    installed_ms: tInstalled - t0,
+    ready_ms: tReady - t0,
+    done_ms: performance.now() - t0,
+  };
+  console.log(`RESULT ${JSON.stringify({ ok: true, received, timings })}`);
+  process.exit(0);
+}
+
+feed = pyodide.pyimport("runtime.host.pyodide_binding").start((u8) => onRuntimeBytes(u8));
+send({ type: "hello", protocol: 1, capabilities: ["http"] });

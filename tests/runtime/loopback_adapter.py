@@ -1,0 +1,91 @@
+"""A stand-in for the browser adapter: executes the runtime's ``http_request`` frames with aiohttp.
+
+Like the real adapter it adds the provider key itself (only for ``auth: "provider"`` and only under the
+provider's base URL), streams the body back as ``http_chunk`` frames, and aborts a request on ``cancel``.
+Used with the scripted OpenAI-compatible server in ``tests/fakes`` on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from typing import Any
+
+import aiohttp
+
+from runtime.host.codec import Decoder, Frame, encode
+from runtime.host.transport import FeedTransport
+
+Message = dict[str, Any]
+
+
+class LoopbackAdapter:
+    def __init__(self, base_url: str, key: str | None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.key = key
+        self.transport = FeedTransport(self._from_runtime)
+        self._decoder = Decoder()
+        self.received: list[Message] = []
+        self.changed = asyncio.Event()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._session: aiohttp.ClientSession | None = None
+
+    def send(self, message: Message) -> None:
+        self.transport.received(encode(message))
+
+    def events(self, kind: str | None = None) -> list[Message]:
+        out = [m["event"] for m in self.received if m["type"] == "event"]
+        return [e for e in out if kind is None or e["kind"] == kind]
+
+    async def wait_for(self, predicate: Any, timeout_s: float = 10.0) -> Any:
+        async def loop() -> Any:
+            while not (result := predicate()):
+                self.changed.clear()
+                await self.changed.wait()
+            return result
+
+        return await asyncio.wait_for(loop(), timeout_s)
+
+    def _from_runtime(self, data: bytes) -> None:
+        for item in self._decoder.feed(data):
+            assert isinstance(item, Frame), f"the runtime wrote a non-frame: {item}"
+            message = item.message
+            self.received.append(message)
+            self.changed.set()
+            if message["type"] == "http_request":
+                task = asyncio.get_running_loop().create_task(self._perform(message))
+                self._tasks[message["id"]] = task
+            elif message["type"] == "cancel" and message["id"] in self._tasks:
+                self._tasks[message["id"]].cancel()
+
+    async def _perform(self, request: Message) -> None:
+        rid = request["id"]
+        headers = dict(request["headers"])
+        if request["auth"] == "provider" and self.key and request["url"].startswith(self.base_url + "/"):
+            headers["Authorization"] = f"Bearer {self.key}"
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        timeout = aiohttp.ClientTimeout(sock_read=request["timeout_s"], sock_connect=request["timeout_s"])
+        try:
+            async with self._session.request(
+                request["method"], request["url"], headers=headers, data=request["body"], timeout=timeout
+            ) as response:
+                head = {k.lower(): v for k, v in response.headers.items()}
+                self.send({"type": "http_head", "id": rid, "status": response.status, "headers": head})
+                async for chunk in response.content.iter_any():
+                    self.send({"type": "http_chunk", "id": rid, "data": base64.b64encode(chunk).decode()})
+            self.send({"type": "http_end", "id": rid})
+        except asyncio.CancelledError:
+            self.send({"type": "http_error", "id": rid, "kind": "aborted", "message": "cancelled"})
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            self.send({"type": "http_error", "id": rid, "kind": "network", "message": str(exc) or type(exc).__name__})
+        finally:
+            self._tasks.pop(rid, None)
+
+    async def close(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.sleep(0)
+        if self._session is not None:
+            await self._session.close()
+        await self.transport.close()

@@ -1,0 +1,122 @@
+"""The runtime against the scripted OpenAI-compatible server (tests/fakes) on 127.0.0.1, through an
+adapter that performs the runtime's HTTP frames for real."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.agent.gate import AllowReadsGate
+from runtime.boot import BootConfig, boot
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply
+from tests.runtime.loopback_adapter import LoopbackAdapter
+
+KEY = "sk-or-v1-loopbacktestkey0000000000"
+
+
+@dataclass
+class Rig:
+    fake: FakeLLM
+    host: LoopbackAdapter
+    flavor: str
+
+    async def turn(self, text: str, turn_id: str) -> dict[str, Any]:
+        self.host.send({"type": "user_message", "text": text, "turn_id": turn_id})
+        return await self.finished(turn_id)  # type: ignore[no-any-return]
+
+    async def finished(self, turn_id: str) -> Any:
+        def done() -> Any:
+            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
+
+        return await self.host.wait_for(done, 15)
+
+    def text(self, turn_id: str) -> str:
+        return "".join(e["text"] for e in self.host.events("text_delta") if e["turn_id"] == turn_id)
+
+
+@pytest.fixture(params=["openrouter", "ollama"])
+async def rig(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Rig]:
+    flavor = request.param
+    fake = FakeLLM(api_key=KEY if flavor == "openrouter" else None)
+    base = await fake.start()
+    provider_base = f"{base}/api/v1" if flavor == "openrouter" else base
+    host = LoopbackAdapter(provider_base, KEY if flavor == "openrouter" else None)
+    (tmp_path / "notes.md").write_text("remember the milk\n")
+    session = boot(BootConfig(workspace=tmp_path, gate=lambda mode: AllowReadsGate()), host.transport)
+    task = asyncio.get_running_loop().create_task(session.run())
+    host.send({"type": "hello", "protocol": 1})
+    host.send(
+        {
+            "type": "config",
+            "provider": {"kind": flavor, "base_url": provider_base, "has_key": True},
+            "model": "openai/gpt-4o-mini" if flavor == "openrouter" else "llama3.2:latest",
+        }
+    )
+    await host.wait_for(lambda: host.events("ready"))
+    yield Rig(fake, host, flavor)
+    await host.close()
+    await asyncio.wait_for(task, 5)
+    await fake.stop()
+
+
+async def test_models(rig: Rig) -> None:
+    rig.host.send({"type": "request", "id": "h1", "method": "list_models"})
+    reply = await rig.host.wait_for(lambda: next((m for m in rig.host.received if m["type"] == "reply"), None))
+    assert reply["ok"], reply
+    models = reply["result"]["models"]
+    assert models and all(m["id"] and m["name"] for m in models)
+    assert any(m["tools"] for m in models) and any(m["context_length"] for m in models)
+
+
+async def test_text_and_a_tool_call(rig: Rig) -> None:
+    rig.fake.script([Reply.tool_call("read_file", {"path": "notes.md"}), Reply.text("You wrote: remember the milk.")])
+    assert (await rig.turn("what did I note?", "t1"))["reason"] == "stop"
+    (tool,) = rig.host.events("tool_finished")
+    assert tool["ok"] and "remember the milk" in tool["result"]
+    assert rig.text("t1") == "You wrote: remember the milk."
+    assert rig.host.events("usage")
+    chats = [r for r in rig.fake.requests if r.path.endswith("/chat/completions")]
+    assert len(chats) == 2 and chats[1].json()["messages"][-1]["role"] == "tool"
+    auth = chats[0].headers.get("Authorization")
+    assert auth == (f"Bearer {KEY}" if rig.flavor == "openrouter" else None)
+
+
+@pytest.mark.parametrize(
+    ("reply", "code", "phrase"),
+    [
+        pytest.param(Reply.error(402), "credits", "openrouter.ai/settings/credits", id="402"),
+        pytest.param(Reply.error(400, "model not found"), "bad_request", "model not found", id="400"),
+        pytest.param(
+            Reply.stream_error("Provider disconnected"),
+            "provider_error",
+            "Provider disconnected",
+            id="error mid-stream",
+        ),
+    ],
+)
+async def test_errors_reach_the_person(rig: Rig, reply: Reply, code: str, phrase: str) -> None:
+    rig.fake.script([reply])
+    assert (await rig.turn("hi", "t1"))["reason"] == "error"
+    (error,) = rig.host.events("error")
+    assert error["code"] == code and phrase in error["message"]
+
+
+async def test_abort_stops_the_stream_at_the_server(rig: Rig) -> None:
+    rig.fake.script([Reply.slow("tick " * 400, delay_s=0.02)])
+    rig.host.send({"type": "user_message", "text": "count", "turn_id": "t1"})
+    await rig.host.wait_for(lambda: len(rig.host.events("text_delta")) >= 3)
+    rig.host.send({"type": "abort_turn"})
+    assert (await rig.finished("t1"))["reason"] == "aborted"
+    for _ in range(100):  # the server notices the closed connection at its next write
+        if rig.fake.streams_aborted:
+            break
+        await asyncio.sleep(0.05)
+    assert rig.fake.streams_aborted == 1
+    assert rig.fake.streams_completed == 0
+    assert rig.text("t1").startswith("tick tick")

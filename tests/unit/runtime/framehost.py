@@ -1,0 +1,126 @@
+"""An in-process host for runtime tests: it plays the adapter over a real FeedTransport.
+
+It decodes the frames the runtime writes, records them, and answers each ``http_request`` with a
+scripted ``HttpReply`` (status, headers, body chunks) or a host failure, the way the adapter would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.host.codec import Decoder, Frame, encode
+from runtime.host.http import HttpClient
+from runtime.host.rpc import Rpc
+from runtime.host.transport import FeedTransport
+
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    chunks: tuple[bytes, ...] = ()
+    error: str | None = None  # an http_error kind instead of a response
+    hold: bool = False  # send the head and chunks, then never end (until cancelled)
+    silent: bool = False  # never answer at all
+
+    @staticmethod
+    def json(status: int, body: Any, headers: dict[str, str] | None = None) -> HttpReply:
+        import json
+
+        return HttpReply(status, {"content-type": "application/json", **(headers or {})}, (json.dumps(body).encode(),))
+
+    @staticmethod
+    def sse(data: bytes, splits: list[int] | None = None) -> HttpReply:
+        return HttpReply(200, {"content-type": "text/event-stream"}, tuple(split_at(data, splits or [])))
+
+
+def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = [0, *sorted({c for c in cuts if 0 < c < len(data)}), len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(points)]
+
+
+Responder = Callable[[Message], HttpReply]
+
+
+class FrameHost:
+    def __init__(self, responder: Responder | None = None) -> None:
+        self.transport = FeedTransport(self._from_runtime)
+        self._decoder = Decoder()
+        self.received: list[Message] = []
+        self.requests: list[Message] = []
+        self.cancelled: list[str] = []
+        self.responder = responder or (lambda request: HttpReply(404))
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.changed = asyncio.Event()
+
+    # runtime → host
+    def _from_runtime(self, data: bytes) -> None:
+        for item in self._decoder.feed(data):
+            assert isinstance(item, Frame), f"the runtime wrote a non-frame: {item}"
+            message = item.message
+            self.received.append(message)
+            self.changed.set()
+            if message["type"] == "http_request":
+                self.requests.append(message)
+                task = asyncio.get_running_loop().create_task(self._answer(message))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            elif message["type"] == "cancel":
+                self.cancelled.append(message["id"])
+
+    async def _answer(self, request: Message) -> None:
+        reply = self.responder(request)
+        rid = request["id"]
+        await asyncio.sleep(0)
+        if reply.silent:
+            return
+        if reply.error:
+            self.send({"type": "http_error", "id": rid, "kind": reply.error, "message": f"scripted {reply.error}"})
+            return
+        self.send({"type": "http_head", "id": rid, "status": reply.status, "headers": reply.headers})
+        for chunk in reply.chunks:
+            await asyncio.sleep(0)
+            if rid in self.cancelled:
+                return
+            self.send({"type": "http_chunk", "id": rid, "data": base64.b64encode(chunk).decode()})
+        if not reply.hold:
+            self.send({"type": "http_end", "id": rid})
+
+    # host → runtime
+    def send(self, message: Message) -> None:
+        self.transport.received(encode(message))
+
+    def events(self, kind: str | None = None) -> list[Message]:
+        out = [m["event"] for m in self.received if m["type"] == "event"]
+        return [e for e in out if kind is None or e["kind"] == kind]
+
+    async def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 5.0) -> Any:
+        async def loop() -> Any:
+            while not (result := predicate()):
+                self.changed.clear()
+                await self.changed.wait()
+            return result
+
+        return await asyncio.wait_for(loop(), timeout_s)
+
+    def http(self, grace_s: float = 5.0) -> HttpClient:
+        """An HTTP client whose requests this host answers (for provider tests without a session)."""
+        rpc = Rpc(self.transport)
+        self._pump = asyncio.get_running_loop().create_task(self._dispatch(rpc))
+        return HttpClient(rpc, grace_s)
+
+    async def _dispatch(self, rpc: Rpc) -> None:
+        async for message in self.transport.messages():
+            rpc.dispatch(message)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await self.transport.close()

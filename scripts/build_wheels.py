@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -84,15 +85,20 @@ def main() -> None:
     CACHE.mkdir(parents=True, exist_ok=True)
     copy_pyodide()
     wheels_dir = PUBLIC / "wheels"
-    shutil.rmtree(wheels_dir, ignore_errors=True)
-    wheels_dir.mkdir(parents=True)
+    staging = Path(tempfile.mkdtemp(prefix=".wheels-", dir=PUBLIC))
     wheels = [fetch_wheel(r) for r in pinned_requirements()] + [build_runtime_wheel()]
     entries = []
     for wheel in wheels:
-        shutil.copy2(wheel, wheels_dir / wheel.name)
+        shutil.copy2(wheel, staging / wheel.name)
         digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
         entries.append({"file": wheel.name, "sha256": digest})
-    (wheels_dir / "manifest.json").write_text(json.dumps({"wheels": entries}, indent=1) + "\n")
+    (staging / "manifest.json").write_text(json.dumps({"wheels": entries}, indent=1) + "\n")
+    # Swap the finished folder into place so a concurrent reader never sees a half-written one.
+    old = PUBLIC / f".wheels-old-{os.getpid()}"
+    if wheels_dir.exists():
+        wheels_dir.rename(old)
+    staging.rename(wheels_dir)
+    shutil.rmtree(old, ignore_errors=True)
     print(f"build_wheels: {len(entries)} wheels and the Pyodide core in {PUBLIC.relative_to(ROOT)}/")
 
 

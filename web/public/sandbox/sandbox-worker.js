@@ -1,0 +1,170 @@
+// Tidepool's sandbox for run_python: a second Pyodide in a module worker started from a `data:` URL, so
+// its origin is opaque ("null"): it cannot open the app's OPFS, IndexedDB or caches, and it does not
+// try. It sees only the files handed to it. Plain JavaScript, no build step: served from
+// /sandbox/sandbox-worker.js, fetched by web/src/sandbox/runner.ts and started from a data: URL.
+//
+// In:  {type: "init", origin, driver}      driver = the source of tidepool_sandbox.py
+//      {type: "run", id, code, files}      files = {workspace-relative path: base64}
+// Out: {type: "ready"} | {type: "boot_failed", message}
+//      {type: "output", id, stream: "stdout"|"stderr", text}   the head of the output, as it comes
+//      {type: "result", id, ok, stdout, stderr, files, deleted, error}
+
+const DRIVER_DIR = "/sandbox";
+const DRIVER_MODULE = "tidepool_sandbox";
+const HEAD_CHARS = 768 * 1024; // per stream: the first HEAD_CHARS and the last TAIL_CHARS are kept
+const TAIL_CHARS = 256 * 1024;
+const OUTPUT_POST_INTERVAL_MS = 200;
+
+/** One output stream, bounded: its head, a rolling tail, and a count of what was left out between. */
+class BoundedText {
+  constructor() {
+    this.decoder = new TextDecoder();
+    this.head = "";
+    this.tail = [];
+    this.tailChars = 0;
+    this.leftOut = 0;
+    this.posted = 0; // how much of `head` has been posted as `output`
+  }
+
+  write(bytes) {
+    this.append(this.decoder.decode(bytes, { stream: true }));
+    return bytes.length;
+  }
+
+  append(text) {
+    if (!text) return;
+    const room = HEAD_CHARS - this.head.length;
+    if (room > 0) {
+      this.head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    if (!text) return;
+    this.tail.push(text);
+    this.tailChars += text.length;
+    if (this.tailChars > 2 * TAIL_CHARS) this.trimTail();
+  }
+
+  trimTail() {
+    const joined = this.tail.join("");
+    const kept = joined.slice(-TAIL_CHARS);
+    this.leftOut += joined.length - kept.length;
+    this.tail = [kept];
+    this.tailChars = kept.length;
+  }
+
+  unposted() {
+    const text = this.head.slice(this.posted);
+    this.posted = this.head.length;
+    return text;
+  }
+
+  text() {
+    this.append(this.decoder.decode());
+    this.trimTail();
+    const tail = this.tail.join("");
+    if (this.leftOut === 0) return this.head + tail;
+    return `${this.head}\n[... ${this.leftOut.toLocaleString("en")} characters left out ...]\n${tail}`;
+  }
+}
+
+let pyodide = null;
+let runDriver = null;
+let current = null; // {id, stdout: BoundedText, stderr: BoundedText, lastPost}
+
+const post = (message) => self.postMessage(message);
+
+function messageOf(err) {
+  return cleanTraceback(err instanceof Error ? err.message : String(err));
+}
+
+/** Drop Pyodide-internal frames ("File .../_pyodide/..." and the lines under them) from a traceback. */
+function cleanTraceback(text) {
+  const out = [];
+  let skipping = false;
+  for (const line of text.split("\n")) {
+    if (line.startsWith('  File "')) skipping = /\/_pyodide\/|\/pyodide\//.test(line);
+    else if (!line.startsWith("    ")) skipping = false;
+    if (!skipping) out.push(line);
+  }
+  return out.join("\n").trim();
+}
+
+function postOutput(force) {
+  if (!current) return;
+  const now = Date.now();
+  if (!force && now - current.lastPost < OUTPUT_POST_INTERVAL_MS) return;
+  current.lastPost = now;
+  for (const stream of ["stdout", "stderr"]) {
+    const text = current[stream].unposted();
+    if (text) post({ type: "output", id: current.id, stream, text });
+  }
+}
+
+function writer(stream) {
+  return {
+    write(bytes) {
+      if (!current) return bytes.length;
+      const n = current[stream].write(bytes);
+      postOutput(false);
+      return n;
+    },
+  };
+}
+
+async function init(message) {
+  try {
+    const { loadPyodide } = await import(`${message.origin}/pyodide/pyodide.mjs`);
+    pyodide = await loadPyodide({ indexURL: `${message.origin}/pyodide/` });
+    pyodide.setStdout(writer("stdout"));
+    pyodide.setStderr(writer("stderr"));
+    pyodide.FS.mkdirTree(DRIVER_DIR);
+    pyodide.FS.writeFile(`${DRIVER_DIR}/${DRIVER_MODULE}.py`, message.driver);
+    const sys = pyodide.pyimport("sys");
+    sys.path.append(DRIVER_DIR);
+    sys.destroy();
+    const driver = pyodide.pyimport(DRIVER_MODULE); // kept for the worker's life: `run` is borrowed from it
+    runDriver = (code, filesJson) => driver.run(code, filesJson);
+    post({ type: "ready" });
+  } catch (err) {
+    post({ type: "boot_failed", message: messageOf(err) });
+  }
+}
+
+async function run(message) {
+  const id = String(message.id);
+  if (!runDriver) return finish(id, null, null, { kind: "sandbox", message: "the sandbox is not started" });
+  if (current) return finish(id, null, null, { kind: "sandbox", message: "the sandbox is busy with another run" });
+  const thisRun = { id, stdout: new BoundedText(), stderr: new BoundedText(), lastPost: 0 };
+  current = thisRun;
+  try {
+    const outcome = JSON.parse(await runDriver(String(message.code), JSON.stringify(message.files ?? {})));
+    finish(id, thisRun, outcome, outcome.error);
+  } catch (err) {
+    finish(id, thisRun, null, { kind: "sandbox", message: messageOf(err) });
+  }
+}
+
+/** Post the result of run `id`; `thisRun` is its output (null when it never started). */
+function finish(id, thisRun, outcome, error) {
+  if (thisRun && current === thisRun) {
+    postOutput(true);
+    current = null;
+  }
+  post({
+    type: "result",
+    id,
+    ok: error === null,
+    stdout: thisRun ? thisRun.stdout.text() : "",
+    stderr: thisRun ? thisRun.stderr.text() : "",
+    files: outcome ? outcome.files : {},
+    deleted: outcome ? outcome.deleted : [],
+    error,
+  });
+}
+
+self.addEventListener("message", (event) => {
+  const message = event.data;
+  if (message === null || typeof message !== "object") return;
+  if (message.type === "init") void init(message);
+  else if (message.type === "run") void run(message);
+});

@@ -1,0 +1,167 @@
+"""The sandbox's Python side: one ``run_python`` call inside the sandbox's own Pyodide.
+
+``sandbox-worker.js`` writes this file to ``/sandbox/`` in the sandbox's MEMFS, imports it and calls
+``run(code, files_json)`` once per run. Values cross as JSON strings, never pasted into source. A run:
+
+1. resets ``/workspace`` and writes the files handed in (``{path: base64}``), then makes it the cwd;
+2. executes the code as ``__main__`` (top-level ``await`` allowed) with a fresh namespace;
+3. answers ``{"error": null | {"kind": "exception", "message": traceback}, "files": {path: base64},
+   "deleted": [path]}`` as JSON: files created or changed, and files handed in that are gone.
+
+Output goes to ``sys.stdout``/``sys.stderr``, which the worker captures. Tracebacks start at the user's
+code (``<run_python>``): this module's frames and Pyodide's are left out. It runs under CPython too.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import builtins
+import hashlib
+import inspect
+import json
+import linecache
+import os
+import shutil
+import sys
+import traceback
+from typing import Any, Literal, TypedDict
+
+WORKSPACE = "/workspace"
+CODE_FILENAME = "<run_python>"
+MAX_RETURN_BYTES = 8 * 1024 * 1024  # all returned files together; base64 of it fits one 16 MiB frame
+SKIPPED_DIRS = frozenset({"__pycache__"})
+
+
+class RunError(TypedDict):
+    kind: Literal["exception"]
+    message: str
+
+
+class RunOutcome(TypedDict):
+    error: RunError | None
+    files: dict[str, str]
+    deleted: list[str]
+
+
+def safe_relative(path: str) -> bool:
+    """A workspace-relative path with no way out of the workspace."""
+    parts = path.split("/")
+    return (
+        bool(path)
+        and not path.startswith("/")
+        and "\\" not in path
+        and "\0" not in path
+        and all(part not in ("", ".", "..") for part in parts)
+    )
+
+
+def empty(root: str) -> None:
+    """Make ``root`` an empty folder (emptied in place: it may be the cwd, which cannot be removed)."""
+    os.makedirs(root, exist_ok=True)
+    for entry in os.scandir(root):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+def prepare(files: dict[str, str], root: str) -> dict[str, str]:
+    """Empty ``root``, write ``files`` into it, make it the cwd; returns path → sha256 of what was written."""
+    empty(root)
+    digests: dict[str, str] = {}
+    for path, encoded in sorted(files.items()):
+        if not safe_relative(path):
+            print(f"[sandbox] not written (unsafe path): {path!r}", file=sys.stderr)
+            continue
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            print(f"[sandbox] not written (not base64): {path!r}", file=sys.stderr)
+            continue
+        target = os.path.join(root, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(data)
+        digests[path] = hashlib.sha256(data).hexdigest()
+    os.chdir(root)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return digests
+
+
+def clean_traceback(error: BaseException) -> str:
+    """The traceback from the user's first frame on (this module's frames are dropped)."""
+    if isinstance(error, SyntaxError) and error.filename == CODE_FILENAME:
+        return "".join(traceback.format_exception_only(type(error), error)).rstrip()
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != CODE_FILENAME:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(error), error, tb)).rstrip()
+
+
+async def execute(code: str) -> RunError | None:
+    """Run ``code`` as ``__main__``; None when it finished (or called ``sys.exit(0)``)."""
+    linecache.cache[CODE_FILENAME] = (len(code), None, code.splitlines(keepends=True), CODE_FILENAME)
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins, "__file__": CODE_FILENAME}
+    try:
+        compiled = compile(code, CODE_FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        result = eval(compiled, namespace)
+        if inspect.iscoroutine(result):
+            await result
+    except SystemExit as e:
+        if e.code is None or e.code == 0:
+            return None
+        return {"kind": "exception", "message": f"SystemExit: {e.code}"}
+    except BaseException as e:  # the user's code may raise anything; it is reported, not re-raised
+        return {"kind": "exception", "message": clean_traceback(e)}
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    return None
+
+
+def walk_files(root: str) -> list[str]:
+    """Regular files under ``root`` (no symlinks, no ``__pycache__``), workspace-relative, sorted."""
+    found: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(folder, d)))
+        for name in names:
+            full = os.path.join(folder, name)
+            if os.path.isfile(full) and not os.path.islink(full):
+                found.append(os.path.relpath(full, root).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def collect(root: str, before: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Files created or changed since ``before`` (base64), and the paths of files handed in that are gone."""
+    now = walk_files(root)
+    changed: dict[str, str] = {}
+    total = 0
+    for path in now:
+        with open(os.path.join(root, path), "rb") as f:
+            data = f.read()
+        if before.get(path) == hashlib.sha256(data).hexdigest():
+            continue
+        if total + len(data) > MAX_RETURN_BYTES:
+            print(f"[sandbox] not returned (over the {MAX_RETURN_BYTES >> 20} MiB limit): {path}", file=sys.stderr)
+            continue
+        changed[path] = base64.b64encode(data).decode("ascii")
+        total += len(data)
+    present = set(now)
+    deleted = sorted(path for path in before if path not in present)
+    return changed, deleted
+
+
+async def run(code: str, files_json: str, root: str = WORKSPACE) -> str:
+    """One run: prepare ``root`` from ``files_json``, execute ``code``, answer a ``RunOutcome`` as JSON."""
+    files = json.loads(files_json)
+    if not isinstance(files, dict):
+        files = {}
+    before = prepare({str(k): str(v) for k, v in files.items()}, root)
+    error = await execute(code)
+    changed, deleted = collect(root, before) if os.path.isdir(root) else ({}, sorted(before))
+    sys.stderr.flush()
+    outcome: RunOutcome = {"error": error, "files": changed, "deleted": deleted}
+    return json.dumps(outcome)

@@ -1,0 +1,146 @@
+/**
+ * One sandbox: a sandbox-worker.js module worker started from a `data:` URL (so its origin is opaque),
+ * booting its own Pyodide from the app's /pyodide/. It runs one request at a time; a run past its time,
+ * a crash, or `terminate()` ends the worker for good (the runner then starts a fresh one).
+ */
+
+import { failure, parseFromSandbox, type ExecResult, type FromSandbox, type ToSandbox } from "./messages";
+
+/** What a sandbox is made of, fetched once from the app (`/sandbox/`). */
+export interface SandboxSources {
+  /** sandbox-worker.js as a `data:text/javascript;base64,…` URL. */
+  workerUrl: string;
+  /** tidepool_sandbox.py, handed to the worker in `init`. */
+  driver: string;
+}
+
+export type SandboxState = "booting" | "ready" | "running" | "dead";
+
+interface PendingRun {
+  id: string;
+  stdout: string;
+  stderr: string;
+  timer: ReturnType<typeof setTimeout>;
+  resolve: (result: ExecResult) => void;
+}
+
+const PARTIAL_OUTPUT_CHARS = 1024 * 1024;
+
+export class Sandbox {
+  private readonly worker: Worker;
+  private state: SandboxState = "booting";
+  private deathReason = "";
+  private pending: PendingRun | null = null;
+  private bootWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+
+  /** Starts the worker; `new Worker` may throw (e.g. when a CSP forbids `data:` workers). */
+  constructor(sources: SandboxSources, origin: string) {
+    this.worker = new Worker(sources.workerUrl, { type: "module", name: "tidepool-sandbox" });
+    this.worker.addEventListener("message", (event: MessageEvent<unknown>) => this.onMessage(event.data));
+    this.worker.addEventListener("error", (event: ErrorEvent) => {
+      event.preventDefault();
+      this.die(`the sandbox crashed: ${event.message || "the worker failed to start or threw"}`);
+    });
+    this.worker.addEventListener("messageerror", () => this.die("the sandbox sent a message that could not be read"));
+    this.post({ type: "init", origin, driver: sources.driver });
+  }
+
+  get current(): SandboxState {
+    return this.state;
+  }
+
+  /** Resolves once Pyodide has booted; rejects when it fails or does not boot within `timeoutMs`. */
+  whenReady(timeoutMs: number): Promise<void> {
+    if (this.state === "ready" || this.state === "running") return Promise.resolve();
+    if (this.state === "dead") return Promise.reject(new Error(this.deathReason));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.die(`the sandbox did not start within ${timeoutMs / 1000} s`), timeoutMs);
+      this.bootWaiters.push({
+        resolve: () => (clearTimeout(timer), resolve()),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      });
+    });
+  }
+
+  /** Run `code` on `files`; past `timeoutS` seconds the worker is terminated (a `timeout` result). */
+  run(id: string, code: string, files: Record<string, string>, timeoutS: number): Promise<ExecResult> {
+    if (this.state !== "ready") {
+      const why = this.state === "dead" ? this.deathReason : `the sandbox is ${this.state}`;
+      return Promise.resolve(failure(id, "sandbox", why));
+    }
+    this.state = "running";
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.onTimeout(timeoutS), timeoutS * 1000);
+      this.pending = { id, stdout: "", stderr: "", timer, resolve };
+      this.post({ type: "run", id, code, files });
+    });
+  }
+
+  /** End the worker; a run in flight resolves with a `sandbox` error saying `reason`. */
+  terminate(reason = "the sandbox was stopped"): void {
+    this.die(reason);
+  }
+
+  private onTimeout(timeoutS: number): void {
+    const run = this.pending;
+    if (!run) return;
+    this.pending = null;
+    const message = `the code did not finish in time and was stopped after ${timeoutS} s`;
+    run.resolve(failure(run.id, "timeout", message, run.stdout, run.stderr));
+    this.die(message);
+  }
+
+  private onMessage(data: unknown): void {
+    const message = parseFromSandbox(data);
+    if (message === null) return;
+    this.handle(message);
+  }
+
+  private handle(message: FromSandbox): void {
+    switch (message.type) {
+      case "ready":
+        if (this.state !== "booting") return;
+        this.state = "ready";
+        for (const waiter of this.bootWaiters.splice(0)) waiter.resolve();
+        return;
+      case "boot_failed":
+        if (this.state === "booting") this.die(`the sandbox could not start Python: ${message.message}`);
+        return;
+      case "output": {
+        const run = this.pending;
+        if (!run || run.id !== message.id) return;
+        const room = PARTIAL_OUTPUT_CHARS - run[message.stream].length;
+        if (room > 0) run[message.stream] += message.text.slice(0, room);
+        return;
+      }
+      case "result": {
+        const run = this.pending;
+        if (!run || run.id !== message.id) return;
+        clearTimeout(run.timer);
+        this.pending = null;
+        this.state = "ready";
+        const { type: _type, ...fields } = message;
+        run.resolve({ type: "exec_result", ...fields });
+        return;
+      }
+    }
+  }
+
+  private die(reason: string): void {
+    if (this.state === "dead") return;
+    this.state = "dead";
+    this.deathReason = reason;
+    this.worker.terminate();
+    for (const waiter of this.bootWaiters.splice(0)) waiter.reject(new Error(reason));
+    const run = this.pending;
+    this.pending = null;
+    if (run) {
+      clearTimeout(run.timer);
+      run.resolve(failure(run.id, "sandbox", reason, run.stdout, run.stderr));
+    }
+  }
+
+  private post(message: ToSandbox): void {
+    this.worker.postMessage(message);
+  }
+}

@@ -1,0 +1,263 @@
+/** Wires the page: settings and keys, the agent worker, and the views. */
+
+import "./styles.css";
+import { normalizeBaseUrl } from "./worker/egress";
+import type { WorkerToMain } from "./worker/bridge";
+import { RuntimeClient } from "./runtime-client";
+import { isPermissionMode, providerInfo, type AppSettings } from "./settings/model";
+import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
+import { KeyRing, loadSettings, saveSettings } from "./settings/store";
+import { ChatView } from "./ui/chat";
+import { explainFailure, type HttpFailureInfo } from "./ui/connection";
+import { byTestId } from "./ui/dom";
+import { parseSessionView } from "./ui/history";
+import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
+import { StatusView } from "./ui/status";
+import { UsageView } from "./ui/usage";
+
+const keys = new KeyRing();
+let settings: AppSettings;
+let lastFailure: HttpFailureInfo | null = null;
+let ready = false;
+let readyWaiters: (() => void)[] = [];
+let holdsWorkspace = false;
+
+const status = new StatusView(() => restart(false));
+const usage = new UsageView();
+const client = new RuntimeClient(onWorker);
+const chat = new ChatView({
+  send: (text) => client.post({ type: "user_message", text }),
+  stop: () => client.post({ type: "abort_turn" }),
+  decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
+  turnChanged: (running) => {
+    if (status.state === "ready" || status.state === "busy") running ? status.busy() : status.ready();
+  },
+});
+const panel = new SettingsPanel({
+  save: (form) => void save(form),
+  connectOpenRouter: (authBase) => void startOAuth(authBase || settings.authBase),
+  forgetKey: (provider) => void forgetKey(provider),
+  chooseModel: (model) => void chooseModel(model),
+});
+const permission = byTestId<HTMLSelectElement>("permission-mode");
+const lockBanner = byTestId("workspace-lock");
+const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElement;
+byTestId("workspace-take-over").addEventListener("click", () => restart(true));
+
+function onWorker(message: WorkerToMain): void {
+  switch (message.type) {
+    case "boot_progress":
+      return status.booting(message.label, message.index, message.total, message.fraction);
+    case "boot_failed":
+      ready = false;
+      chat.setAvailable(false);
+      chat.reset();
+      console.error(`[boot] ${message.step}: ${message.message}`);
+      return status.error(`Could not start (${message.step}): ${message.message}`);
+    case "ready":
+      return onReady();
+    case "event":
+      if (message.event.kind === "usage") usage.add(message.event);
+      if (message.event.kind === "session_opened") void showSession();
+      return chat.onEvent(message.event);
+    case "http_failure":
+      lastFailure = message;
+      return;
+    case "runtime_error":
+      if (message.fatal) {
+        ready = false;
+        chat.setAvailable(false);
+        status.error(`Runtime error: ${message.message}`);
+      } else {
+        chat.showError(message.message);
+      }
+      return;
+    case "log":
+      return logToConsole(message.source, message.level, message.message);
+    case "workspace_lock":
+      holdsWorkspace = message.state === "held";
+      lockBanner.hidden = message.state === "held";
+      lockText.textContent =
+        message.state === "lost"
+          ? "This workspace was opened in another tab. This tab no longer saves anything."
+          : "This workspace is open in another tab. This tab does not save anything.";
+      return;
+    case "reply":
+      return; // routed by RuntimeClient
+  }
+}
+
+function onReady(): void {
+  ready = true;
+  status.ready();
+  chat.setAvailable(true);
+  for (const resolve of readyWaiters.splice(0)) resolve();
+  void hasKey().then((has) => {
+    if (has || !providerInfo(settings.provider).keyRequired) void checkConnection();
+  });
+}
+
+/** The runtime opened a session (at boot or after a reload): show what it already holds. */
+async function showSession(): Promise<void> {
+  const reply = await client.request("session_current");
+  if (!reply.ok) {
+    console.warn(`[ui] could not load the session: ${reply.message}`);
+    return;
+  }
+  const view = parseSessionView(reply.value);
+  if (view) chat.showHistory(view);
+}
+
+function whenReady(): Promise<void> {
+  return ready ? Promise.resolve() : new Promise((resolve) => readyWaiters.push(resolve));
+}
+
+function logToConsole(source: string, level: string, text: string): void {
+  const line = `[${source}] ${text}`;
+  if (level === "error" || level === "critical") console.error(line);
+  else if (level === "warning") console.warn(line);
+  else if (level === "debug") console.debug(line);
+  else console.info(line);
+}
+
+async function hasKey(): Promise<boolean> {
+  return (await keys.get(settings.provider, settings.keyStorage)) !== null;
+}
+
+async function pushConfig(): Promise<void> {
+  const key = await keys.get(settings.provider, settings.keyStorage);
+  client.post({
+    type: "configure",
+    settings: {
+      provider: settings.provider,
+      baseUrl: settings.baseUrl,
+      model: settings.model,
+      permissionMode: settings.permissionMode,
+    },
+    key,
+  });
+}
+
+async function persist(): Promise<void> {
+  try {
+    await saveSettings(settings);
+  } catch (err) {
+    chat.showError(`Settings could not be saved in this browser: ${String(err)}`);
+  }
+}
+
+let checkGeneration = 0;
+
+async function checkConnection(): Promise<void> {
+  const generation = ++checkGeneration;
+  panel.setConnection("checking", "Checking the connection…");
+  await whenReady();
+  lastFailure = null;
+  const result = await client.listModels();
+  if (generation !== checkGeneration) return; // a newer check (after another save) is under way
+  if (!result.ok) {
+    panel.setConnection("error", explainFailure(settings.provider, settings.baseUrl, location.origin, lastFailure, result.message));
+    return;
+  }
+  const models = result.models;
+  if (models.length > 0 && !models.some((m) => m.id === settings.model)) {
+    settings.model = models[0]?.id ?? null;
+    await persist();
+    await pushConfig();
+  }
+  panel.setModels(models, settings.model);
+  const label = providerInfo(settings.provider).label;
+  panel.setConnection("ok", `Connected to ${label}: ${models.length} model${models.length === 1 ? "" : "s"} available`);
+}
+
+async function save(form: SettingsForm): Promise<void> {
+  const baseUrl = normalizeBaseUrl(form.baseUrl);
+  if (baseUrl === null) {
+    panel.setConnection("error", "The base URL must be an http:// or https:// URL without a query");
+    return;
+  }
+  const previous = settings;
+  settings = {
+    ...settings,
+    provider: form.provider,
+    baseUrl,
+    keyStorage: form.keyStorage,
+    authBase: trimBase(form.authBase) || settings.authBase,
+    model: form.provider === previous.provider ? settings.model : null,
+  };
+  try {
+    if (form.newKey) await keys.set(form.provider, form.keyStorage, form.newKey);
+    else await keys.move(form.provider, previous.keyStorage, form.keyStorage);
+  } catch (err) {
+    panel.setConnection("error", `The key could not be stored: ${String(err)}`);
+    return;
+  }
+  await persist();
+  panel.fill(settings, await hasKey());
+  await pushConfig();
+  await checkConnection();
+}
+
+async function chooseModel(model: string): Promise<void> {
+  settings.model = model;
+  await persist();
+  await pushConfig();
+}
+
+async function forgetKey(provider: AppSettings["provider"]): Promise<void> {
+  await keys.forget(provider);
+  if (provider === settings.provider) {
+    panel.showKeyState(false);
+    await pushConfig();
+  }
+}
+
+function restart(takeOver = false): void {
+  ready = false;
+  chat.reset();
+  chat.setAvailable(false);
+  usage.reset();
+  lockBanner.hidden = true;
+  status.booting("Restarting", 0, 1, 0);
+  // A tab that held the workspace takes it back at once (its old worker's lock may not be released yet).
+  client.start(takeOver || holdsWorkspace);
+  void pushConfig();
+}
+
+async function init(): Promise<void> {
+  settings = await loadSettings();
+  const query = new URLSearchParams(location.search);
+  const authBase = query.get("auth_base");
+  if (authBase) settings.authBase = trimBase(authBase);
+  const oauth = await finishOAuth(settings.authBase);
+  if (oauth.kind === "key") {
+    if (settings.provider !== "openrouter") {
+      settings.provider = "openrouter";
+      settings.baseUrl = providerInfo("openrouter").defaultBaseUrl;
+      settings.model = null;
+    }
+    await keys.set("openrouter", settings.keyStorage, oauth.key);
+  }
+  await persist();
+  permission.value = settings.permissionMode;
+  permission.addEventListener("change", () => {
+    if (!isPermissionMode(permission.value)) return;
+    settings.permissionMode = permission.value;
+    void persist().then(pushConfig);
+  });
+  const has = await hasKey();
+  panel.fill(settings, has);
+  client.start();
+  await pushConfig();
+  void navigator.storage?.persist?.().catch(() => false);
+  if (oauth.kind === "error") {
+    panel.open();
+    panel.setConnection("error", oauth.message);
+  } else if (oauth.kind === "key") {
+    panel.open();
+  } else if (!has && providerInfo(settings.provider).keyRequired) {
+    panel.open();
+  }
+}
+
+void init();

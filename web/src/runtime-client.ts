@@ -1,0 +1,86 @@
+/**
+ * The main thread's handle on the agent worker: create it, restart it (terminate + recreate),
+ * post typed messages, route what it posts back to one listener, and ask for the model list.
+ */
+
+import type { JsonObject } from "./protocol/codec";
+import { parseModels, type ModelInfo } from "./protocol/messages";
+import { TAKE_OVER_NAME, type MainToWorker, type RequestResult, type WorkerToMain } from "./worker/bridge";
+
+const REQUEST_TIMEOUT_MS = 45_000;
+
+export type ModelsResult = { ok: true; models: ModelInfo[] } | { ok: false; message: string };
+
+export type WorkerListener = (message: WorkerToMain) => void;
+
+export class RuntimeClient {
+  private worker: Worker | null = null;
+  private generation = 0;
+  private nextRequest = 1;
+  private readonly waiters = new Map<string, (result: RequestResult) => void>();
+
+  constructor(private readonly listener: WorkerListener) {}
+
+  /** (Re)create the worker. The caller sends `configure` again (the key is not kept here). */
+  start(takeOver = false): void {
+    this.stop();
+    const generation = ++this.generation;
+    const worker = new Worker(new URL("./worker/agent.worker.ts", import.meta.url), {
+      type: "module",
+      name: takeOver ? TAKE_OVER_NAME : "tidepool-agent",
+    });
+    worker.addEventListener("message", (event: MessageEvent<WorkerToMain>) => {
+      if (generation === this.generation) this.route(event.data);
+    });
+    worker.addEventListener("error", (event: ErrorEvent) => {
+      if (generation !== this.generation) return;
+      event.preventDefault();
+      this.listener({ type: "boot_failed", step: "load-pyodide", message: event.message || "the agent worker crashed" });
+    });
+    this.worker = worker;
+  }
+
+  stop(): void {
+    this.worker?.terminate();
+    this.worker = null;
+    for (const resolve of this.waiters.values()) resolve({ ok: false, code: "restarted", message: "the runtime was restarted" });
+    this.waiters.clear();
+  }
+
+  post(message: MainToWorker): void {
+    this.worker?.postMessage(message);
+  }
+
+  /** A runtime `request`; resolves with its reply (or a failure after a timeout or a restart). */
+  request(method: string, params: JsonObject = {}, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RequestResult> {
+    const requestId = `q${this.nextRequest++}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(requestId);
+        resolve({ ok: false, code: "timeout", message: `the runtime did not answer ${method}` });
+      }, timeoutMs);
+      this.waiters.set(requestId, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+      this.post({ type: "request", requestId, method, params });
+    });
+  }
+
+  async listModels(): Promise<ModelsResult> {
+    const result = await this.request("list_models");
+    if (!result.ok) return { ok: false, message: result.message };
+    const models = parseModels(result.value);
+    return models ? { ok: true, models } : { ok: false, message: "the model list was not understood" };
+  }
+
+  private route(message: WorkerToMain): void {
+    if (message.type === "reply") {
+      const resolve = this.waiters.get(message.requestId);
+      this.waiters.delete(message.requestId);
+      resolve?.(message.result);
+      return;
+    }
+    this.listener(message);
+  }
+}

@@ -1,0 +1,82 @@
+/** The app's settings as plain values, their defaults, and what each key-storage mode means. */
+
+import type { PermissionMode, ProviderKind } from "../protocol/messages";
+
+export type KeyStorage = "encrypted" | "session";
+
+export interface AppSettings {
+  provider: ProviderKind;
+  baseUrl: string;
+  model: string | null;
+  permissionMode: PermissionMode;
+  keyStorage: KeyStorage;
+  /** Where "Connect with OpenRouter" sends the person (and exchanges the code). */
+  authBase: string;
+}
+
+export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = [
+  { kind: "openrouter", label: "OpenRouter", defaultBaseUrl: "https://openrouter.ai/api/v1", keyRequired: true },
+  { kind: "ollama", label: "Ollama (local)", defaultBaseUrl: "http://localhost:11434", keyRequired: false },
+];
+
+export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string }[] = [
+  { mode: "ask", label: "Ask before edits, network and code" },
+  { mode: "auto-edit", label: "Auto-edit files, ask for network and code" },
+  { mode: "full-auto", label: "Full auto" },
+  { mode: "read-only", label: "Read-only" },
+];
+
+export const KEY_STORAGE_HELP: Record<KeyStorage, string> = {
+  encrypted:
+    "Remembered on this device: encrypted with AES-GCM under a non-extractable browser key in IndexedDB. " +
+    "Protects against the key being read in plain text from disk, backups or storage dumps. It does not " +
+    "protect against code running in this page (e.g. a malicious extension) or someone using this browser profile.",
+  session:
+    "Session only: kept in this tab's memory and never written anywhere. Closing the tab forgets it; " +
+    "nothing on disk can leak it, but you enter it again on every visit.",
+};
+
+export const DEFAULT_AUTH_BASE = "https://openrouter.ai";
+
+export function providerInfo(kind: ProviderKind): (typeof PROVIDERS)[number] {
+  const info = PROVIDERS.find((p) => p.kind === kind);
+  if (!info) throw new Error(`unknown provider ${kind}`);
+  return info;
+}
+
+export function defaultSettings(): AppSettings {
+  return {
+    provider: "openrouter",
+    baseUrl: providerInfo("openrouter").defaultBaseUrl,
+    model: null,
+    permissionMode: "ask",
+    keyStorage: "encrypted",
+    authBase: DEFAULT_AUTH_BASE,
+  };
+}
+
+export function isProviderKind(value: string): value is ProviderKind {
+  return PROVIDERS.some((p) => p.kind === value);
+}
+
+export function isPermissionMode(value: string): value is PermissionMode {
+  return PERMISSION_MODES.some((m) => m.mode === value);
+}
+
+/** Merge a stored (possibly older or damaged) record over the defaults, keeping only valid values. */
+export function sanitizeSettings(stored: unknown): AppSettings {
+  const base = defaultSettings();
+  if (typeof stored !== "object" || stored === null) return base;
+  const s = stored as Record<string, unknown>;
+  const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+  const provider = str(s.provider);
+  const mode = str(s.permissionMode);
+  return {
+    provider: provider && isProviderKind(provider) ? provider : base.provider,
+    baseUrl: str(s.baseUrl) ?? base.baseUrl,
+    model: str(s.model),
+    permissionMode: mode && isPermissionMode(mode) ? mode : base.permissionMode,
+    keyStorage: s.keyStorage === "session" ? "session" : "encrypted",
+    authBase: str(s.authBase) ?? base.authBase,
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * The conversation: user / assistant / error `message`s and `tool-call` cards, the composer
+ * (Enter sends, Shift+Enter newline) and the stop control (also Esc). Streaming text is rendered as
+ * markdown at most once per animation frame, so the main thread stays light.
+ */
+
+import type { ApprovalDecision, UiEvent } from "../protocol/messages";
+import { byTestId, el } from "./dom";
+import type { SessionView } from "./history";
+import { renderMarkdown } from "./markdown";
+import { ToolCard } from "./tool-card";
+
+export interface ChatActions {
+  send(text: string): void;
+  stop(): void;
+  decide(callId: string, decision: ApprovalDecision): void;
+  turnChanged(running: boolean): void;
+}
+
+type Role = "user" | "assistant" | "error";
+
+interface Segment {
+  node: HTMLElement;
+  text: string;
+}
+
+const LOCAL_STOP_GRACE_MS = 5000;
+
+export class ChatView {
+  private readonly list = document.querySelector<HTMLElement>(".messages") as HTMLElement;
+  private readonly empty = document.querySelector<HTMLElement>(".empty-state") as HTMLElement;
+  private readonly input = byTestId<HTMLTextAreaElement>("chat-input");
+  private readonly sendButton = byTestId<HTMLButtonElement>("chat-send");
+  private readonly stopButton = byTestId<HTMLButtonElement>("chat-stop");
+  private readonly cards = new Map<string, ToolCard>();
+  private segment: Segment | null = null;
+  private dirty = new Set<Segment>();
+  private frame = 0;
+  private running = false;
+  private canSend = false;
+  private stopTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly actions: ChatActions) {
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.submit();
+      }
+    });
+    this.input.addEventListener("input", () => this.autosize());
+    this.sendButton.addEventListener("click", () => this.submit());
+    this.stopButton.addEventListener("click", () => this.stop());
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && this.running) {
+        e.preventDefault();
+        this.stop();
+      }
+    });
+    this.syncControls();
+  }
+
+  /** Whether the runtime can take a message now (ready, not booting). */
+  setAvailable(available: boolean): void {
+    this.canSend = available;
+    this.syncControls();
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  onEvent(event: UiEvent): void {
+    switch (event.kind) {
+      case "turn_started":
+        return this.setRunning(true);
+      case "text_delta":
+        return this.appendText(event.text);
+      case "tool_started":
+        this.card(event.call_id, event.name, event.arguments).started();
+        this.segment = null;
+        return;
+      case "approval_needed":
+        this.card(event.call_id, event.name, event.arguments).askApproval(event.preview);
+        this.segment = null;
+        return;
+      case "tool_finished":
+        this.card(event.call_id, event.name, undefined).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
+        return;
+      case "turn_finished":
+        this.flush();
+        this.segment = null;
+        if (event.reason === "aborted") this.note("Stopped.");
+        else if (event.reason === "max_rounds") this.note("Stopped: the turn reached its maximum number of rounds.");
+        return this.setRunning(false);
+      case "error":
+        this.flush();
+        this.segment = null;
+        this.addMessage("error", event.message);
+        return;
+      case "session_opened":
+        // A turn that waits for an approval resumes; its approval_needed follows.
+        if (event.resumed_turn) this.setRunning(true);
+        return;
+      case "notice":
+        this.note(event.text);
+        return;
+      case "ready":
+      case "usage":
+        return;
+    }
+  }
+
+  /** Show a session's stored conversation (after boot or a reload), replacing what is shown. */
+  showHistory(view: SessionView): void {
+    this.flush();
+    this.list.replaceChildren();
+    this.segment = null;
+    for (const message of view.messages) {
+      if (message.role === "summary") {
+        this.note("Earlier messages were summarized for the model.");
+        continue;
+      }
+      if (message.text) this.addMessage(message.role, message.text);
+      for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result);
+      if (message.role === "user" && message.status === "interrupted") this.note("Interrupted when the page went away.");
+    }
+    for (const call of view.pending) this.card(call.callId, call.name, call.arguments, true).askApproval();
+    this.empty.hidden = this.list.childElementCount > 0;
+    if (view.runningTurn) this.setRunning(true);
+    this.scrollToEnd();
+  }
+
+  /** An error that did not come from a turn (boot, connection, restart). */
+  showError(text: string): void {
+    this.addMessage("error", text);
+  }
+
+  /** The runtime went away (restart, crash): no turn is running any more. */
+  reset(): void {
+    this.flush();
+    this.segment = null;
+    this.setRunning(false);
+  }
+
+  private submit(): void {
+    const text = this.input.value.trim();
+    if (!text || !this.canSend || this.running) return;
+    this.input.value = "";
+    this.autosize();
+    this.addMessage("user", text);
+    this.segment = null;
+    this.setRunning(true);
+    this.actions.send(text);
+  }
+
+  private stop(): void {
+    if (!this.running) return;
+    this.actions.stop();
+    // If the runtime never confirms (it is stuck or gone), stop waiting for it here.
+    if (this.stopTimer === null) this.stopTimer = setTimeout(() => this.setRunning(false), LOCAL_STOP_GRACE_MS);
+  }
+
+  private setRunning(running: boolean): void {
+    if (this.stopTimer !== null && !running) {
+      clearTimeout(this.stopTimer);
+      this.stopTimer = null;
+    }
+    if (this.running === running) return;
+    this.running = running;
+    this.syncControls();
+    this.actions.turnChanged(running);
+  }
+
+  private syncControls(): void {
+    this.stopButton.hidden = !this.running;
+    this.stopButton.disabled = !this.running;
+    this.sendButton.disabled = !this.canSend || this.running;
+  }
+
+  /** The card of a call, made on first sight; `place` moves an existing one to the end (history). */
+  private card(callId: string, name: string, args: unknown, place = false): ToolCard {
+    let card = this.cards.get(callId);
+    if (!card) {
+      card = new ToolCard(callId, name, args, (id, decision) => this.actions.decide(id, decision));
+      this.cards.set(callId, card);
+      this.push(card.root);
+    } else {
+      if (args !== undefined) card.setArguments(args);
+      if (place) this.push(card.root);
+    }
+    return card;
+  }
+
+  private appendText(text: string): void {
+    if (!this.segment) {
+      const node = this.addMessage("assistant", "");
+      this.segment = { node, text: "" };
+    }
+    this.segment.text += text;
+    this.dirty.add(this.segment);
+    if (this.frame === 0) this.frame = requestAnimationFrame(() => this.flush());
+  }
+
+  private flush(): void {
+    if (this.frame !== 0) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    const stick = this.nearBottom();
+    for (const seg of this.dirty) {
+      const body = seg.node.querySelector(".message-body");
+      if (body) body.innerHTML = renderMarkdown(seg.text);
+    }
+    this.dirty.clear();
+    if (stick) this.scrollToEnd();
+  }
+
+  private addMessage(role: Role, text: string): HTMLElement {
+    const body = el("div", { class: "message-body" });
+    if (role === "assistant") body.innerHTML = renderMarkdown(text);
+    else body.textContent = text;
+    const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
+    this.push(node);
+    return node;
+  }
+
+  private note(text: string): void {
+    this.push(el("div", { class: "turn-note" }, text));
+  }
+
+  private push(node: HTMLElement): void {
+    const stick = this.nearBottom();
+    this.empty.hidden = true;
+    this.list.append(node);
+    if (stick) this.scrollToEnd();
+  }
+
+  private nearBottom(): boolean {
+    const scroller = this.list.parentElement ?? this.list;
+    return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
+  }
+
+  private scrollToEnd(): void {
+    const scroller = this.list.parentElement ?? this.list;
+    scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  private autosize(): void {
+    this.input.rows = Math.min(8, Math.max(1, this.input.value.split("\n").length));
+  }
+}

@@ -1,0 +1,65 @@
+/** A runtime *session view* (docs/protocol.md, `session_current`) as plain values the chat can show. */
+
+import { isJsonObject, type JsonObject } from "../protocol/codec";
+
+export type HistoryCallStatus = "ok" | "error" | "denied" | "running" | "pending-approval" | "interrupted";
+
+export interface HistoryCall {
+  callId: string;
+  name: string;
+  arguments: unknown;
+  status: HistoryCallStatus;
+  result: string | null;
+}
+
+export interface HistoryMessage {
+  role: "user" | "assistant" | "summary";
+  status: string;
+  text: string;
+  calls: HistoryCall[];
+}
+
+export interface SessionView {
+  sessionId: string;
+  title: string;
+  messages: HistoryMessage[];
+  pending: { callId: string; name: string; arguments: unknown }[];
+  runningTurn: string | null;
+}
+
+const CALL_STATUSES: readonly HistoryCallStatus[] = ["ok", "error", "denied", "running", "pending-approval", "interrupted"];
+
+const text = (v: unknown): string => (typeof v === "string" ? v : "");
+const list = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isJsonObject) : []);
+
+function parseCall(c: JsonObject): HistoryCall | null {
+  if (typeof c.call_id !== "string" || typeof c.name !== "string") return null;
+  const status = CALL_STATUSES.find((s) => s === c.status) ?? "interrupted";
+  return { callId: c.call_id, name: c.name, arguments: c.arguments, status, result: typeof c.result === "string" ? c.result : null };
+}
+
+function parseMessage(m: JsonObject): HistoryMessage | null {
+  if (m.role !== "user" && m.role !== "assistant" && m.role !== "summary") return null;
+  const calls = list(m.tool_calls)
+    .map(parseCall)
+    .filter((c): c is HistoryCall => c !== null);
+  return { role: m.role, status: text(m.status), text: text(m.text), calls };
+}
+
+/** Null when the value is not a session view. */
+export function parseSessionView(value: unknown): SessionView | null {
+  if (!isJsonObject(value) || !isJsonObject(value.session) || typeof value.session.id !== "string") return null;
+  const messages = list(value.messages)
+    .map(parseMessage)
+    .filter((m): m is HistoryMessage => m !== null);
+  const pending = list(value.pending_approvals)
+    .filter((p) => typeof p.call_id === "string" && typeof p.name === "string")
+    .map((p) => ({ callId: String(p.call_id), name: String(p.name), arguments: p.arguments }));
+  return {
+    sessionId: value.session.id,
+    title: text(value.session.title),
+    messages,
+    pending,
+    runningTurn: typeof value.running_turn === "string" ? value.running_turn : null,
+  };
+}

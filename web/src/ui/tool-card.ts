@@ -1,0 +1,139 @@
+/** A `tool-call` card: name, status, expandable arguments and result, approval buttons. */
+
+import type { ApprovalDecision } from "../protocol/messages";
+import { el } from "./dom";
+import type { HistoryCallStatus } from "./history";
+
+export type ToolStatus = "pending-approval" | "running" | "ok" | "error" | "denied";
+
+const STATUS_TEXT: Record<ToolStatus, string> = {
+  "pending-approval": "needs approval",
+  running: "running",
+  ok: "done",
+  error: "failed",
+  denied: "denied",
+};
+
+export class ToolCard {
+  readonly root: HTMLElement;
+  private readonly statusLabel: HTMLElement;
+  private readonly args: HTMLElement;
+  private readonly result: HTMLElement;
+  private readonly resultSection: HTMLElement;
+  private approval: HTMLElement | null = null;
+
+  constructor(
+    readonly callId: string,
+    name: string,
+    args: unknown,
+    private readonly onDecision: (callId: string, decision: ApprovalDecision) => void,
+  ) {
+    this.statusLabel = el("span", { class: "tool-status" });
+    this.args = el("pre", { class: "tool-args" }, pretty(args));
+    this.result = el("pre", { class: "tool-result" });
+    this.resultSection = el("div", { class: "tool-section" }, el("h4", {}, "Result"), this.result);
+    this.resultSection.hidden = true;
+    const summary = el(
+      "summary",
+      {},
+      el("span", { class: "tool-icon", "aria-hidden": "true" }, "⚙"),
+      el("span", { class: "tool-name" }, name),
+      el("span", { class: "tool-brief" }, brief(args)),
+      this.statusLabel,
+    );
+    const details = el("details", {}, summary, el("div", { class: "tool-section" }, el("h4", {}, "Arguments"), this.args), this.resultSection);
+    this.root = el("article", { class: "tool-call", "data-testid": "tool-call", "data-tool": name, "data-call-id": callId }, details);
+    this.setStatus("running");
+  }
+
+  get status(): ToolStatus {
+    return (this.root.dataset.status as ToolStatus | undefined) ?? "running";
+  }
+
+  setArguments(args: unknown): void {
+    this.args.textContent = pretty(args);
+  }
+
+  askApproval(preview?: string): void {
+    this.setStatus("pending-approval");
+    if (this.approval) return;
+    if (preview) this.root.querySelector("details")?.append(el("div", { class: "tool-section" }, el("h4", {}, "Preview"), el("pre", { class: "tool-preview" }, preview)));
+    const button = (testid: string, label: string, decision: ApprovalDecision, cls: string): HTMLButtonElement => {
+      const b = el("button", { type: "button", class: `btn ${cls}`, "data-testid": testid }, label);
+      b.addEventListener("click", () => this.decide(decision));
+      return b;
+    };
+    this.approval = el(
+      "div",
+      { class: "approval", role: "group", "aria-label": "Approve this tool call" },
+      el("span", { class: "approval-text" }, "Allow this call?"),
+      button("approval-allow", "Allow once", "allow", "btn-primary"),
+      button("approval-allow-session", "Allow for this session", "allow_session", ""),
+      button("approval-deny", "Deny", "deny", "btn-danger"),
+    );
+    this.root.append(this.approval);
+  }
+
+  started(): void {
+    if (this.status !== "denied") this.setStatus("running");
+  }
+
+  finished(status: "ok" | "error" | "denied", result: unknown): void {
+    this.clearApproval();
+    this.result.textContent = pretty(result);
+    this.resultSection.hidden = false;
+    if (this.status !== "denied") this.setStatus(status);
+  }
+
+  /** A call shown from history: its recorded status and result. */
+  restore(status: HistoryCallStatus, result: string | null): void {
+    if (status === "pending-approval") return this.askApproval();
+    if (status === "running") return this.started();
+    if (status === "interrupted") return this.finished("error", result ?? "interrupted: the page went away before it finished");
+    this.finished(status, result ?? "");
+  }
+
+  private decide(decision: ApprovalDecision): void {
+    this.clearApproval();
+    this.setStatus(decision === "deny" ? "denied" : "running");
+    this.onDecision(this.callId, decision);
+  }
+
+  private clearApproval(): void {
+    this.approval?.remove();
+    this.approval = null;
+  }
+
+  private setStatus(status: ToolStatus): void {
+    this.root.dataset.status = status;
+    this.statusLabel.textContent = STATUS_TEXT[status];
+  }
+}
+
+function pretty(value: unknown): string {
+  if (typeof value === "string") {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  if (value === undefined) return "";
+  return JSON.stringify(value, null, 2);
+}
+
+function brief(args: unknown): string {
+  let value: unknown = args;
+  if (typeof args === "string") {
+    try {
+      value = JSON.parse(args);
+    } catch {
+      return args.slice(0, 80);
+    }
+  }
+  if (typeof value !== "object" || value === null) return "";
+  const first = Object.entries(value as Record<string, unknown>)[0];
+  if (!first) return "";
+  const shown = typeof first[1] === "string" ? first[1] : JSON.stringify(first[1]);
+  return `${first[0]}: ${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}`;
+}

@@ -1,0 +1,285 @@
+/**
+ * The adapter: the host side of the frame protocol inside the agent worker. It decodes the
+ * runtime's frames, performs what they ask (HTTP through the egress rule, events to the UI), and
+ * encodes host messages for the runtime. It holds the provider key in memory only; the key is never
+ * put in a frame, a log line or a message to the main thread.
+ */
+
+import { DEFAULT_MAX_FRAME, encodeFrame, FrameDecoder, FrameTooLargeError, type DecodedItem } from "../protocol/codec";
+import {
+  PROTOCOL_VERSION,
+  parseRuntimeMessage,
+  type HostMessage,
+  type RuntimeMessage,
+} from "../protocol/messages";
+import type { LogSource, MainToWorker, ProviderSettings, WorkerToMain } from "./bridge";
+import { HttpExecutor } from "./http";
+import type { FlushOutcome } from "./persistence";
+
+export const HOST_CAPABILITIES = ["http", "events", "approvals"];
+
+export interface AdapterIO {
+  /** Push encoded frames into the runtime's stdin. */
+  toRuntime(bytes: Uint8Array): void;
+  /** Post a typed message to the main thread. */
+  toMain(message: WorkerToMain): void;
+  /** The app's own origin (for /api/proxy). */
+  appOrigin: string;
+  /** Runs `exec_request` code in the sandbox; absent: code execution is reported as unavailable. */
+  exec?: (request: ExecRequestMessage) => Promise<ExecOutcome>;
+}
+
+export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
+export type FlushRequestMessage = Extract<RuntimeMessage, { type: "flush_request" }>;
+export type Flusher = (request: FlushRequestMessage) => Promise<FlushOutcome>;
+export type ExecOutcome = Omit<Extract<HostMessage, { type: "exec_result" }>, "type" | "id">;
+
+type HandshakeState = "waiting" | "hello" | "ready" | "failed";
+
+export class Adapter {
+  private readonly decoder = new FrameDecoder(DEFAULT_MAX_FRAME);
+  private readonly http: HttpExecutor;
+  private settings: ProviderSettings | null = null;
+  private key: string | null = null;
+  private state: HandshakeState = "waiting";
+  private nextId = 1;
+  private readonly uiRequests = new Map<string, string>(); // frame id -> UI request id
+  private flusher: Flusher | null = null;
+  private readyWaiters: ((outcome: Error | null) => void)[] = [];
+
+  constructor(private readonly io: AdapterIO) {
+    this.http = new HttpExecutor({
+      send: (m) => this.send(m),
+      credentials: () => ({
+        policy: { providerBaseUrl: this.settings?.baseUrl ?? null, appOrigin: io.appOrigin },
+        key: this.key,
+      }),
+      failure: (f) => this.io.toMain({ type: "http_failure", ...f }),
+    });
+  }
+
+  /** Answer `flush_request`s (and say so in hello, so the runtime waits for each save). */
+  enableFlush(flusher: Flusher): void {
+    this.flusher = flusher;
+  }
+
+  /** Send our hello; the runtime's `hello` and `ready` event complete the handshake. */
+  start(): void {
+    const capabilities = [...HOST_CAPABILITIES, ...(this.flusher ? ["flush"] : [])];
+    this.send({ type: "hello", protocol: PROTOCOL_VERSION, capabilities });
+  }
+
+  /** Resolves when the runtime reported `ready`; rejects on a mismatch or after `timeoutMs`. */
+  whenReady(timeoutMs: number): Promise<void> {
+    if (this.state === "ready") return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => settle(new Error(`the runtime did not become ready within ${timeoutMs / 1000} s`)), timeoutMs);
+      const settle = (outcome: Error | null): void => {
+        clearTimeout(timer);
+        this.readyWaiters = this.readyWaiters.filter((w) => w !== settle);
+        if (outcome) reject(outcome);
+        else resolve();
+      };
+      this.readyWaiters.push(settle);
+    });
+  }
+
+  /** Bytes the runtime wrote on its stdout. */
+  onRuntimeBytes(bytes: Uint8Array): void {
+    for (const item of this.decoder.feed(bytes)) this.onItem(item);
+  }
+
+  /** A message from the main thread. */
+  onMain(message: MainToWorker): void {
+    switch (message.type) {
+      case "configure":
+        this.settings = message.settings;
+        this.key = message.key && message.key.length > 0 ? message.key : null;
+        if (this.state === "hello" || this.state === "ready") this.sendConfig();
+        return;
+      case "user_message":
+        this.send({ type: "user_message", text: message.text });
+        return;
+      case "abort_turn":
+        this.send({ type: "abort_turn" });
+        return;
+      case "approval":
+        this.send({ type: "approval", call_id: message.callId, decision: message.decision });
+        return;
+      case "request": {
+        const id = this.freshId();
+        this.uiRequests.set(id, message.requestId);
+        this.send({ type: "request", id, method: message.method, params: message.params });
+        return;
+      }
+    }
+  }
+
+  /** Stop everything in flight (the worker is going away). */
+  shutdown(): void {
+    this.http.cancelAll();
+  }
+
+  private onItem(item: DecodedItem): void {
+    switch (item.kind) {
+      case "stray":
+        this.log("stdout", "info", new TextDecoder().decode(item.data));
+        return;
+      case "malformed":
+        this.log("adapter", "warning", `malformed frame from the runtime (${item.code}): ${item.detail}`);
+        if (item.code === "too_large") {
+          this.send({ type: "error", code: "frame_too_large", message: item.detail });
+        }
+        return;
+      case "message": {
+        const parsed = parseRuntimeMessage(item.message);
+        if (parsed.ok) this.onMessage(parsed.message);
+        else this.log("adapter", "debug", `skipped a runtime message: ${parsed.reason} (${parsed.type})`);
+        return;
+      }
+    }
+  }
+
+  private onMessage(message: RuntimeMessage): void {
+    switch (message.type) {
+      case "hello":
+        return this.onHello(message.protocol);
+      case "http_request":
+        return this.http.start(message);
+      case "cancel":
+        return this.http.cancel(message.id);
+      case "event":
+        if (message.event.kind === "ready") {
+          this.state = "ready";
+          this.io.toMain({ type: "ready", tools: message.event.tools ?? [] });
+          this.settleReady(null);
+        }
+        this.io.toMain({ type: "event", event: message.event });
+        return;
+      case "reply":
+        return this.onReply(message.id, message.ok, message.result, message.error);
+      case "log":
+        return this.log("runtime", message.level, `${message.logger ?? "runtime"}: ${message.message}`);
+      case "error":
+        return this.onRuntimeError(message.code, message.message);
+      case "exec_request":
+        return void this.runExec(message);
+      case "flush_request":
+        return void this.runFlush(message);
+    }
+  }
+
+  private async runExec(request: ExecRequestMessage): Promise<void> {
+    let outcome: ExecOutcome;
+    if (!this.io.exec) {
+      outcome = { ok: false, stdout: "", stderr: "", files: {}, error: "code execution is not available in this build" };
+    } else {
+      try {
+        outcome = await this.io.exec(request);
+      } catch (err) {
+        outcome = { ok: false, stdout: "", stderr: "", files: {}, error: `the sandbox failed: ${String(err)}` };
+      }
+    }
+    this.send({ type: "exec_result", id: request.id, ...outcome });
+  }
+
+  private async runFlush(request: FlushRequestMessage): Promise<void> {
+    if (!this.flusher) {
+      // Without the `flush` capability the runtime does not wait for an answer.
+      this.log("adapter", "debug", `flush_request ${request.id} (${request.what}): no storage here`);
+      return;
+    }
+    const outcome = await this.flusher(request);
+    if (outcome.ok) this.send({ type: "reply", id: request.id, ok: true, result: {} });
+    else this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
+  }
+
+  private onHello(protocol: number): void {
+    if (protocol !== PROTOCOL_VERSION) {
+      const text = `the runtime speaks protocol ${protocol}, this app speaks ${PROTOCOL_VERSION}: reload the page to get matching versions`;
+      this.send({ type: "error", code: "protocol_mismatch", message: text });
+      this.fail(text);
+      return;
+    }
+    this.state = "hello";
+    if (this.settings) this.sendConfig();
+  }
+
+  private onRuntimeError(code: string, message: string): void {
+    const fatal = code === "protocol_mismatch";
+    this.io.toMain({ type: "runtime_error", code, message, fatal });
+    if (fatal) this.fail(message);
+  }
+
+  private onReply(id: string, ok: boolean, result: unknown, error: unknown): void {
+    const requestId = this.uiRequests.get(id);
+    if (requestId === undefined) {
+      this.log("adapter", "debug", `reply to an unknown request ${id}`);
+      return;
+    }
+    this.uiRequests.delete(id);
+    const outcome = ok
+      ? ({ ok: true, value: result } as const)
+      : ({ ok: false, code: errorCode(error), message: describeError(error) } as const);
+    this.io.toMain({ type: "reply", requestId, result: outcome });
+  }
+
+  private sendConfig(): void {
+    const s = this.settings;
+    if (!s) return;
+    this.send({
+      type: "config",
+      provider: { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
+      model: s.model,
+      permission_mode: s.permissionMode,
+      page_origin: this.io.appOrigin,
+    });
+  }
+
+  private send(message: HostMessage): void {
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeFrame(message);
+    } catch (err) {
+      const detail = err instanceof FrameTooLargeError ? err.message : String(err);
+      this.log("adapter", "error", `could not send ${message.type}: ${detail}`);
+      return;
+    }
+    this.io.toRuntime(bytes);
+  }
+
+  private fail(message: string): void {
+    this.state = "failed";
+    this.settleReady(new Error(message));
+  }
+
+  private settleReady(outcome: Error | null): void {
+    for (const waiter of [...this.readyWaiters]) waiter(outcome);
+  }
+
+  private freshId(): string {
+    return `h${this.nextId++}`;
+  }
+
+  private log(source: LogSource, level: string, message: string): void {
+    this.io.toMain({ type: "log", source, level, message });
+  }
+}
+
+function errorCode(error: unknown): string {
+  if (typeof error === "object" && error !== null) {
+    const code = (error as Record<string, unknown>).code;
+    if (typeof code === "string" && code) return code;
+  }
+  return "error";
+}
+
+/** The runtime's error payload (a string or `{code, message}`) as a sentence for a person. */
+export function describeError(error: unknown): string {
+  if (typeof error === "string" && error) return error;
+  if (typeof error === "object" && error !== null) {
+    const record = error as Record<string, unknown>;
+    if (typeof record.message === "string" && record.message) return record.message;
+  }
+  return "the runtime reported an error without details";
+}

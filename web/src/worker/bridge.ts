@@ -1,0 +1,65 @@
+/**
+ * The typed postMessage contract between the main thread and the agent worker: one discriminated
+ * union per direction. The provider key crosses only in `configure` (main → worker) and is kept in
+ * the worker's memory; nothing the worker posts back contains it.
+ */
+
+import type { JsonObject } from "../protocol/codec";
+import type {
+  ApprovalDecision,
+  PermissionMode,
+  ProviderKind,
+  ToolInfo,
+  UiEvent,
+} from "../protocol/messages";
+
+export interface ProviderSettings {
+  provider: ProviderKind;
+  baseUrl: string;
+  model: string | null;
+  permissionMode: PermissionMode;
+}
+
+export type BootStep =
+  | "load-pyodide"
+  | "fetch-manifest"
+  | "install-wheels"
+  | "restore-storage"
+  | "start-runtime"
+  | "handshake";
+
+export const BOOT_STEPS: readonly { step: BootStep; label: string }[] = [
+  { step: "load-pyodide", label: "Loading Python (Pyodide)" },
+  { step: "fetch-manifest", label: "Reading the wheel manifest" },
+  { step: "install-wheels", label: "Installing the runtime" },
+  { step: "restore-storage", label: "Opening your saved work" },
+  { step: "start-runtime", label: "Starting the agent runtime" },
+  { step: "handshake", label: "Handshake with the runtime" },
+];
+
+export type MainToWorker =
+  | { type: "configure"; settings: ProviderSettings; key: string | null }
+  | { type: "user_message"; text: string }
+  | { type: "abort_turn" }
+  | { type: "approval"; callId: string; decision: ApprovalDecision }
+  /** A runtime `request` (list_models, session_current, …); answered by `reply` with the same requestId. */
+  | { type: "request"; requestId: string; method: string; params: JsonObject };
+
+/** The worker's `name` when it should take the workspace over from another tab. */
+export const TAKE_OVER_NAME = "tidepool-agent:take-over";
+
+export type LogSource = "runtime" | "stdout" | "stderr" | "adapter";
+
+export type WorkerToMain =
+  | { type: "boot_progress"; step: BootStep; index: number; total: number; label: string; fraction: number }
+  | { type: "boot_failed"; step: BootStep; message: string }
+  | { type: "ready"; tools: ToolInfo[] }
+  | { type: "event"; event: UiEvent }
+  | { type: "reply"; requestId: string; result: RequestResult }
+  | { type: "http_failure"; url: string; kind: "network" | "timeout" | "status"; status: number | null; message: string }
+  | { type: "runtime_error"; code: string; message: string; fatal: boolean }
+  /** Another tab holds the workspace: this one does not save (until it takes the workspace over). */
+  | { type: "workspace_lock"; state: "held" | "elsewhere" | "lost" }
+  | { type: "log"; source: LogSource; level: string; message: string };
+
+export type RequestResult = { ok: true; value: unknown } | { ok: false; code: string; message: string };

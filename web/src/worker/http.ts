@@ -1,0 +1,205 @@
+/**
+ * Executes the runtime's `http_request` frames with fetch and streams the answer back as
+ * `http_head` / `http_chunk` (base64) / `http_end`, or `http_error`. The egress rule decides where a
+ * request may go and whether the provider key is added; the key itself never leaves this module's
+ * caller-provided getter and is never logged or framed.
+ *
+ * `timeout_s` bounds the wait for the response head and every gap between body chunks (an idle
+ * timeout), so a long but live stream is not cut off.
+ */
+
+import type { HostMessage, HttpErrorKind, RuntimeMessage } from "../protocol/messages";
+import { decideEgress, type EgressPolicy } from "./egress";
+
+export type HttpRequestMessage = Extract<RuntimeMessage, { type: "http_request" }>;
+
+export interface HttpCredentials {
+  policy: EgressPolicy;
+  key: string | null;
+}
+
+export interface HttpFailure {
+  url: string;
+  kind: "network" | "timeout" | "status";
+  status: number | null;
+  message: string;
+}
+
+export interface HttpHost {
+  send(message: HostMessage): void;
+  credentials(): HttpCredentials;
+  /** A provider request that failed or answered >= 400: the UI explains it in connection-status. */
+  failure(info: HttpFailure): void;
+}
+
+const CHUNK_BYTES = 512 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TIMEOUT_S = 60;
+const BODILESS = new Set(["GET", "HEAD"]);
+const DROPPED_HEADERS = new Set(["authorization", "cookie", "host", "content-length", "connection"]);
+
+type StopReason = "timeout" | "aborted";
+
+interface InFlight {
+  controller: AbortController;
+  stop: StopReason | null;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+export class HttpExecutor {
+  private readonly inflight = new Map<string, InFlight>();
+
+  constructor(private readonly host: HttpHost) {}
+
+  start(req: HttpRequestMessage): void {
+    if (this.inflight.has(req.id)) {
+      this.fail(req.id, "refused", `request id ${req.id} is already in flight`);
+      return;
+    }
+    const { policy, key } = this.host.credentials();
+    const decision = decideEgress(req.url, req.auth ?? "none", policy);
+    if (decision.kind === "refused") {
+      this.fail(req.id, "refused", decision.reason);
+      return;
+    }
+    const headers = requestHeaders(req.headers ?? {});
+    if (decision.kind === "provider" && decision.authorize && key) headers.set("Authorization", `Bearer ${key}`);
+    const entry: InFlight = { controller: new AbortController(), stop: null, timer: null };
+    this.inflight.set(req.id, entry);
+    const timeoutMs = Math.max(1, (req.timeout_s ?? DEFAULT_TIMEOUT_S) * 1000);
+    void this.run(req, decision.url, headers, entry, timeoutMs, decision.kind === "provider");
+  }
+
+  cancel(id: string): void {
+    this.abort(id, "aborted");
+  }
+
+  cancelAll(): void {
+    for (const id of [...this.inflight.keys()]) this.abort(id, "aborted");
+  }
+
+  private abort(id: string, reason: StopReason): void {
+    const entry = this.inflight.get(id);
+    if (!entry || entry.stop) return;
+    entry.stop = reason;
+    entry.controller.abort();
+  }
+
+  private arm(id: string, entry: InFlight, ms: number): void {
+    if (entry.timer !== null) clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => this.abort(id, "timeout"), ms);
+  }
+
+  private async run(
+    req: HttpRequestMessage,
+    url: string,
+    headers: Headers,
+    entry: InFlight,
+    timeoutMs: number,
+    isProvider: boolean,
+  ): Promise<void> {
+    const { id } = req;
+    this.arm(id, entry, timeoutMs);
+    try {
+      const response = await fetch(url, {
+        method: req.method,
+        headers,
+        body: BODILESS.has(req.method.toUpperCase()) ? null : (req.body ?? null),
+        signal: entry.controller.signal,
+        credentials: "omit",
+        redirect: "error",
+        cache: "no-store",
+        referrerPolicy: "no-referrer",
+      });
+      this.host.send({ type: "http_head", id, status: response.status, headers: responseHeaders(response) });
+      if (isProvider && response.status >= 400) {
+        this.host.failure({ url, kind: "status", status: response.status, message: response.statusText });
+      }
+      await this.pump(id, entry, response, timeoutMs);
+      this.host.send({ type: "http_end", id });
+    } catch (err) {
+      const kind: HttpErrorKind = entry.stop ?? "network";
+      const message = errorMessage(kind, url, err, timeoutMs);
+      if (isProvider && kind !== "aborted") this.host.failure({ url, kind, status: null, message });
+      this.fail(id, kind, message);
+    } finally {
+      if (entry.timer !== null) clearTimeout(entry.timer);
+      this.inflight.delete(id);
+    }
+  }
+
+  private async pump(id: string, entry: InFlight, response: Response, timeoutMs: number): Promise<void> {
+    if (!response.body) return;
+    const reader = response.body.getReader();
+    let total = 0;
+    for (;;) {
+      this.arm(id, entry, timeoutMs);
+      const { done, value } = await reader.read();
+      if (done) return;
+      total += value.length;
+      if (total > MAX_RESPONSE_BYTES) {
+        await reader.cancel();
+        throw new ResponseTooLarge();
+      }
+      for (let at = 0; at < value.length; at += CHUNK_BYTES) {
+        this.host.send({ type: "http_chunk", id, data: toBase64(value.subarray(at, at + CHUNK_BYTES)) });
+      }
+    }
+  }
+
+  private fail(id: string, kind: HttpErrorKind, message: string): void {
+    this.host.send({ type: "http_error", id, kind, message });
+  }
+}
+
+class ResponseTooLarge extends Error {
+  constructor() {
+    super(`the response is over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB`);
+  }
+}
+
+function requestHeaders(raw: Record<string, string>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (DROPPED_HEADERS.has(name.toLowerCase())) continue;
+    try {
+      headers.set(name, value);
+    } catch {
+      // An invalid header name or value is dropped rather than failing the request.
+    }
+  }
+  return headers;
+}
+
+function responseHeaders(response: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    out[name.toLowerCase()] = value;
+  });
+  return out;
+}
+
+function errorMessage(kind: HttpErrorKind, url: string, err: unknown, timeoutMs: number): string {
+  const origin = safeOrigin(url);
+  if (kind === "timeout") return `no answer from ${origin} within ${Math.round(timeoutMs / 1000)} s`;
+  if (kind === "aborted") return "the request was cancelled";
+  if (err instanceof ResponseTooLarge) return err.message;
+  const detail = err instanceof Error ? err.message : String(err);
+  return `could not reach ${origin}: the browser blocked the request (CORS) or the server is unreachable (${detail})`;
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}

@@ -1,0 +1,199 @@
+/**
+ * Makes the runtime's files durable in OPFS (docs/storage.md). Before the runtime starts, the state
+ * database generations and the workspace files are copied from OPFS into Pyodide's in-memory FS; on
+ * each `flush_request` the named files are written back. `createWritable()` writes to a swap file
+ * and replaces the target only on `close()`, so a save is atomic.
+ *
+ * OPFS layout: tidepool/workspaces/<name>/state/{current,previous}.sqlite and …/<name>/files/….
+ */
+
+export interface PyFS {
+  readFile(path: string): Uint8Array;
+  writeFile(path: string, data: Uint8Array): void;
+  mkdirTree(path: string): void;
+  analyzePath(path: string): { exists: boolean };
+  stat(path: string): { mode: number };
+  isDir(mode: number): boolean;
+  readdir(path: string): string[];
+}
+
+export type FlushOutcome = { ok: true } | { ok: false; code: string; message: string };
+
+export interface FlushRequest {
+  what: "workspace" | "state";
+  paths: unknown;
+  rotate?: unknown;
+}
+
+export const STATE_DIR = "/state";
+export const WORKSPACE_DIR = "/workspace";
+const STATE_FILES = ["current.sqlite", "previous.sqlite"] as const;
+
+export class Persistence {
+  private constructor(
+    private readonly fs: PyFS,
+    private readonly stateDir: FileSystemDirectoryHandle,
+    private readonly filesDir: FileSystemDirectoryHandle,
+  ) {}
+
+  /** Null when this browser gives us no OPFS (then nothing is saved, and the runtime is told so). */
+  static async open(fs: PyFS, workspace = "default"): Promise<Persistence | null> {
+    try {
+      const root = await navigator.storage.getDirectory();
+      const app = await root.getDirectoryHandle("tidepool", { create: true });
+      const all = await app.getDirectoryHandle("workspaces", { create: true });
+      const ws = await all.getDirectoryHandle(workspace, { create: true });
+      const state = await ws.getDirectoryHandle("state", { create: true });
+      const files = await ws.getDirectoryHandle("files", { create: true });
+      return new Persistence(fs, state, files);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Copy what OPFS holds into /state and /workspace (before the runtime starts). */
+  async restore(): Promise<{ stateFiles: number; workspaceFiles: number }> {
+    this.fs.mkdirTree(STATE_DIR);
+    this.fs.mkdirTree(WORKSPACE_DIR);
+    const savedAt: Record<string, string> = {};
+    let stateFiles = 0;
+    for (const name of STATE_FILES) {
+      const file = await fileIn(this.stateDir, name);
+      if (!file) continue;
+      this.fs.writeFile(`${STATE_DIR}/${name}`, new Uint8Array(await file.arrayBuffer()));
+      savedAt[name.replace(".sqlite", "")] = new Date(file.lastModified).toISOString();
+      stateFiles++;
+    }
+    if (stateFiles > 0) {
+      this.fs.writeFile(`${STATE_DIR}/saved_at.json`, new TextEncoder().encode(JSON.stringify(savedAt)));
+    }
+    const workspaceFiles = await this.copyIn(this.filesDir, WORKSPACE_DIR);
+    return { stateFiles, workspaceFiles };
+  }
+
+  async flush(request: FlushRequest): Promise<FlushOutcome> {
+    const paths = Array.isArray(request.paths) ? request.paths.filter((p): p is string => typeof p === "string") : [];
+    try {
+      if (request.what === "state") {
+        for (const name of paths) await this.saveState(name, request.rotate === true);
+      } else {
+        for (const path of paths) await this.saveWorkspacePath(path);
+      }
+      return { ok: true };
+    } catch (err) {
+      return failure(err);
+    }
+  }
+
+  private async saveState(name: string, rotate: boolean): Promise<void> {
+    if (name !== "current.sqlite") throw new PathError(`unexpected state file ${name}`);
+    const data = this.fs.readFile(`${STATE_DIR}/${name}`);
+    if (rotate) {
+      const current = await fileIn(this.stateDir, name);
+      if (current) await writeFile(this.stateDir, "previous.sqlite", new Uint8Array(await current.arrayBuffer()));
+    }
+    await writeFile(this.stateDir, name, data);
+  }
+
+  /** One workspace path: a file is written, a folder mirrored, a missing path deleted. */
+  private async saveWorkspacePath(path: string): Promise<void> {
+    const parts = safeParts(path);
+    const source = parts.length ? `${WORKSPACE_DIR}/${parts.join("/")}` : WORKSPACE_DIR;
+    if (parts.length === 0) {
+      await this.mirror(source, this.filesDir);
+      return;
+    }
+    const parent = await dirAt(this.filesDir, parts.slice(0, -1), true);
+    const name = parts[parts.length - 1] as string;
+    if (!this.fs.analyzePath(source).exists) {
+      await parent.removeEntry(name, { recursive: true }).catch(() => undefined);
+      return;
+    }
+    if (this.fs.isDir(this.fs.stat(source).mode)) {
+      await this.mirror(source, await parent.getDirectoryHandle(name, { create: true }));
+    } else {
+      await writeFile(parent, name, this.fs.readFile(source));
+    }
+  }
+
+  /** Make an OPFS folder hold exactly what the in-memory folder holds. */
+  private async mirror(source: string, target: FileSystemDirectoryHandle): Promise<void> {
+    const names = this.fs.readdir(source).filter((n) => n !== "." && n !== "..");
+    for await (const existing of target.keys()) {
+      if (!names.includes(existing)) await target.removeEntry(existing, { recursive: true });
+    }
+    for (const name of names) {
+      const path = `${source}/${name}`;
+      if (this.fs.isDir(this.fs.stat(path).mode)) {
+        await this.mirror(path, await target.getDirectoryHandle(name, { create: true }));
+      } else {
+        await target.removeEntry(name).catch(() => undefined); // a folder that became a file
+        await writeFile(target, name, this.fs.readFile(path));
+      }
+    }
+  }
+
+  private async copyIn(dir: FileSystemDirectoryHandle, into: string): Promise<number> {
+    let count = 0;
+    for await (const [name, handle] of dir.entries()) {
+      const path = `${into}/${name}`;
+      if (handle.kind === "directory") {
+        this.fs.mkdirTree(path);
+        count += await this.copyIn(handle as FileSystemDirectoryHandle, path);
+      } else {
+        const file = await (handle as FileSystemFileHandle).getFile();
+        this.fs.writeFile(path, new Uint8Array(await file.arrayBuffer()));
+        count++;
+      }
+    }
+    return count;
+  }
+}
+
+class PathError extends Error {}
+
+/** A workspace-relative path as safe segments; throws on anything that could leave the workspace. */
+export function safeParts(path: string): string[] {
+  if (path.includes("\\") || path.includes("\0") || path.startsWith("/") || /^[A-Za-z]:/.test(path)) {
+    throw new PathError(`unsafe workspace path ${JSON.stringify(path)}`);
+  }
+  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) throw new PathError(`unsafe workspace path ${JSON.stringify(path)}`);
+  return parts;
+}
+
+async function fileIn(dir: FileSystemDirectoryHandle, name: string): Promise<File | null> {
+  try {
+    return await (await dir.getFileHandle(name)).getFile();
+  } catch {
+    return null;
+  }
+}
+
+async function dirAt(root: FileSystemDirectoryHandle, parts: string[], create: boolean): Promise<FileSystemDirectoryHandle> {
+  let dir = root;
+  for (const part of parts) dir = await dir.getDirectoryHandle(part, { create });
+  return dir;
+}
+
+async function writeFile(dir: FileSystemDirectoryHandle, name: string, data: Uint8Array): Promise<void> {
+  const handle = await dir.getFileHandle(name, { create: true });
+  const writable = await handle.createWritable();
+  try {
+    await writable.write(data as Uint8Array<ArrayBuffer>);
+    await writable.close();
+  } catch (err) {
+    await writable.abort().catch(() => undefined);
+    throw err;
+  }
+}
+
+function failure(err: unknown): FlushOutcome {
+  const name = err instanceof DOMException ? err.name : "";
+  const message = err instanceof Error ? err.message : String(err);
+  if (name === "QuotaExceededError") {
+    return { ok: false, code: "quota_exceeded", message: `the browser's storage is full: ${message}` };
+  }
+  if (err instanceof PathError) return { ok: false, code: "invalid", message };
+  return { ok: false, code: "storage_failed", message: `saving to the browser's storage failed: ${message}` };
+}

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from runtime.boot import BootConfig, boot
@@ -24,6 +25,13 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME)
     parser.add_argument("--max-rounds", type=int, default=12)
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        default=os.environ.get("TIDEPOOL_STATE_DIR"),
+        help="folder of the state database (current.sqlite); default: a new temporary folder",
+    )
+    parser.add_argument("--session-id", default=None, help="the stored session to open (default: the latest)")
     return parser.parse_args(argv)
 
 
@@ -38,8 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     frames_fd = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    state_dir = Path(args.state_dir) if args.state_dir else Path(tempfile.mkdtemp(prefix="tidepool-state-"))
     config = BootConfig(
-        workspace=args.workspace.resolve(), max_rounds=args.max_rounds, log_level=getattr(logging, args.log_level)
+        workspace=args.workspace.resolve(),
+        max_rounds=args.max_rounds,
+        log_level=getattr(logging, args.log_level),
+        state_dir=state_dir.resolve(),
+        session_id=args.session_id,
     )
     try:
         asyncio.run(serve(config, sys.stdin.fileno(), frames_fd, args.max_frame))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.agent.gate import Gate
@@ -31,6 +32,14 @@ class BootConfig:
     gate: Callable[[str], Gate] = default_gate
     hooks: Callable[[], Hooks] = default_hooks
     log_level: int = logging.INFO
+    # Where the state database lives (see runtime.persist.statefiles); None keeps it in memory only.
+    state_dir: Path | None = field(default_factory=lambda: default_state_dir())
+    session_id: str | None = None  # the stored session to open; None: the latest
+
+
+def default_state_dir() -> Path | None:
+    """``/state`` in Pyodide (the adapter fills it from OPFS before start); in memory under CPython."""
+    return Path("/state") if sys.platform == "emscripten" else None
 
 
 def boot(config: BootConfig, transport: Transport) -> Session:
@@ -48,6 +57,8 @@ def boot(config: BootConfig, transport: Transport) -> Session:
         gate_factory=config.gate,
         max_rounds=config.max_rounds,
         hooks=config.hooks(),
+        state_dir=config.state_dir,
+        session_id=config.session_id,
     )
     session.on_close.append(lambda: root.removeHandler(handler))
     return session

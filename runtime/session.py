@@ -1,8 +1,11 @@
-"""One conversation with the host: handshake, settings, turns, approvals and host requests.
+"""One conversation with the host: handshake, settings, turns, approvals, stored sessions, requests.
 
 ``Session.run`` reads messages until the host goes away. Each message is checked once at the boundary
 (``parse_host_message``); answers to the runtime's own requests go to the RPC layer; the rest is handled
-here. A turn runs as its own task so ``abort_turn`` can cancel it at any await point.
+here. A turn runs as its own task so ``abort_turn`` can cancel it at any await point. The state store
+opens right after ``ready``; then the latest stored session (or ``session_id``) becomes the
+conversation, and a turn that waited for approval when the page went away resumes. Host ``request``s
+go through ``runtime.requests.dispatch``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import asyncio
 import itertools
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,25 +22,33 @@ from typing import Any
 
 from runtime import PROTOCOL_VERSION, __version__
 from runtime.agent.approvals import Approvals
+from runtime.agent.context import DEFAULT_CONTEXT_TOKENS
 from runtime.agent.gate import Gate
-from runtime.agent.loop import TurnDeps, run_turn
-from runtime.agent.messages import ChatMessage, ToolCall, UserMessage
+from runtime.agent.loop import Resume, TurnDeps, run_turn
+from runtime.agent.messages import ChatMessage, ToolCall
 from runtime.agent.tool_context import AgentToolContext
 from runtime.errors import ProviderError
 from runtime.host.codec import Message
 from runtime.host.http import HttpClient
-from runtime.host.messages import BadMessage, Config, Event, HostMessage, Request, parse_host_message
+from runtime.host.messages import BadMessage, Config, Event, HostMessage, parse_host_message
 from runtime.host.rpc import Rpc
 from runtime.host.transport import Transport
+from runtime.persist.display import session_view
+from runtime.persist.history import chat_history
+from runtime.persist.restore import Resumable
+from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
 from runtime.prompts.gather import slash_skill, system_prompt, warm_up
-from runtime.providers.base import Provider, ProviderSettings
+from runtime.providers.base import ModelInfo, Provider, ProviderSettings
+from runtime.providers.lazy import LazyProvider
 from runtime.providers.registry import ProviderRegistry, UnknownProvider
+from runtime.requests.dispatch import Requests
+from runtime.store import Store, StoreError
 from runtime.tools.registry import Registry
 
 log = logging.getLogger(__name__)
 
-CAPABILITIES = ["http", "events", "approvals", "list_models"]
+CAPABILITIES = ["http", "events", "approvals", "list_models", "sessions", "memory", "skills", "flush"]
 GateFactory = Callable[[str], Gate]
 
 
@@ -45,6 +57,7 @@ class Settings:
     provider: ProviderSettings | None = None
     model: str | None = None
     permission_mode: str = "ask"
+    context_length: int | None = None
 
 
 class Session:
@@ -58,6 +71,8 @@ class Session:
         gate_factory: GateFactory,
         max_rounds: int,
         hooks: Hooks | None = None,
+        state_dir: Path | None = None,
+        session_id: str | None = None,
     ) -> None:
         self.transport = transport
         self.rpc = Rpc(transport)
@@ -65,18 +80,26 @@ class Session:
         self.tools = tools
         self.providers = providers
         self.workspace = workspace
-        self.context = AgentToolContext(workspace, self.rpc, self.http)
+        self._host_capabilities: frozenset[str] = frozenset()
+        self.state = State(state_dir, self.rpc, self.emit, lambda: "flush" in self._host_capabilities)
+        self.context = AgentToolContext(
+            workspace, self.rpc, self.http, self.state.flusher.workspace, lambda: self._open_store()
+        )
         self.approvals = Approvals()
-        self.history: list[ChatMessage] = []
         self.settings = Settings()
+        self._initial_session = session_id
+        self._activation: asyncio.Task[None] | None = None
+        self._context_lengths: dict[str, int] = {}
         self._gate_factory = gate_factory
         self.gate = gate_factory("ask")
         self.max_rounds = max_rounds
         self.hooks = hooks or Hooks()
         self._provider: Provider | None = None
         self._turn: asyncio.Task[None] | None = None
-        self._requests: dict[str, asyncio.Task[None]] = {}
+        self._turn_id: str | None = None
+        self.requests = Requests(self)
         self._turn_ids = itertools.count(1)
+        self._run_token = secrets.token_hex(3)
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []
 
@@ -111,7 +134,7 @@ class Session:
         if message is None or self.rpc.dispatch(raw):
             return True
         if message["type"] == "hello":
-            return self._hello(message["protocol"])
+            return self._hello(message["protocol"], message.get("capabilities") or [])
         if not self._handshaken:
             self._send_error("handshake_required", f"send hello before {message['type']!r}", raw.get("id"))
             return True
@@ -128,17 +151,15 @@ class Session:
         elif message["type"] == "approval":
             self.approvals.resolve(message["call_id"], message["decision"])
         elif message["type"] == "request":
-            self._start_request(message)
+            self.requests.start(message)
         elif message["type"] == "cancel":
-            task = self._requests.get(message["id"])
-            if task:
-                task.cancel()
+            self.requests.cancel(message["id"])
         elif message["type"] == "error":
             log.warning("the host reported an error: %s: %s", message["code"], message["message"])
         else:
             log.debug("nothing to do with a %r message here", message["type"])
 
-    def _hello(self, protocol: int) -> bool:
+    def _hello(self, protocol: int, capabilities: list[str]) -> bool:
         if protocol != PROTOCOL_VERSION:
             self._send_error(
                 "protocol_mismatch",
@@ -150,7 +171,11 @@ class Session:
             log.warning("a second hello; ignored")
             return True
         self._handshaken = True
+        self._host_capabilities = frozenset(capabilities)
         self.emit({"kind": "ready", "models_known": False, "tools": self.tools.catalog()})
+        self.state.start()  # opens right after the ready frame went out
+        self._activation = asyncio.ensure_future(self._activate_initial())
+        self._activation.add_done_callback(_log_failure)
         asyncio.get_running_loop().call_later(0.05, warm_up)
         return True
 
@@ -176,6 +201,8 @@ class Session:
             self._provider = None
         if "model" in message:
             settings = replace(settings, model=message["model"])
+        if "context_length" in message:
+            settings = replace(settings, context_length=message["context_length"])
         if "permission_mode" in message and message["permission_mode"] != settings.permission_mode:
             settings = replace(settings, permission_mode=message["permission_mode"])
             set_mode = getattr(self.gate, "set_mode", None)
@@ -208,11 +235,94 @@ class Session:
             self._provider = provider
         return provider
 
+    def _configured(self) -> Provider:
+        provider = self.provider()
+        if not self.settings.model:
+            raise ProviderError("bad_request", "No model is selected. Choose one in Settings.", retryable=False)
+        return provider
+
+    def remember_models(self, models: list[ModelInfo]) -> None:
+        """Context lengths from the provider's model list: the token budget of each model."""
+        self._context_lengths.update({m.id: m.context_length for m in models if m.context_length})
+
+    def context_tokens(self) -> int:
+        model = self.settings.model or ""
+        return self.settings.context_length or self._context_lengths.get(model) or DEFAULT_CONTEXT_TOKENS
+
+    # ---- stored sessions ------------------------------------------------------------------------------
+
+    def _open_store(self) -> Store | None:
+        return self.state.opened.store if self.state.opened else None
+
+    async def _activate_initial(self) -> None:
+        try:
+            repair = await self.state.activate(self._initial_session)
+        except StoreError as exc:
+            if exc.code != "not_found":
+                raise
+            self.emit({"kind": "notice", "code": "session_missing", "text": f"{exc.message} Opened the latest."})
+            repair = await self.state.activate(None)
+        self._opened_session(repair.resumable)
+
+    async def _session_ready(self) -> None:
+        """Wait for the boot-time session; a failure is logged (turns then fail with a message)."""
+        if self._activation is not None:
+            try:
+                await asyncio.shield(self._activation)
+            except Exception:
+                log.debug("no session to work in (logged when opening it failed)")
+
+    def _opened_session(self, resumable: Resumable | None) -> None:
+        store, sid = self._open_store(), self.state.session_id
+        if store is None or sid is None:
+            return
+        title = store.get_session(sid).title
+        resumed = resumable.turn_id if resumable else None
+        self.emit({"kind": "session_opened", "session_id": sid, "title": title, "resumed_turn": resumed})
+        if resumable is not None:
+            self.approvals.expect(resumable.ask_first)
+            resume = Resume(resumable.calls, resumable.ask_first)
+            self._launch(resumable.turn_id, lambda started: self._run_turn(resumable.turn_id, None, started, resume))
+
+    async def switch_session(self, session_id: str | None, *, create: bool = False) -> dict[str, Any]:
+        """Leave the current session (a running turn stops as if the page went away) and open another."""
+        await self._session_ready()
+        if session_id is not None:
+            (await self.state.store()).get_session(session_id)  # not_found before anything changes
+        await self.leave_session()
+        repair = await self.state.activate(session_id, create=create)
+        self._opened_session(repair.resumable)
+        return self.session_view()
+
+    async def leave_session(self) -> None:
+        self.state.detach()
+        self.approvals.clear()
+        turn = self._turn
+        if turn and not turn.done():
+            turn.cancel()
+            await asyncio.wait([turn], timeout=5.0)
+
+    def session_view(self) -> dict[str, Any]:
+        store, sid = self._open_store(), self.state.session_id
+        if store is None or sid is None:
+            raise StoreError("not_found", "No session is open yet.", entity="session")
+        return session_view(store, sid, self.tools, self._turn_id if self.turn_running else None)
+
+    @property
+    def history(self) -> list[ChatMessage]:
+        """The current session's conversation as stored (every message, summaries left out)."""
+        store, sid = self._open_store(), self.state.session_id
+        return chat_history(store.list_messages(sid)) if store and sid else []
+
     # ---- turns ----------------------------------------------------------------------------------------
 
+    @property
+    def turn_running(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
     def _start_turn(self, text: str, turn_id: str | None) -> None:
-        turn_id = turn_id or f"t{next(self._turn_ids)}"
-        if self._turn and not self._turn.done():
+        turn_id = turn_id or f"t{next(self._turn_ids)}-{self._run_token}"
+        if self.turn_running:
             self.emit(
                 {
                     "kind": "error",
@@ -223,16 +333,25 @@ class Session:
                 }
             )
             return
+        self._launch(turn_id, lambda started: self._run_turn(turn_id, text, started))
+
+    def _launch(self, turn_id: str, work: Callable[[list[bool]], Awaitable[None]]) -> None:
         started: list[bool] = []
-        self._turn = asyncio.ensure_future(self._run_turn(turn_id, text, started))
+        self._turn_id = turn_id
+        self._turn = asyncio.ensure_future(work(started))
         self._turn.add_done_callback(lambda task: self._turn_done(task, turn_id, started))
 
-    async def _run_turn(self, turn_id: str, text: str, started: list[bool]) -> None:
+    async def _run_turn(
+        self, turn_id: str, text: str | None, started: list[bool], resume: Resume | None = None
+    ) -> None:
         started.append(True)
-        try:
-            provider = self.provider()
-            if not self.settings.model:
-                raise ProviderError("bad_request", "No model is selected. Choose one in Settings.", retryable=False)
+        await self._session_ready()
+        journal = self.state.journal
+        if journal is None:
+            self._fail_turn(turn_id, "internal", "No session could be opened. Reload the page.")
+            return
+        try:  # a resumed turn needs the provider only after the approval it waits for
+            provider = LazyProvider(self.provider, lambda: self.settings.model) if resume else self._configured()
         except ProviderError as exc:
             self._fail_turn(turn_id, "not_configured", exc.message)
             return
@@ -242,19 +361,23 @@ class Session:
             log.exception("rendering the system prompt failed")
             self._fail_turn(turn_id, "internal", f"The system prompt could not be built: {exc}. Reload the page.")
             return
-        self.history.append(UserMessage(text))
         deps = TurnDeps(
             provider,
-            self.settings.model,
+            self.settings.model or "",
             self.tools,
             self.gate,
             self.context,
             self.emit,
             self.approvals,
+            journal,
             hooks=self.hooks,
             max_rounds=self.max_rounds,
+            context_tokens=self.context_tokens(),
         )
-        await run_turn(deps, turn_id, self.history, prompt, self._slash_calls(text, turn_id))
+        if self.settings.model:
+            journal.note_model(self.settings.model)
+        first = self._slash_calls(text, turn_id) if text is not None else ()
+        await run_turn(deps, turn_id, text, prompt, first, resume)
 
     def _slash_calls(self, text: str, turn_id: str) -> tuple[ToolCall, ...]:
         """``/skill-name …`` activates that skill before the model answers."""
@@ -275,70 +398,28 @@ class Session:
             log.error("turn %s crashed: %r", turn_id, task.exception())
 
     def _abort_turn(self) -> None:
-        if self._turn and not self._turn.done():
+        if self.turn_running and self._turn:
             log.info("aborting the running turn")
             self._turn.cancel()
 
     def system_prompt(self) -> str:
-        return system_prompt(self.workspace, self.tools.catalog(), self.settings.permission_mode)
-
-    # ---- host requests --------------------------------------------------------------------------------
-
-    def _start_request(self, message: Request) -> None:
-        request_id = message["id"]
-        handler = self._methods().get(message["method"])
-        if handler is None:
-            self._reply(request_id, error={"code": "unknown_method", "message": f"no method {message['method']!r}"})
-            return
-        task = asyncio.ensure_future(self._answer(request_id, handler(message.get("params") or {})))
-        self._requests[request_id] = task
-        task.add_done_callback(lambda _: self._requests.pop(request_id, None))
-
-    def _methods(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[Any]]]:
-        return {"ping": self._ping, "list_models": self._list_models, "new_session": self._new_session}
-
-    async def _answer(self, request_id: str, work: Awaitable[Any]) -> None:
-        try:
-            result = await work
-        except ProviderError as exc:
-            self._reply(request_id, error={"code": exc.code, "message": exc.message, "retryable": exc.retryable})
-        except asyncio.CancelledError:
-            self._reply(request_id, error={"code": "cancelled", "message": "the request was cancelled"})
-        except Exception as exc:
-            log.exception("request %s failed", request_id)
-            self._reply(request_id, error={"code": "internal", "message": f"{type(exc).__name__}: {exc}"})
-        else:
-            self._reply(request_id, result=result)
-
-    def _reply(self, request_id: str, *, result: Any = None, error: dict[str, Any] | None = None) -> None:
-        if error is None:
-            self.transport.send({"type": "reply", "id": request_id, "ok": True, "result": result})
-        else:
-            self.transport.send({"type": "reply", "id": request_id, "ok": False, "error": error})
-
-    async def _ping(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {"pong": True, "version": __version__}
-
-    async def _list_models(self, params: dict[str, Any]) -> dict[str, Any]:
-        override = None
-        p = params.get("provider")
-        if isinstance(p, dict) and isinstance(p.get("kind"), str):
-            origin = self.settings.provider.page_origin if self.settings.provider else None
-            override = ProviderSettings(p["kind"], str(p.get("base_url") or ""), bool(p.get("has_key")), origin)
-        models = await self.provider(override).list_models()
-        return {"models": [m.as_dict() for m in models]}
-
-    async def _new_session(self, params: dict[str, Any]) -> dict[str, Any]:
-        self._abort_turn()
-        self.history = []
-        return {"ok": True}
+        store = self._open_store()
+        pinned = [m.text for m in store.memory_pinned()] if store is not None else []
+        return system_prompt(self.workspace, self.tools.catalog(), self.settings.permission_mode, pinned)
 
     async def _shutdown(self) -> None:
-        tasks = [t for t in [self._turn, *self._requests.values()] if t and not t.done()]
+        self.state.detach()  # the host went away: the stored turn stays as it was, like after a reload
+        tasks = [t for t in [self._turn, self._activation, *self.requests.running()] if t and not t.done()]
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=2.0)
+        self.state.close()
         await self.transport.close()
         for callback in self.on_close:
             callback()
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("opening the stored session failed", exc_info=task.exception())

@@ -16,6 +16,7 @@ from typing import Any
 
 from runtime.agent.approvals import Approvals
 from runtime.agent.gate import Gate, Verdict
+from runtime.agent.journal import Journal
 from runtime.agent.messages import ToolCall, ToolResultMessage
 from runtime.agent.tool_context import AgentToolContext
 from runtime.host.messages import ApprovalNeeded, Event, ToolStatus
@@ -38,6 +39,7 @@ class CallDeps:
     context: AgentToolContext
     approvals: Approvals
     emit: Emit
+    journal: Journal
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,10 @@ class _Outcome:
 class CallRunner:
     """Runs the tool calls of one turn (the repeat guard counts within the turn)."""
 
-    def __init__(self, deps: CallDeps, turn_id: str) -> None:
+    def __init__(self, deps: CallDeps, turn_id: str, ask_first: frozenset[str] = frozenset()) -> None:
         self.deps = deps
         self.turn_id = turn_id
+        self.ask_first = ask_first  # calls that waited for approval before a reload: asked again
         self.repeats = RepeatedFailures()
 
     async def run(self, call: ToolCall) -> ToolResultMessage:
@@ -60,25 +63,26 @@ class CallRunner:
             tool = self.deps.tools.get(call.name)
         except UnknownTool:
             names = ", ".join(t.name for t in self.deps.tools) or "none"
-            return self._finish(
+            return await self._finish(
                 call, {}, _Outcome(f"Error: there is no tool {call.name!r}. Tools: {names}.", False, "error")
             )
         arguments = parse_arguments(call.arguments)
         if isinstance(arguments, str):
-            return self._finish(call, {}, _Outcome(arguments, False, "error"))
+            return await self._finish(call, {}, _Outcome(arguments, False, "error"))
         refusal = await self._permission(tool, call, arguments)
         if refusal:
-            return self._finish(call, arguments, refusal)
+            return await self._finish(call, arguments, refusal)
         if self.repeats.blocked(tool.name, arguments):
             text = (
                 f"Error: not run: {tool.name} already failed {self.repeats.limit} times with exactly these "
                 "arguments. Change the arguments or the approach, or ask the user."
             )
-            return self._finish(call, arguments, _Outcome(text, False, "error"))
+            return await self._finish(call, arguments, _Outcome(text, False, "error"))
         hooked = await self.deps.hooks.before(HookCall(call.id, tool, arguments))
         if isinstance(hooked, Denied):
             text = f"This call was blocked by {hooked.hook}: {hooked.reason}"
-            return self._finish(call, arguments, _Outcome(text, False, "denied"))
+            return await self._finish(call, arguments, _Outcome(text, False, "denied"))
+        self.deps.journal.call_started(self.turn_id, call.id, tool.name, hooked.arguments)
         self.deps.emit(
             {
                 "kind": "tool_started",
@@ -88,10 +92,12 @@ class CallRunner:
                 "arguments": hooked.arguments,
             }
         )
-        return self._finish(call, hooked.arguments, await self._execute(hooked))
+        return await self._finish(call, hooked.arguments, await self._execute(hooked))
 
     async def _permission(self, tool: ToolDefinition, call: ToolCall, arguments: dict[str, Any]) -> _Outcome | None:
         verdict, reason = self.deps.gate.decide(tool, arguments)
+        if verdict == "allow" and call.id in self.ask_first:
+            verdict = "ask"
         if verdict == "allow":
             return None
         if verdict == "ask":
@@ -118,8 +124,10 @@ class CallRunner:
             preview = None
         if preview is not None:
             event["preview"] = preview
+        await self.deps.journal.call_asking(self.turn_id, call.id, tool.name, arguments)
         self.deps.emit(event)
         decision = await self.deps.approvals.wait(call.id)
+        await self.deps.journal.call_decided(call.id, decision)
         if decision == "allow_session":
             self.deps.gate.grant_session(tool.name)
         return "deny" if decision == "deny" else "allow"
@@ -135,17 +143,16 @@ class CallRunner:
             log.warning("tool %s raised %s: %s", call.tool.name, type(exc).__name__, exc)
             outcome = HookResult(f"Error: {type(exc).__name__}: {exc}", ok=False)
         outcome = await self.deps.hooks.after(call, outcome)
-        self.deps.context.notify_changed(outcome.changed_paths)
         text = outcome.text
         tripped = self.repeats.record(call.tool.name, call.arguments, outcome.ok)
         if tripped:
             text += f"\n\n{tripped.message}"
         spilled = spill(self.deps.context.workspace, call.call_id, text)
-        if spilled.path:
-            self.deps.context.notify_changed((spilled.path,))
+        changed = (*outcome.changed_paths, *((spilled.path,) if spilled.path else ()))
+        await self.deps.context.flush_changed(changed)
         return _Outcome(spilled.text, outcome.ok, "ok" if outcome.ok else "error")
 
-    def _finish(self, call: ToolCall, arguments: dict[str, Any], outcome: _Outcome) -> ToolResultMessage:
+    async def _finish(self, call: ToolCall, arguments: dict[str, Any], outcome: _Outcome) -> ToolResultMessage:
         shown = outcome.text
         if len(shown) > MAX_EVENT_RESULT_CHARS:
             shown = f"{shown[:MAX_EVENT_RESULT_CHARS]}\n… [{len(shown) - MAX_EVENT_RESULT_CHARS} more characters]"
@@ -161,7 +168,9 @@ class CallRunner:
                 "status": outcome.status,
             }
         )
-        return ToolResultMessage(call.id, call.name, outcome.text, outcome.ok)
+        result = ToolResultMessage(call.id, call.name, outcome.text, outcome.ok)
+        await self.deps.journal.tool_result(self.turn_id, result, outcome.status, arguments)
+        return result
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:

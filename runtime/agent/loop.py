@@ -2,9 +2,14 @@
 
 Text deltas are emitted as they stream; each tool call is run by ``agent.calls.CallRunner`` (gate,
 approval, hooks, guardrails), whose result the model sees whatever happened. ``tools`` go with every
-request. A turn stops when the model answers without tool calls, after ``max_rounds`` rounds, on an
-error, or when its task is cancelled (``abort_turn``): the partial text is kept in the history and
-every unanswered tool call gets an "aborted" result so the conversation stays valid.
+request. Every completed step goes to the ``Journal`` (stored and saved before the next one), and
+each request's messages come from it through ``ContextWindow`` (which compacts when needed). A turn
+stops when the model answers without tool calls, after ``max_rounds`` rounds, on an error, or when
+its task is cancelled (``abort_turn``): the partial text is kept and every unanswered tool call gets
+an "aborted" result so the conversation stays valid.
+
+A turn cut off by a reload while a call waited for approval is resumed with ``resume``: the calls of
+its last assistant message that have no result yet, asking again for those in ``ask_first``.
 """
 
 from __future__ import annotations
@@ -12,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from runtime.agent.approvals import Approvals
-from runtime.agent.calls import CallDeps, CallRunner
+from runtime.agent.calls import CallDeps, CallRunner, parse_arguments
+from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from runtime.agent.gate import Gate
-from runtime.agent.messages import AssistantMessage, ChatMessage, SystemMessage, ToolCall, ToolResultMessage
+from runtime.agent.journal import Journal
+from runtime.agent.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage
 from runtime.agent.tool_context import AgentToolContext
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, TurnEndReason
@@ -41,22 +48,33 @@ class TurnDeps:
     context: AgentToolContext
     emit: Emit
     approvals: Approvals
+    journal: Journal
     hooks: Hooks = field(default_factory=Hooks)
     max_rounds: int = DEFAULT_MAX_ROUNDS
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Go on with a stored turn: run ``calls`` (asking again for ``ask_first``), then the rounds."""
+
+    calls: tuple[ToolCall, ...]
+    ask_first: frozenset[str]
 
 
 async def run_turn(
     deps: TurnDeps,
     turn_id: str,
-    history: list[ChatMessage],
+    text: str | None,
     system_prompt: str,
     first_calls: tuple[ToolCall, ...] = (),
+    resume: Resume | None = None,
 ) -> TurnEndReason:
-    """Run one turn; ``history`` (ending with the user's message) is extended in place.
+    """Run one turn for the user's ``text`` (``None`` with ``resume``: the message is already stored).
 
     ``first_calls`` run before the model is asked, as if it had asked for them (``/skill-name``).
     """
-    return await _Turn(deps, turn_id, history, system_prompt, first_calls).run()
+    return await _Turn(deps, turn_id, text, system_prompt, first_calls, resume).run()
 
 
 class _Turn:
@@ -64,18 +82,24 @@ class _Turn:
         self,
         deps: TurnDeps,
         turn_id: str,
-        history: list[ChatMessage],
+        text: str | None,
         system_prompt: str,
         first_calls: tuple[ToolCall, ...],
+        resume: Resume | None,
     ) -> None:
         self.deps = deps
+        self.text = text
         self.first_calls = first_calls
+        self.resume = resume
         self.turn_id = turn_id
-        self.history = history
         self.system_prompt = system_prompt
         self.partial: list[str] = []
+        self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
+        self.window = ContextWindow(deps.provider, deps.model, deps.context_tokens, deps.journal, deps.emit)
         self.calls = CallRunner(
-            CallDeps(deps.tools, deps.gate, deps.hooks, deps.context, deps.approvals, deps.emit), turn_id
+            CallDeps(deps.tools, deps.gate, deps.hooks, deps.context, deps.approvals, deps.emit, deps.journal),
+            turn_id,
+            resume.ask_first if resume else frozenset(),
         )
 
     async def run(self) -> TurnEndReason:
@@ -84,40 +108,52 @@ class _Turn:
         try:
             reason = await self._rounds()
         except asyncio.CancelledError:
-            self._close_aborted()
+            await self._close_aborted()
             reason = "aborted"
         except ProviderError as exc:
-            self._keep_partial()
+            await self._keep_partial()
             self._error(exc.code, exc.message, exc.retryable)
             reason = "error"
         except Exception as exc:  # a bug must end the turn, not the runtime
             log.exception("turn %s failed", self.turn_id)
-            self._keep_partial()
+            await self._keep_partial()
             self._error("internal", f"The agent hit an internal error: {type(exc).__name__}: {exc}", False)
             reason = "error"
+        await self.deps.journal.turn_finished(self.turn_id, reason)
         emit({"kind": "turn_finished", "turn_id": self.turn_id, "reason": reason})
         return reason
 
     async def _rounds(self) -> TurnEndReason:
+        journal = self.deps.journal
+        if self.text is not None:
+            await journal.user_message(self.turn_id, self.text)
         if self.first_calls:
-            self.history.append(AssistantMessage("", self.first_calls))
-            for call in self.first_calls:
-                self.history.append(await self.calls.run(call))
+            await journal.assistant_message(self.turn_id, AssistantMessage("", self.first_calls), "complete")
+            await self._run_calls(self.first_calls)
+        if self.resume:
+            await self._run_calls(self.resume.calls)
         for _ in range(self.deps.max_rounds):
             finished = await self._stream_round()
+            calls = tuple(replace(c, id=journal.fresh_call_id(c.id)) for c in finished.tool_calls)
             self.partial = []
-            self.history.append(AssistantMessage(finished.text, finished.tool_calls))
-            if not finished.tool_calls:
+            await journal.assistant_message(self.turn_id, AssistantMessage(finished.text, calls), "complete")
+            if not calls:
                 return "stop"
-            for call in finished.tool_calls:
-                self.history.append(await self.calls.run(call))
+            await self._run_calls(calls)
         return "max_rounds"
+
+    async def _run_calls(self, calls: tuple[ToolCall, ...]) -> None:
+        self.open = list(calls)
+        for call in calls:
+            await self.calls.run(call)
+            self.open.remove(call)
 
     async def _stream_round(self) -> Finished:
         deps = self.deps
-        messages = [SystemMessage(self.system_prompt), *self.history] if self.system_prompt else list(self.history)
+        tools = deps.tools.openai_tools()
+        messages: list[ChatMessage] = await self.window.messages(self.system_prompt, tools)
         finished: Finished | None = None
-        async for event in deps.provider.stream_chat(messages, deps.tools.openai_tools(), deps.model):
+        async for event in deps.provider.stream_chat(messages, tools, deps.model):
             match event:
                 case TextDelta(text=text):
                     self.partial.append(text)
@@ -139,19 +175,21 @@ class _Turn:
             raise ProviderError("provider_error", "The model's response ended without finishing. Try again.")
         return finished
 
-    def _keep_partial(self) -> None:
+    async def _keep_partial(self) -> None:
         if self.partial:
-            self.history.append(AssistantMessage("".join(self.partial)))
-            self.partial = []
+            text, self.partial = "".join(self.partial), []
+            await self.deps.journal.assistant_message(self.turn_id, AssistantMessage(text), "interrupted")
 
-    def _close_aborted(self) -> None:
+    async def _close_aborted(self) -> None:
         """Keep the partial text; answer every tool call left without a result."""
-        self._keep_partial()
-        answered = {m.call_id for m in self.history if isinstance(m, ToolResultMessage)}
-        last = next((m for m in reversed(self.history) if isinstance(m, AssistantMessage)), None)
-        for call in last.tool_calls if last else ():
-            if call.id not in answered:
-                self.history.append(ToolResultMessage(call.id, call.name, ABORTED_RESULT, False))
+        await self._keep_partial()
+        for call in self.open:
+            result = ToolResultMessage(call.id, call.name, ABORTED_RESULT, False)
+            arguments = parse_arguments(call.arguments)
+            await self.deps.journal.tool_result(
+                self.turn_id, result, "error", arguments if isinstance(arguments, dict) else {}
+            )
+        self.open = []
 
     def _error(self, code: str, message: str, retryable: bool) -> None:
         self.deps.emit(

@@ -1,27 +1,51 @@
-"""The concrete ``ToolContext``: what a running tool may use (workspace root, fetch, host requests)."""
+"""The concrete ``ToolContext``: what a running tool may use (workspace root, fetch, host requests, store)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.errors import HostRequestError
 from runtime.host.http import HttpClient, Response
 from runtime.host.rpc import Rpc
+from runtime.tools.base import ToolError
+
+if TYPE_CHECKING:
+    from runtime.store import Store
 
 log = logging.getLogger(__name__)
 
+SaveWorkspace = Callable[[tuple[str, ...]], Awaitable[bool]]
+
 
 class AgentToolContext:
-    def __init__(self, workspace: Path, rpc: Rpc, http: HttpClient) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        rpc: Rpc,
+        http: HttpClient,
+        save_workspace: SaveWorkspace | None = None,
+        store: Callable[[], Store | None] = lambda: None,
+    ) -> None:
         self._workspace = workspace
         self._rpc = rpc
         self._http = http
+        self._save_workspace = save_workspace
+        self._store = store
 
     @property
     def workspace(self) -> Path:
         return self._workspace
+
+    @property
+    def store(self) -> Store:
+        """The workspace's open store (memory tools); a turn only starts once it is open."""
+        store = self._store()
+        if store is None:
+            raise ToolError("The memory store is not open yet; try again in a moment.")
+        return store
 
     async def fetch(
         self,
@@ -48,9 +72,11 @@ class AgentToolContext:
             )
         return reply
 
-    def notify_changed(self, paths: tuple[str, ...]) -> None:
-        """Ask the host to persist changed workspace files (fire and forget; the host may ``reply``)."""
-        if paths:
-            self._rpc.send(
-                {"type": "flush_request", "id": self._rpc.new_id(), "what": "workspace", "paths": list(paths)}
-            )
+    async def flush_changed(self, paths: tuple[str, ...]) -> bool:
+        """Ask the host to persist changed workspace files and wait for its answer (see ``Flusher``)."""
+        if not paths:
+            return True
+        if self._save_workspace is not None:
+            return await self._save_workspace(paths)
+        self._rpc.send({"type": "flush_request", "id": self._rpc.new_id(), "what": "workspace", "paths": list(paths)})
+        return True

@@ -65,6 +65,7 @@ class Config(TypedDict):
     model: NotRequired[str | None]
     permission_mode: NotRequired[PermissionMode]
     page_origin: NotRequired[str | None]
+    context_length: NotRequired[int | None]
 
 
 class UserMessage(TypedDict):
@@ -165,6 +166,7 @@ class FlushRequest(TypedDict):
     id: str
     what: Literal["workspace", "state"]
     paths: list[str]
+    rotate: NotRequired[bool]
 
 
 class Log(TypedDict):
@@ -246,8 +248,35 @@ class ErrorEvent(TypedDict):
     retryable: bool
 
 
+class Notice(TypedDict):
+    """Something the person should know that is not an error of a turn (a restored save, a compaction)."""
+
+    kind: Literal["notice"]
+    code: str
+    text: str
+
+
+class SessionOpened(TypedDict):
+    """The conversation the runtime now works in (at boot, after session_new/open/delete)."""
+
+    kind: Literal["session_opened"]
+    session_id: str
+    title: str
+    resumed_turn: str | None
+
+
 Event = Union[  # noqa: UP007
-    Ready, TurnStarted, TextDelta, ToolStarted, ToolFinished, ApprovalNeeded, Usage, TurnFinished, ErrorEvent
+    Ready,
+    TurnStarted,
+    TextDelta,
+    ToolStarted,
+    ToolFinished,
+    ApprovalNeeded,
+    Usage,
+    TurnFinished,
+    ErrorEvent,
+    Notice,
+    SessionOpened,
 ]
 
 

@@ -17,7 +17,10 @@ _SLASH = re.compile(r"^/([a-z0-9]+(?:-[a-z0-9]+)*)(?=\s|$)")
 __all__ = ["skills_block", "slash_skill", "system_prompt", "warm_up"]
 
 
-def system_prompt(workspace: Path, tools: Sequence[dict[str, Any]], permission_mode: str) -> str:
+def system_prompt(
+    workspace: Path, tools: Sequence[dict[str, Any]], permission_mode: str, memories: Sequence[str] = ()
+) -> str:
+    """The system prompt; ``memories`` are the pinned memories' texts (oldest first)."""
     paths, truncated = workspace_map(workspace) if workspace.is_dir() else ([], False)
     return render_system_prompt(
         PromptInputs(
@@ -27,6 +30,7 @@ def system_prompt(workspace: Path, tools: Sequence[dict[str, Any]], permission_m
             workspace_truncated=truncated,
             agents_md=read_agents_md(workspace),
             skills_block=skills_block(workspace),
+            memories=tuple(" ".join(m.split()) for m in memories),
         )
     )
 

@@ -53,7 +53,7 @@ def builtin_registry() -> Registry:
 
 def _builtin_tools() -> list[ToolDefinition]:
     # Tool modules are imported here (not at import time of this module) and listed explicitly.
-    # The memory tools join once a store is wired into the tools' context.
-    from runtime.tools import files, python, search, skills, web
+    # The memory tools use the workspace's store, which the agent's tool context provides (``ctx.store``).
+    from runtime.tools import files, memory, python, search, skills, web
 
-    return [*files.TOOLS, *search.TOOLS, *web.TOOLS, *python.TOOLS, *skills.TOOLS]
+    return [*files.TOOLS, *search.TOOLS, *web.TOOLS, *python.TOOLS, *memory.TOOLS, *skills.TOOLS]

@@ -5,8 +5,12 @@
 // Loads Pyodide from web/public/pyodide/, installs every wheel in web/public/wheels/manifest.json
 // offline, starts the runtime through runtime.host.pyodide_binding.start, then plays the scenario:
 // it sends scenario.send (frames) after the handshake, answers every http_request with the next
-// scripted response (SSE/JSON body split into odd chunks), and stops when an event of kind
-// scenario.until arrives. Prints one line `RESULT <json>` with every message the runtime sent and timings.
+// scripted response (SSE/JSON body split into odd chunks), confirms every flush_request the way the
+// adapter does after copying the file to OPFS, and stops when an event of kind scenario.until arrives.
+// scenario.until may also be "reply:<id>" (stop at the reply to that request). scenario.state holds
+// files (base64) to put in /state before start, as the adapter does from OPFS.
+// Prints one line `RESULT <json>` with every message the runtime sent, timings, and
+// /state/current.sqlite (the live state database) at the end: its size and its bytes in base64.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,9 +19,11 @@ const [root, scenarioPath] = process.argv.slice(2);
 const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
 const deadline = setTimeout(() => fail(`timed out after ${scenario.timeout_ms} ms`), scenario.timeout_ms);
 
+let finished = false;
 function fail(message) {
-  console.log(`RESULT ${JSON.stringify({ ok: false, error: message, received })}`);
-  process.exit(1);
+  if (finished) return;
+  finished = true;
+  process.stdout.write(`RESULT ${JSON.stringify({ ok: false, error: message, received })}\n`, () => process.exit(1));
 }
 
 // ---- a minimal frame codec: \x1eTP1:<len>:<json>\n -------------------------------------------------
@@ -42,7 +48,10 @@ function decode(bytes) {
   const messages = [];
   for (;;) {
     if (buffer.length < MAGIC.length) break;
-    if (!MAGIC.every((b, i) => buffer[i] === b)) fail(`stray output from the runtime: ${dec.decode(buffer.slice(0, 80))}`);
+    if (!MAGIC.every((b, i) => buffer[i] === b)) {
+      fail(`stray output from the runtime: ${dec.decode(buffer.slice(0, 80))}`);
+      break;
+    }
     const colon = buffer.indexOf(0x3a, MAGIC.length);
     if (colon < 0) break;
     const length = Number(dec.decode(buffer.slice(MAGIC.length, colon)));
@@ -70,6 +79,10 @@ for (const wheel of manifest.wheels) {
 }
 const tInstalled = performance.now();
 pyodide.FS.mkdirTree("/workspace");
+pyodide.FS.mkdirTree("/state");
+for (const [name, b64] of Object.entries(scenario.state ?? {})) {
+  pyodide.FS.writeFile(`/state/${name}`, new Uint8Array(Buffer.from(b64, "base64")));
+}
 for (const [name, text] of Object.entries(scenario.files ?? {})) pyodide.FS.writeFile(`/workspace/${name}`, text);
 
 const responses = scenario.responses.slice();
@@ -93,17 +106,22 @@ function answer(request) {
   send({ type: "http_end", id: request.id });
 }
 function onRuntimeBytes(u8) {
+  if (finished) return;
   for (const message of decode(u8)) {
     received.push(message);
     if (message.type === "http_request") setTimeout(() => answer(message), 0);
+    if (message.type === "flush_request") setTimeout(() => send({ type: "reply", id: message.id, ok: true, result: {} }), 0);
     if (message.type === "event" && message.event.kind === "ready") {
       tReady = performance.now();
       for (const m of scenario.send) send(m);
     }
     if (message.type === "event" && message.event.kind === scenario.until) finish();
+    if (message.type === "reply" && `reply:${message.id}` === scenario.until) finish();
   }
 }
 function finish() {
+  if (finished) return;
+  finished = true;
   clearTimeout(deadline);
   const timings = {
     load_pyodide_ms: tLoaded - t0,
@@ -111,9 +129,13 @@ function finish() {
     ready_ms: tReady - t0,
     done_ms: performance.now() - t0,
   };
-  console.log(`RESULT ${JSON.stringify({ ok: true, received, timings })}`);
-  process.exit(0);
+  const state = pyodide.FS.analyzePath("/state/current.sqlite");
+  const stateFileBytes = state.exists ? pyodide.FS.stat("/state/current.sqlite").size : null;
+  const stateFile = state.exists ? Buffer.from(pyodide.FS.readFile("/state/current.sqlite")).toString("base64") : null;
+  const out = { ok: true, received, timings, state_file_bytes: stateFileBytes, state_file: stateFile };
+  // a long line to a pipe is written asynchronously: exit only once it is out
+  process.stdout.write(`RESULT ${JSON.stringify(out)}\n`, () => process.exit(0));
 }
 
 feed = pyodide.pyimport("runtime.host.pyodide_binding").start((u8) => onRuntimeBytes(u8));
-send({ type: "hello", protocol: 1, capabilities: ["http"] });
+send({ type: "hello", protocol: 1, capabilities: ["http", "flush"] });

@@ -129,6 +129,8 @@ def test_a_turn_in_pyodide(tmp_path: Path) -> None:
     kinds = [e["kind"] for e in events]
     assert messages[0]["type"] == "hello" and kinds[0] == "ready"
     assert {"read_file", "write_file"} <= {t["name"] for t in events[0]["tools"]}
+    kinds = [k for k in kinds if k not in ("session_opened", "notice")]
+    events = [e for e in events if e["kind"] not in ("session_opened", "notice")]
     assert kinds[1] == "turn_started" and kinds[-1] == "turn_finished" and events[-1]["reason"] == "stop"
     (tool,) = [e for e in events if e["kind"] == "tool_finished"]
     assert tool["ok"] and "the secret word is tidepool" in tool["result"]
@@ -140,6 +142,50 @@ def test_a_turn_in_pyodide(tmp_path: Path) -> None:
     assert [r["url"] for r in requests] == ["https://openrouter.ai/api/v1/chat/completions"] * 2
     second = json.loads(requests[1]["body"])
     assert second["messages"][0]["role"] == "system" and second["messages"][-1]["role"] == "tool"
+    flushes = [m for m in messages if m["type"] == "flush_request" and m["what"] == "state"]
+    assert flushes and all(f["paths"] == ["current.sqlite"] for f in flushes)
+    assert result["state_file_bytes"], "the state database was not written to /state/current.sqlite"
     timings = result["timings"]
     print(f"pyodide timings: {timings}")
     assert timings["ready_ms"] - timings["load_pyodide_ms"] < 15_000
+
+
+CONFIG = {
+    "type": "config",
+    "provider": {"kind": "openrouter", "base_url": "https://openrouter.ai/api/v1", "has_key": True},
+    "model": "openai/gpt-4o-mini",
+    "permission_mode": "ask",
+}
+
+
+def test_a_reload_in_pyodide_brings_the_session_back(tmp_path: Path) -> None:
+    """The adapter's part of a reload: /state/current.sqlite out after one run, back in before the next."""
+    text = (STREAMS / "openrouter_text.sse").read_text()
+    first = _run(
+        tmp_path,
+        {
+            "timeout_ms": 90_000,
+            "send": [CONFIG, {"type": "user_message", "text": "Remember this chat", "turn_id": "t1"}],
+            "responses": [{"status": 200, "type": "text/event-stream", "body": text}],
+            "until": "turn_finished",
+        },
+    )
+    (opened,) = [
+        m["event"] for m in first["received"] if m["type"] == "event" and m["event"]["kind"] == "session_opened"
+    ]
+    second = _run(
+        tmp_path,
+        {
+            "timeout_ms": 90_000,
+            "state": {"current.sqlite": first["state_file"]},
+            "send": [CONFIG, {"type": "request", "id": "h1", "method": "session_current"}],
+            "responses": [],
+            "until": "reply:h1",
+        },
+    )
+    (reply,) = [m for m in second["received"] if m["type"] == "reply"]
+    assert reply["ok"], reply
+    view = reply["result"]
+    assert view["session"]["id"] == opened["session_id"] and view["session"]["title"] == "Remember this chat"
+    assert [(m["role"], m["status"]) for m in view["messages"]] == [("user", "complete"), ("assistant", "complete")]
+    assert view["messages"][1]["text"] == "Hello, **wörld** ☃!\n\nHow can I help?"

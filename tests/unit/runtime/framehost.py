@@ -1,7 +1,8 @@
 """An in-process host for runtime tests: it plays the adapter over a real FeedTransport.
 
 It decodes the frames the runtime writes, records them, and answers each ``http_request`` with a
-scripted ``HttpReply`` (status, headers, body chunks) or a host failure, the way the adapter would.
+scripted ``HttpReply`` (status, headers, body chunks) or a host failure, and each ``flush_request``
+with ``flush_responder``'s reply (ok by default), the way the adapter would.
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 Responder = Callable[[Message], HttpReply]
+# How the host answers a flush_request: a reply message (without "type"/"id"), or None for no answer.
+FlushResponder = Callable[[Message], Message | None]
+
+
+def flush_ok(request: Message) -> Message | None:
+    return {"ok": True, "result": {}}
 
 
 class FrameHost:
@@ -56,6 +63,8 @@ class FrameHost:
         self.received: list[Message] = []
         self.requests: list[Message] = []
         self.cancelled: list[str] = []
+        self.flushes: list[Message] = []
+        self.flush_responder: FlushResponder = flush_ok
         self.responder = responder or (lambda request: HttpReply(404))
         self._tasks: set[asyncio.Task[None]] = set()
         self.changed = asyncio.Event()
@@ -74,6 +83,12 @@ class FrameHost:
                 task.add_done_callback(self._tasks.discard)
             elif message["type"] == "cancel":
                 self.cancelled.append(message["id"])
+            elif message["type"] == "flush_request":
+                self.flushes.append(message)
+                answer = self.flush_responder(message)
+                if answer is not None:
+                    reply = {**answer, "type": "reply", "id": message["id"]}
+                    asyncio.get_running_loop().call_soon(self.send, reply)
 
     async def _answer(self, request: Message) -> None:
         reply = self.responder(request)

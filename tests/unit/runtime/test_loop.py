@@ -4,73 +4,28 @@ tools registered in a real Registry, the host played over a real FeedTransport."
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from runtime.agent.gate import AllowReadsGate, Gate
-from runtime.agent.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage, UserMessage
+from runtime.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.boot import BootConfig, boot
 from runtime.errors import ProviderError
 from runtime.host.http import HttpClient
 from runtime.policy.hooks import Denied, HookCall, Hooks, default_hooks
 from runtime.policy.permissions import Policy
-from runtime.providers.base import Finished, ModelInfo, ProviderSettings, StreamEvent, TextDelta, UsageReport
+from runtime.providers.base import Finished, ProviderSettings, TextDelta
 from runtime.providers.registry import ProviderRegistry
 from runtime.session import Session
 from runtime.tools.base import ToolContext, ToolError, tool
 from runtime.tools.registry import Registry
 from runtime.tools.skills import activate_skill
 from tests.unit.runtime.framehost import FrameHost
-
-
-@dataclass(frozen=True)
-class Pause:
-    """The scripted stream stops here until the test sets ``gate``."""
-
-    gate: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-Step = StreamEvent | Pause | ProviderError
-
-
-class ScriptedProvider:
-    kind = "scripted"
-
-    def __init__(self) -> None:
-        self.rounds: list[list[Step]] = []
-        self.calls: list[tuple[list[ChatMessage], list[dict[str, Any]], str]] = []
-
-    async def stream_chat(
-        self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
-    ) -> AsyncIterator[StreamEvent]:
-        self.calls.append((list(messages), tools, model))
-        steps = self.rounds.pop(0) if len(self.rounds) > 1 else self.rounds[0]
-        for step in steps:
-            await asyncio.sleep(0)
-            if isinstance(step, Pause):
-                await step.gate.wait()
-            elif isinstance(step, ProviderError):
-                raise step
-            else:
-                yield step
-
-    async def list_models(self) -> list[ModelInfo]:
-        return [ModelInfo("scripted/model", "Scripted", 8192, 0.0, 0.0, True)]
-
-
-def says(text: str, *calls: ToolCall) -> list[Step]:
-    half = len(text) // 2
-    deltas: list[Step] = [TextDelta(t) for t in (text[:half], text[half:]) if t]
-    return [*deltas, UsageReport(10, 5, 15, 0.001), Finished("tool_calls" if calls else "stop", text, calls)]
-
-
-def call(name: str, arguments: Any, call_id: str = "c1") -> ToolCall:
-    return ToolCall(call_id, name, arguments if isinstance(arguments, str) else json.dumps(arguments))
+from tests.unit.runtime.scripted import Pause, ScriptedProvider, call, says
 
 
 @tool("read")
@@ -119,7 +74,7 @@ class Rig:
     workspace: Path
 
     def kinds(self) -> list[str]:
-        return [e["kind"] for e in self.host.events() if e["kind"] not in ("ready",)]
+        return [e["kind"] for e in self.host.events() if e["kind"] not in ("ready", "session_opened", "notice")]
 
     async def turn(self, text: str, turn_id: str = "t1") -> dict[str, Any]:
         self.host.send({"type": "user_message", "text": text, "turn_id": turn_id})

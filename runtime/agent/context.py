@@ -1,0 +1,110 @@
+"""The model's context: a token budget from the model's context length, and compaction.
+
+Before each request the loop asks ``ContextWindow.messages``: the stored conversation (with any
+summary in place of what it covers), as the model sees it. When that would take more than
+``TRIGGER`` of the model's context length, the older turns chosen by
+``runtime.store.compaction.select_for_compaction`` are summarized by the model itself (one
+non-streamed-to-the-UI request, its text collected), the summary is stored (the originals stay in
+the store) and the compacted view is sent. The latest turns and activated skill bodies stay verbatim.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.agent.journal import Journal
+from runtime.agent.messages import ChatMessage, SystemMessage, UserMessage
+from runtime.errors import ProviderError
+from runtime.host.messages import Event
+from runtime.persist.history import estimate_tokens, model_view
+from runtime.providers.base import Finished, Provider, TextDelta
+from runtime.store.compaction import select_for_compaction
+from runtime.store.export import content_text
+from runtime.store.values import StoredMessage
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONTEXT_TOKENS = 32_768
+TRIGGER = 0.8  # compact when a request would take more than this share of the context window
+TARGET = 0.5  # ... down to about this share
+MAX_QUOTED_CHARS = 4_000  # of one message, in what the summarizer reads
+SUMMARY_PROMPT = (
+    "You summarize conversations between a user and an AI agent so the agent can continue the work "
+    "without the original messages. Write a concise summary of the conversation so far: the user's goals "
+    "and preferences, decisions made, facts learned, files read or changed, tool results that still "
+    "matter, and open questions or next steps. Use short bullet points. Do not invent anything."
+)
+
+Emit = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    provider: Provider
+    model: str
+    context_tokens: int
+    journal: Journal
+    emit: Emit
+
+    async def messages(self, system_prompt: str, tools: Sequence[dict[str, Any]]) -> list[ChatMessage]:
+        stored = self.journal.context()
+        view = model_view(system_prompt, stored)
+        used = estimate_tokens(view, tools)
+        if used <= TRIGGER * self.context_tokens:
+            return view
+        fixed = estimate_tokens([SystemMessage(system_prompt)], tools)
+        target = max(256, int(TARGET * self.context_tokens) - fixed)
+        plan = select_for_compaction(stored, target, keep_last_turns=2)
+        # An earlier summary sorts first but was stored last: the cut is the last *message* summarized.
+        covered = [m.seq for m in plan.summarize if m.kind == "message"]
+        if not covered:
+            log.warning("the conversation (%d tokens) is over the budget and nothing more can be summarized", used)
+            return view
+        log.info("summarizing %d older messages (%d tokens in all)", len(plan.summarize), used)
+        summary = await self._summarize(plan.summarize)
+        await self.journal.save_summary(summary, max(covered))
+        self.emit(
+            {
+                "kind": "notice",
+                "code": "compacted",
+                "text": "Older messages were summarized to fit the model's context window; they stay in the session.",
+            }
+        )
+        return model_view(system_prompt, self.journal.context())
+
+    async def _summarize(self, messages: Sequence[StoredMessage]) -> str:
+        transcript = "\n\n".join(_quoted(m) for m in messages)
+        limit = int(self.context_tokens * TARGET) * 4
+        if len(transcript) > limit:
+            transcript = "[… the start is cut …]\n" + transcript[-limit:]
+        request: list[ChatMessage] = [
+            SystemMessage(SUMMARY_PROMPT),
+            UserMessage(f"Summarize the conversation so far:\n\n<conversation>\n{transcript}\n</conversation>"),
+        ]
+        parts: list[str] = []
+        finished: Finished | None = None
+        async for event in self.provider.stream_chat(request, [], self.model):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+            elif isinstance(event, Finished):
+                finished = event
+        text = (finished.text if finished and finished.text else "".join(parts)).strip()
+        if not text:
+            raise ProviderError("provider_error", "The model returned an empty summary of the conversation. Try again.")
+        return text
+
+
+def _quoted(message: StoredMessage) -> str:
+    text = content_text(message.content)
+    if len(text) > MAX_QUOTED_CHARS:
+        text = text[:MAX_QUOTED_CHARS] + " […]"
+    if message.kind == "summary":
+        return f"Summary of what came before:\n{text}"
+    if message.role == "tool":
+        return f"Tool result ({message.name}):\n{text}"
+    calls = ", ".join(f"{c.get('function', {}).get('name')}" for c in message.tool_calls)
+    suffix = f"\n(called tools: {calls})" if calls else ""
+    return f"{message.role.capitalize()}:\n{text}{suffix}"

@@ -1,0 +1,90 @@
+"""A stored session in the shape the UI shows (``session_open``'s result; see docs/protocol.md).
+
+Tool results are folded into the assistant message that asked for them, with the ledger's status,
+decision and timing. Summaries appear where they were made, as ``role: "summary"``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from runtime.persist.history import tool_calls_of
+from runtime.store import Store
+from runtime.store.export import content_text
+from runtime.store.values import LedgerEntry, StoredMessage
+from runtime.tools.registry import Registry
+
+MAX_RESULT_CHARS = 20_000
+
+
+def _arguments(text: str) -> Any:
+    try:
+        return json.loads(text or "{}")
+    except ValueError:
+        return text
+
+
+def _shown(text: str) -> str:
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    return f"{text[:MAX_RESULT_CHARS]}\n… [{len(text) - MAX_RESULT_CHARS} more characters]"
+
+
+def _call(call_id: str, name: str, arguments: str, ledger: dict[str, LedgerEntry]) -> dict[str, Any]:
+    entry = ledger.get(call_id)
+    return {
+        "call_id": call_id,
+        "name": name,
+        "arguments": _arguments(arguments),
+        "status": entry.status if entry else "interrupted",
+        "decision": entry.decision if entry else None,
+        "duration_ms": entry.duration_ms if entry else None,
+        "ok": None,
+        "result": None,
+    }
+
+
+def _entry(message: StoredMessage, ledger: dict[str, LedgerEntry]) -> dict[str, Any]:
+    role = "summary" if message.kind == "summary" else message.role
+    calls = [_call(c.id, c.name, c.arguments, ledger) for c in tool_calls_of(message)]
+    return {
+        "seq": message.seq,
+        "role": role,
+        "turn_id": message.turn_id,
+        "status": message.status,
+        "text": content_text(message.content),
+        "created": message.created,
+        "tool_calls": calls,
+    }
+
+
+def session_view(store: Store, session_id: str, tools: Registry, running_turn: str | None) -> dict[str, Any]:
+    ledger = {e.call_id: e for e in store.ledger_list(session_id)}
+    out: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
+    for message in store.list_messages(session_id):
+        if message.role == "tool" and message.kind == "message":
+            call = calls.get(message.tool_call_id or "")
+            if call is not None:
+                call["ok"] = bool(message.meta.get("ok", True))
+                call["result"] = _shown(content_text(message.content))
+                call["status"] = message.meta.get("status", call["status"])
+            continue
+        entry = _entry(message, ledger)
+        calls.update({c["call_id"]: c for c in entry["tool_calls"]})
+        out.append(entry)
+    pending = [
+        {
+            "call_id": p.call_id,
+            "turn_id": p.turn_id,
+            "name": p.tool,
+            "arguments": p.arguments,
+            "effect": tools.get(p.tool).effect if p.tool in tools else "execute",
+            "created": p.created,
+        }
+        for p in store.approvals_pending(session_id)
+    ]
+    session = asdict(store.get_session(session_id))
+    return {"session": session, "messages": out, "pending_approvals": pending, "running_turn": running_turn}

@@ -1,0 +1,96 @@
+"""Stored messages → the loop's conversation values, and the view the model gets.
+
+``chat_history`` is every message as the loop knows them. ``model_view`` is what goes to the model:
+a summary (and any activated skill body whose call it covers) joins the system message; an
+assistant's tool call left without a result (a turn cut off by a reload) gets an "interrupted"
+result right after it, so the conversation stays valid for every provider; an interrupted assistant
+message with no text is left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from runtime.agent.messages import (
+    AssistantMessage,
+    ChatMessage,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from runtime.store.export import content_text
+from runtime.store.values import StoredMessage
+
+INTERRUPTED_RESULT = "This call was interrupted (the page was reloaded or the session closed) before it finished."
+
+
+def tool_calls_of(message: StoredMessage) -> tuple[ToolCall, ...]:
+    calls = []
+    for raw in message.tool_calls:
+        function = raw.get("function") or {}
+        arguments = function.get("arguments", "{}")
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        calls.append(ToolCall(str(raw.get("id", "")), str(function.get("name", "")), text))
+    return tuple(calls)
+
+
+def to_chat(message: StoredMessage) -> ChatMessage:
+    text = content_text(message.content)
+    if message.role == "user":
+        return UserMessage(text)
+    if message.role == "assistant":
+        return AssistantMessage(text, tool_calls_of(message))
+    if message.role == "tool":
+        return ToolResultMessage(
+            message.tool_call_id or "", message.name or "", text, bool(message.meta.get("ok", True))
+        )
+    return SystemMessage(text)
+
+
+def chat_history(messages: Sequence[StoredMessage]) -> list[ChatMessage]:
+    """Every conversation message in order (summaries are not part of it)."""
+    return [to_chat(m) for m in messages if m.kind == "message"]
+
+
+def model_view(system_prompt: str, context: Sequence[StoredMessage]) -> list[ChatMessage]:
+    """The messages for the model: system (+ summary, + orphaned skill bodies), then the conversation."""
+    extra: list[str] = []
+    out: list[ChatMessage] = []
+    open_calls: dict[str, ToolCall] = {}
+    for message in context:
+        if message.kind == "summary":
+            extra.append(f"# Summary of the earlier conversation\n\n{content_text(message.content)}")
+            continue
+        chat = to_chat(message)
+        if isinstance(chat, ToolResultMessage):
+            if open_calls.pop(chat.call_id, None) is not None:
+                out.append(chat)
+            elif chat.name == "activate_skill":
+                extra.append(f"# A skill activated earlier in this conversation\n\n{chat.content}")
+            continue
+        _close(out, open_calls)
+        if isinstance(chat, AssistantMessage):
+            if message.status == "interrupted" and not chat.content and not chat.tool_calls:
+                continue
+            open_calls = {c.id: c for c in chat.tool_calls}
+        out.append(chat)
+    _close(out, open_calls)
+    system = "\n\n".join([system_prompt.rstrip(), *extra]) if extra else system_prompt
+    return [SystemMessage(system), *out] if system else out
+
+
+def _close(out: list[ChatMessage], open_calls: dict[str, ToolCall]) -> None:
+    for call in open_calls.values():
+        out.append(ToolResultMessage(call.id, call.name, INTERRUPTED_RESULT, False))
+    open_calls.clear()
+
+
+def estimate_tokens(messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()) -> int:
+    """About 4 characters per token over the wire form, plus a little per message."""
+    from runtime.agent.messages import wire_messages
+
+    text = json.dumps(wire_messages(list(messages)), ensure_ascii=False) + json.dumps(list(tools))
+    return len(text) // 4 + 4 * len(messages)

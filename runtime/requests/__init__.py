@@ -1,0 +1,1 @@
+"""Host ``request`` methods: one table of method → handler (``dispatch``), one module per concept."""

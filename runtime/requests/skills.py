@@ -1,0 +1,107 @@
+"""Skills panel requests: import an archive, list, enable/disable, remove, show one.
+
+Every change to the workspace is saved to the host as a workspace flush; a path that names a folder
+means "this whole folder" (see docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import shutil
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from runtime.requests.dispatch import RequestError, flag, text
+from runtime.skills.errors import SkillError
+
+if TYPE_CHECKING:
+    from runtime.requests.dispatch import Handler
+    from runtime.session import Session
+
+MAX_ARCHIVE_BYTES = 64 * 1024 * 1024
+
+
+def _installed(session: Session, name: str) -> Any:
+    from runtime.skills.catalog import list_skills
+
+    skill = next((s for s in list_skills(session.workspace) if s.name == name), None)
+    if skill is None:
+        raise SkillError("not-found", f"No installed skill is named {name!r}.", name=name)
+    return skill
+
+
+async def skill_import(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+    from runtime.skills.importer import import_archive
+
+    try:
+        data = base64.b64decode(text(params, "data"), validate=True)
+    except (binascii.Error, ValueError):
+        raise RequestError("bad_params", "params.data must be the archive in base64") from None
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise RequestError("too_large", f"The archive is over {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB.")
+    report = import_archive(
+        data, session.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
+    )
+    changed = [s.location for s in report.skills if s.status in ("installed", "replaced") and s.location]
+    await session.state.flusher.workspace(changed)
+    return report.to_dict()
+
+
+async def skills_list(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+    from runtime.skills.catalog import list_skills
+
+    return {"skills": [asdict(s) for s in list_skills(session.workspace)]}
+
+
+async def skill_set_enabled(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+    from runtime.skills.catalog import STATE_FILE, set_enabled
+    from runtime.skills.importer import SKILLS_DIR
+
+    set_enabled(session.workspace, text(params, "name"), flag(params, "enabled"))
+    await session.state.flusher.workspace([str(SKILLS_DIR / STATE_FILE)])
+    return await skills_list(session, {})
+
+
+async def skill_remove(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+    from runtime.skills.importer import SKILLS_DIR, skills_dir
+
+    name = _installed(session, text(params, "name")).name
+    shutil.rmtree(skills_dir(session.workspace) / name)
+    await session.state.flusher.workspace([str(SKILLS_DIR / name)])
+    return {"removed": name}
+
+
+async def skill_show(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+    from runtime.skills.importer import SKILL_FILE, skills_dir
+    from runtime.skills.spec import InvalidSkill, check_skill_bytes
+
+    skill = _installed(session, text(params, "name"))
+    folder = skills_dir(session.workspace) / skill.name
+    check = check_skill_bytes((folder / SKILL_FILE).read_bytes(), skill.name)
+    if isinstance(check, InvalidSkill):
+        raise SkillError("invalid", check.message, name=skill.name)
+    spec = check.spec
+    files = [
+        {"path": p.relative_to(folder).as_posix(), "size": p.stat().st_size}
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != SKILL_FILE
+    ]
+    return {
+        **asdict(skill),
+        "body": spec.body,
+        "license": spec.license,
+        "compatibility": spec.compatibility,
+        "metadata": spec.metadata,
+        "allowed_tools": list(spec.allowed_tools),
+        "files": files,
+    }
+
+
+METHODS: dict[str, Handler] = {
+    "skill_import": skill_import,
+    "skills_list": skills_list,
+    "skill_set_enabled": skill_set_enabled,
+    "skill_remove": skill_remove,
+    "skill_show": skill_show,
+}

@@ -1,0 +1,122 @@
+"""A session with a state directory, played over frames: restartable, so tests can "reload the page".
+
+``StateRig.start`` boots a session on ``state_dir`` with a scripted provider, the real permission
+policy and a small tool set (a read tool, a write tool that asks in ``ask`` mode, the memory tools,
+``activate_skill``); ``restart`` closes it (as the page going away) and boots a new one on the same
+directory, with the same provider script object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runtime.boot import BootConfig, boot
+from runtime.host.http import HttpClient
+from runtime.providers.base import ProviderSettings
+from runtime.providers.registry import ProviderRegistry
+from runtime.session import Session
+from runtime.tools import memory
+from runtime.tools.base import ToolContext, ToolOutput, tool
+from runtime.tools.registry import Registry
+from runtime.tools.skills import activate_skill
+from tests.unit.runtime.framehost import FrameHost
+from tests.unit.runtime.scripted import ScriptedProvider
+
+Message = dict[str, Any]
+
+
+@tool("read")
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value-of-{key}"
+
+
+@tool("write")
+def save_note(ctx: ToolContext, path: str, text: str) -> ToolOutput:
+    """Save a note in the workspace."""
+    (ctx.workspace / path).write_text(text)
+    return ToolOutput(f"saved {path}", changed_paths=(path,))
+
+
+def registry() -> Registry:
+    return Registry([lookup, save_note, *memory.TOOLS, activate_skill])
+
+
+@dataclass
+class StateRig:
+    workspace: Path
+    state_dir: Path | None
+    provider: ScriptedProvider = field(default_factory=ScriptedProvider)
+    capabilities: tuple[str, ...] = ("http", "flush")
+    host: FrameHost = field(default_factory=FrameHost)
+    session: Session | None = None
+    task: asyncio.Task[None] | None = None
+
+    async def start(self, *, configure: bool = True, session_id: str | None = None) -> StateRig:
+        providers = ProviderRegistry()
+
+        def make(settings: ProviderSettings, http: HttpClient) -> ScriptedProvider:
+            return self.provider
+
+        providers.register("scripted", make)
+        self.host = FrameHost()
+        config = BootConfig(
+            workspace=self.workspace,
+            tools=registry,
+            providers=lambda: providers,
+            state_dir=self.state_dir,
+            session_id=session_id,
+        )
+        self.session = boot(config, self.host.transport)
+        self.task = asyncio.get_running_loop().create_task(self.session.run())
+        self.host.send({"type": "hello", "protocol": 1, "capabilities": list(self.capabilities)})
+        if configure:
+            self.host.send(
+                {
+                    "type": "config",
+                    "provider": {"kind": "scripted", "base_url": "", "has_key": False},
+                    "model": "scripted/model",
+                    "permission_mode": "ask",
+                }
+            )
+        await self.host.wait_for(lambda: self.host.events("session_opened"))
+        return self
+
+    async def stop(self) -> None:
+        await self.host.close()
+        if self.task is not None:
+            await asyncio.wait_for(self.task, 5)
+
+    async def restart(self, **options: Any) -> StateRig:
+        await self.stop()
+        return await self.start(**options)
+
+    def events(self, kind: str | None = None) -> list[Message]:
+        return self.host.events(kind)
+
+    async def finished(self, turn_id: str) -> Message:
+        def done() -> Any:
+            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
+
+        return await self.host.wait_for(done)  # type: ignore[no-any-return]
+
+    async def turn(self, text: str, turn_id: str) -> Message:
+        self.host.send({"type": "user_message", "text": text, "turn_id": turn_id})
+        return await self.finished(turn_id)
+
+    async def request(self, method: str, **params: Any) -> Message:
+        rid = f"h{len(self.host.received)}-{method}"
+        self.host.send({"type": "request", "id": rid, "method": method, "params": params})
+
+        def replied() -> Any:
+            return next((m for m in self.host.received if m["type"] == "reply" and m["id"] == rid), None)
+
+        return await self.host.wait_for(replied)  # type: ignore[no-any-return]
+
+    async def result(self, method: str, **params: Any) -> Any:
+        reply = await self.request(method, **params)
+        assert reply["ok"], reply
+        return reply["result"]

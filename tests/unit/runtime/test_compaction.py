@@ -1,0 +1,133 @@
+"""Long conversations are summarized, not failed: a small context window and a scripted provider that
+answers the summarizing request (the one without tools) with a summary."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.agent.messages import ChatMessage, SystemMessage, ToolResultMessage, UserMessage
+from runtime.persist.history import INTERRUPTED_RESULT, model_view
+from runtime.providers.base import Finished, StreamEvent
+from runtime.store.values import StoredMessage
+from tests.unit.runtime.scripted import ScriptedProvider, call, says
+from tests.unit.runtime.staterig import StateRig
+
+SUMMARY = "SUMMARY: the user described topics 0 to 2."
+
+
+class SummarizingProvider(ScriptedProvider):
+    def __init__(self) -> None:
+        super().__init__()
+        self.summary_requests: list[list[ChatMessage]] = []
+
+    async def stream_chat(
+        self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
+    ) -> AsyncIterator[StreamEvent]:
+        if not tools:  # the summarizing request
+            self.summary_requests.append(list(messages))
+            yield Finished("stop", SUMMARY)
+            return
+        async for event in super().stream_chat(messages, tools, model):
+            yield event
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
+    r = StateRig(tmp_path, tmp_path / "state", provider=SummarizingProvider())
+    await r.start()
+    yield r
+    await r.stop()
+
+
+def _topic(n: int) -> str:
+    return f"Topic {n}: " + " ".join(f"word{n}-{i}" for i in range(300))
+
+
+async def test_old_turns_are_summarized_when_the_window_fills(rig: StateRig) -> None:
+    provider = rig.provider
+    assert isinstance(provider, SummarizingProvider)
+    provider.context_length = 4000
+    await rig.result("list_models")  # the runtime learns the model's context length from the list
+    provider.rounds = [says("Noted.")]
+    for n in range(6):
+        assert (await rig.turn(_topic(n), f"t{n}"))["reason"] == "stop"
+    assert provider.summary_requests, "no summary was asked for"
+    (notice, *_) = rig.events("notice")
+    assert notice["code"] == "compacted"
+    quoted = provider.summary_requests[0][1].content
+    assert "Topic 0:" in quoted and "Summarize the conversation so far" in quoted
+    last = provider.calls[-1][0]
+    assert isinstance(last[0], SystemMessage) and SUMMARY in last[0].content
+    sent_users = [m.content for m in last if isinstance(m, UserMessage)]
+    assert not any(text.startswith("Topic 0:") for text in sent_users)
+    assert sent_users[-2:] == [_topic(4), _topic(5)]  # the latest turns stay verbatim
+    view = await rig.result("session_current")
+    users = [m["text"] for m in view["messages"] if m["role"] == "user"]
+    assert users == [_topic(n) for n in range(6)]  # the originals stay in the store
+    assert any(m["role"] == "summary" and m["text"] == SUMMARY for m in view["messages"])
+
+
+async def test_activated_skill_bodies_stay_verbatim(rig: StateRig) -> None:
+    skill = rig.workspace / ".agents" / "skills" / "tea"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: tea\ndescription: Brew tea.\n---\nSTEEP FOR FOUR MINUTES\n")
+    provider = rig.provider
+    provider.context_length = 4000
+    await rig.result("list_models")
+    provider.rounds = [says("", call("activate_skill", {"name": "tea"}, "s1")), says("Skill on.")]
+    await rig.turn("use the tea skill", "t0")
+    provider.rounds = [says("Noted.")]
+    for n in range(1, 7):
+        await rig.turn(_topic(n), f"t{n}")
+    assert isinstance(provider, SummarizingProvider) and provider.summary_requests
+    system = provider.calls[-1][0][0]
+    assert "STEEP FOR FOUR MINUTES" in system.content and SUMMARY in system.content
+
+
+def _stored(seq: int, role: Any, content: str, **fields: Any) -> StoredMessage:
+    return StoredMessage("s", seq, role, content, **fields)
+
+
+@pytest.mark.parametrize(
+    ("context", "roles", "check"),
+    [
+        pytest.param(
+            [
+                _stored(1, "user", "a", turn_id="t1"),
+                _stored(2, "assistant", "", turn_id="t1", tool_calls=({"id": "x", "function": {"name": "f"}},)),
+                _stored(3, "user", "b", turn_id="t2"),
+            ],
+            ["system", "user", "assistant", "tool", "user"],
+            lambda out: out[3] == ToolResultMessage("x", "f", INTERRUPTED_RESULT, False),
+            id="a call without result is closed before the next message",
+        ),
+        pytest.param(
+            [
+                _stored(1, "user", "a", turn_id="t1"),
+                _stored(2, "assistant", "", turn_id="t1", status="interrupted"),
+            ],
+            ["system", "user"],
+            lambda out: True,
+            id="an empty interrupted reply is left out",
+        ),
+        pytest.param(
+            [
+                _stored(9, "system", "S", kind="summary", meta={"covers_to_seq": 4}),
+                _stored(3, "tool", "BODY", tool_call_id="s1", name="activate_skill"),
+                _stored(5, "tool", "stray", tool_call_id="zz", name="lookup"),
+                _stored(6, "user", "hi", turn_id="t3"),
+            ],
+            ["system", "user"],
+            lambda out: "S" in out[0].content and "BODY" in out[0].content and "stray" not in out[0].content,
+            id="a summary and an orphaned skill body join the system message",
+        ),
+    ],
+)
+def test_model_view(context: list[StoredMessage], roles: list[str], check: Any) -> None:
+    out = model_view("SYSTEM", context)
+    assert [m.role for m in out] == roles
+    assert check(out)

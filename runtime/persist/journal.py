@@ -11,6 +11,7 @@ A storage failure never stops a turn: it is logged and reported once as an ``err
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Callable
@@ -44,6 +45,7 @@ class SessionJournal:
         self.detached = False
         self._reported = False
         self._user_seq: dict[str, int] = {}
+        self._background: set[asyncio.Future[bool]] = set()
 
     def note_model(self, model: str) -> None:
         """The model this session talks to now (shown in exports); saved with the next step."""
@@ -67,7 +69,12 @@ class SessionJournal:
             )
             self._user_seq[turn_id] = stored.seq
 
-        await self._step(write)
+        # Saved in the background: the model request does not wait for the save (time to first
+        # token). The message is in the store already; a later step's save waits behind this one.
+        if self._guard(write):
+            task = asyncio.ensure_future(self.flusher.state())
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     async def assistant_message(self, turn_id: str, message: AssistantMessage, status: MessageStatus) -> None:
         """A reply without tool calls ends the turn: it is saved with the turn's end, right after."""

@@ -114,6 +114,7 @@ export class ChatView {
   showHistory(view: SessionView): void {
     this.flush();
     this.list.replaceChildren();
+    this.cards.clear(); // call ids repeat across sessions (and providers)
     this.segment = null;
     for (const message of view.messages) {
       if (message.role === "summary") {
@@ -193,8 +194,10 @@ export class ChatView {
 
   private appendText(text: string): void {
     if (!this.segment) {
-      const node = this.addMessage("assistant", "");
-      this.segment = { node, text: "" };
+      // The first piece is painted at once (time to first token); the rest is batched per frame.
+      const node = this.addMessage("assistant", text);
+      this.segment = { node, text };
+      return;
     }
     this.segment.text += text;
     this.dirty.add(this.segment);

@@ -384,10 +384,8 @@ except Exception as e:
     "where",
     [
         pytest.param("page", id="started-from-the-page"),
-        pytest.param("worker", id="started-from-the-agent-worker", marks=pytest.mark.xfail(
-            strict=True,
-            reason="a data: worker inherits its creator's CSP; the agent worker's script is served without one "
-                   "(scripts/server/static.py sets the CSP on HTML only), so its sandbox's network is unbounded")),
+        # A data: worker inherits its creator's CSP; scripts/server/static.py serves worker scripts with it.
+        pytest.param("worker", id="started-from-the-agent-worker"),
     ],
 )
 def test_sandbox_network_is_bounded_by_the_csp(sandbox_app: App, where: str) -> None:

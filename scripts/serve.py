@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Serve Tidepool's built app (dist/) and its fetch proxy (/api/proxy).
+
+    python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--dist dist] [--allow-private-host HOST ...]
+
+`--allow-private-host HOST` lets /api/proxy reach a private or loopback address when the URL's host is
+exactly HOST (e.g. 127.0.0.1): for local testing only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from pathlib import Path
+
+from aiohttp import web
+
+# Run as a script, this file's folder is on sys.path: `server` is scripts/server/.
+from server.app import ServerConfig, make_app
+from server.guard import AddressPolicy
+from server.proxy import ProxyConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (0 picks a free one)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="the built app")
+    parser.add_argument(
+        "--allow-private-host", action="append", default=[], metavar="HOST",
+        help="let /api/proxy reach private/loopback addresses for this URL host (repeatable; testing only)",
+    )
+    parser.add_argument("--proxy-timeout-s", type=float, default=20.0, help="total time limit of one proxied fetch")
+    parser.add_argument("--proxy-max-mib", type=float, default=5.0, help="size limit of a proxied response body")
+    return parser.parse_args(argv)
+
+
+async def serve(args: argparse.Namespace) -> None:
+    proxy = ProxyConfig(
+        policy=AddressPolicy.of(args.allow_private_host),
+        max_body_bytes=int(args.proxy_max_mib * 1024 * 1024),
+        total_timeout_s=args.proxy_timeout_s,
+    )
+    config = ServerConfig(dist=args.dist, proxy=proxy)
+    runner = web.AppRunner(make_app(config), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, args.host, args.port)
+    await site.start()
+    port = runner.addresses[0][1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Tidepool serving {config.dist} at http://{host}:{port}/", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not (args.dist / "index.html").is_file():
+        logging.warning("%s has no index.html: run `npm run build` first", args.dist)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""`/api/proxy?url=...`: fetch a public http(s) URL for the app (the `web_fetch` tool and skill imports).
+
+Rules (DESIGN §7): http(s) only; every address checked before connecting (see guard.py); redirects
+followed here, at most `max_redirects`, each one re-checked; a total time limit and a body size limit;
+the caller's cookies and credentials are never forwarded and upstream `Set-Cookie` never comes back.
+The response carries the upstream status and content type plus `X-Proxy-Final-Url`. Errors of the
+proxy itself are JSON `{error, message}` with an `X-Proxy-Error` header naming the code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import aiohttp
+from aiohttp import web
+from yarl import URL
+
+from .guard import AddressPolicy, GuardedResolver, ProxyRefused
+
+log = logging.getLogger(__name__)
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+FORWARDED_REQUEST_HEADERS = ("Accept", "Accept-Language", "Content-Type")
+USER_AGENT = "Tidepool-proxy/0.1"
+MiB = 1024 * 1024
+# Hosts like 2130706433 or 0x7f.1 that some resolvers read as IPv4 addresses: refused unless canonical.
+NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+))*\.?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ProxyConfig:
+    policy: AddressPolicy = field(default_factory=AddressPolicy)
+    max_body_bytes: int = 5 * MiB
+    total_timeout_s: float = 20.0
+    connect_timeout_s: float = 10.0
+    max_redirects: int = 5
+
+
+@dataclass(frozen=True)
+class Upstream:
+    status: int
+    content_type: str | None
+    body: bytes
+    final_url: URL
+
+
+PROXY_CONFIG = web.AppKey("proxy_config", ProxyConfig)
+PROXY_SESSION = web.AppKey("proxy_session", aiohttp.ClientSession)
+
+
+# A proxied document is served from the app's origin: it must never run there (it could read the app's
+# storage and use its keys), so every proxy response is a sandboxed, script-less download.
+CONTAINMENT_HEADERS = {
+    "Content-Security-Policy": "sandbox; default-src 'none'",
+    "Content-Disposition": "attachment",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+def error_response(code: str, message: str, status: int) -> web.Response:
+    return web.json_response(
+        {"error": code, "message": message},
+        status=status,
+        headers={**CONTAINMENT_HEADERS, "X-Proxy-Error": code},
+    )
+
+
+def is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def checked_url(raw: str, policy: AddressPolicy) -> URL:
+    """Parse and check a target URL (scheme, credentials, IP literals); host names are checked at connect."""
+    try:
+        url = URL(raw)
+    except (ValueError, TypeError) as exc:
+        raise ProxyRefused("bad_url", f"not a URL: {raw!r}", status=400) from exc
+    if url.scheme not in ("http", "https"):
+        raise ProxyRefused("bad_scheme", f"only http and https URLs can be fetched, not {url.scheme or 'none'}:", 400)
+    if not url.host:
+        raise ProxyRefused("bad_url", f"the URL has no host: {raw!r}", status=400)
+    if url.user is not None or url.password is not None:
+        raise ProxyRefused("bad_url", "URLs with credentials are not fetched", status=400)
+    if NUMERIC_HOST.match(url.host) and not is_ip_literal(url.host):
+        raise ProxyRefused("bad_url", f"{url.host} is not a canonical IP address", status=400)
+    policy.check_literal(url.host)
+    return url
+
+
+async def read_limited(resp: aiohttp.ClientResponse, limit: int) -> bytes:
+    too_large = ProxyRefused("too_large", f"the response is larger than {limit} bytes", status=413)
+    if resp.content_length is not None and resp.content_length > limit:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def next_hop(url: URL, resp: aiohttp.ClientResponse, method: str) -> tuple[URL, str] | None:
+    """Where a redirect points and the method to use there, or None when `resp` is not a redirect."""
+    location = resp.headers.get("Location")
+    if resp.status not in REDIRECT_STATUSES or not location:
+        return None
+    keep_method = resp.status in (307, 308) or method == "HEAD"
+    return url.join(URL(location)), method if keep_method else "GET"
+
+
+async def fetch_following(
+    session: aiohttp.ClientSession, config: ProxyConfig, raw_url: str, method: str, body: bytes | None,
+    headers: dict[str, str],
+) -> Upstream:
+    """Fetch `raw_url`, following and re-checking redirects; the final answer's body is size-limited."""
+    url = checked_url(raw_url, config.policy)
+    for _hop in range(config.max_redirects + 1):
+        async with session.request(method, url, data=body, headers=headers, allow_redirects=False) as resp:
+            hop = next_hop(url, resp, method)
+            if hop is None:
+                data = await read_limited(resp, config.max_body_bytes)
+                return Upstream(resp.status, resp.headers.get("Content-Type"), data, url)
+        url, new_method = checked_url(str(hop[0]), config.policy), hop[1]
+        if new_method != method:
+            method, body = new_method, None
+            headers = {k: v for k, v in headers.items() if k != "Content-Type"}
+    raise ProxyRefused("too_many_redirects", f"more than {config.max_redirects} redirects", status=502)
+
+
+def forwarded_headers(request: web.Request) -> dict[str, str]:
+    """Only harmless headers travel upstream: never Cookie, Authorization or anything identifying."""
+    headers = {"User-Agent": USER_AGENT}
+    for name in FORWARDED_REQUEST_HEADERS:
+        if name in request.headers:
+            headers[name] = request.headers[name]
+    return headers
+
+
+async def handle_proxy(request: web.Request) -> web.StreamResponse:
+    config = request.app[PROXY_CONFIG]
+    raw = request.query.get("url")
+    if not raw:
+        return error_response("bad_request", "missing the url query parameter", 400)
+    body = await request.read() if request.method == "POST" else None
+    try:
+        async with asyncio.timeout(config.total_timeout_s):
+            upstream = await fetch_following(
+                request.app[PROXY_SESSION], config, raw, request.method, body,
+                forwarded_headers(request),
+            )
+    except ProxyRefused as exc:
+        log.info("proxy refused %s: %s", raw, exc.message)
+        return error_response(exc.code, exc.message, exc.status)
+    except TimeoutError:
+        return error_response("timeout", f"no complete answer within {config.total_timeout_s:g} s", 504)
+    except (aiohttp.ClientError, ValueError) as exc:
+        return error_response("upstream_error", f"could not fetch {raw}: {exc}", 502)
+    headers = {**CONTAINMENT_HEADERS, "X-Proxy-Final-Url": str(upstream.final_url)}
+    if upstream.content_type:
+        headers["Content-Type"] = upstream.content_type
+    return web.Response(status=upstream.status, body=upstream.body, headers=headers)
+
+
+async def proxy_session(app: web.Application) -> AsyncIterator[None]:
+    """Cleanup context: one client session whose connector resolves only through the guard."""
+    config = app[PROXY_CONFIG]
+    connector = aiohttp.TCPConnector(resolver=GuardedResolver(config.policy), use_dns_cache=False)
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=config.connect_timeout_s)
+    async with aiohttp.ClientSession(
+        connector=connector, timeout=timeout, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False
+    ) as session:
+        app[PROXY_SESSION] = session
+        yield
+
+
+def add_proxy_routes(app: web.Application, config: ProxyConfig) -> None:
+    app[PROXY_CONFIG] = config
+    app.cleanup_ctx.append(proxy_session)
+    app.router.add_route("GET", "/api/proxy", handle_proxy)
+    app.router.add_route("POST", "/api/proxy", handle_proxy)

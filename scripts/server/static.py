@@ -1,0 +1,118 @@
+"""Static files from `dist/`: exact MIME types, caching by kind, the security headers, SPA fallback."""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+
+from aiohttp import web
+
+CSP = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self' 'wasm-unsafe-eval'",
+        "worker-src 'self' data: blob:",
+        "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
+        "img-src 'self' data:",
+        "style-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ]
+)
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+IMMUTABLE = "public, max-age=31536000, immutable"
+NO_CACHE = "no-cache"
+HASHED_PREFIX = "assets/"
+# Served with Access-Control-Allow-Origin: * so the opaque-origin sandbox worker can import them.
+SHARED_PREFIXES = ("pyodide/", "wheels/")
+
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".wasm": "application/wasm",
+    ".whl": "application/octet-stream",
+    ".zip": "application/octet-stream",
+    ".tar": "application/octet-stream",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+    ".woff2": "font/woff2",
+    ".webmanifest": "application/manifest+json",
+}
+
+DIST = web.AppKey("dist", Path)
+
+
+def content_type(path: Path) -> str:
+    known = MIME_TYPES.get(path.suffix.lower())
+    if known:
+        return known
+    guessed, _ = mimetypes.guess_type(path.name)
+    return guessed or "application/octet-stream"
+
+
+def resolve_in(dist: Path, tail: str) -> Path | None:
+    """The file under `dist` that `tail` names, or None (missing, a directory, or outside `dist`)."""
+    candidate = (dist / tail).resolve()
+    if not candidate.is_relative_to(dist) or not candidate.is_file():
+        return None
+    return candidate
+
+
+def file_response(path: Path, tail: str) -> web.FileResponse:
+    headers = {
+        "Content-Type": content_type(path),
+        "Cache-Control": IMMUTABLE if tail.startswith(HASHED_PREFIX) else NO_CACHE,
+    }
+    if tail.startswith(SHARED_PREFIXES):
+        headers["Access-Control-Allow-Origin"] = "*"
+    return web.FileResponse(path, headers=headers)
+
+
+def not_found(message: str) -> web.Response:
+    return web.json_response({"error": "not_found", "message": message}, status=404)
+
+
+async def handle_static(request: web.Request) -> web.StreamResponse:
+    dist = request.app[DIST]
+    tail = request.match_info["tail"].lstrip("/")
+    if tail == "api" or tail.startswith("api/"):
+        return not_found(f"no API endpoint at /{tail}")
+    found = resolve_in(dist, tail or "index.html")
+    if found is not None:
+        return file_response(found, tail)
+    last = tail.rsplit("/", 1)[-1]
+    if "." in last:
+        return not_found(f"no file at /{tail}")
+    index = dist / "index.html"
+    if not index.is_file():
+        return not_found("dist/index.html is missing: run `npm run build`")
+    return file_response(index, "index.html")
+
+
+async def add_security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: the headers every response gets, the app's CSP on any without its own.
+
+    The CSP matters on HTML and on worker scripts alike: a worker's policy comes from its script's response,
+    and a `data:` worker it starts (the sandbox) inherits that policy; on other responses it is ignored.
+    """
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    response.headers.setdefault("Content-Security-Policy", CSP)
+
+
+def add_static_routes(app: web.Application, dist: Path) -> None:
+    app[DIST] = dist.resolve()
+    app.on_response_prepare.append(add_security_headers)
+    app.router.add_get("/{tail:.*}", handle_static)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Set up (.venv, npm packages), build the app, then run every test layer:
+# ruff, mypy (strict on runtime/, the server and the fake provider), TypeScript typecheck, vitest,
+# pytest (unit, runtime, pyodide, server, e2e).
+# Runs all layers even when one fails; exits non-zero if any did.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONUNBUFFERED=1
+
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11+ is needed as python3" >&2; exit 1; }
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check 'setuptools==80.9.0' -e '.[test,dev]'
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+export PATH="$PWD/.venv/bin:$PATH"
+npm run build
+
+failed=()
+layer() {
+  local name=$1
+  shift
+  echo
+  echo "=== $name: $*"
+  if "$@"; then echo "=== $name: ok"; else echo "=== $name: FAILED"; failed+=("$name"); fi
+}
+layer ruff ruff check .
+layer mypy mypy
+layer mypy-server mypy --strict scripts/serve.py scripts/server
+layer mypy-fakes mypy --strict --explicit-package-bases tests/fakes
+layer typecheck npm run typecheck
+layer vitest npm run test:ts
+layer pytest python -m pytest -q -ra
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED layers: ${failed[*]}"
+  exit 1
+fi
+echo "All test layers passed."

@@ -1,0 +1,152 @@
+"""The sessions sidebar against the fake OpenRouter: new, open (the chat is redrawn), rename, delete, export."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.e2e.conftest import KEY, App, running_app
+from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, send_for_reply, wait_ready
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply
+
+MODEL = "openai/gpt-4o-mini"
+SHOTS = Path("/tmp/tidepool-sessions-shots")
+
+
+def connect(page: Page, fake: FakeLLM) -> None:
+    """Ready, connected to the fake OpenRouter with MODEL chosen, settings closed."""
+    wait_ready(page)
+    configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+    choose_model(page, MODEL)
+    page.get_by_test_id("settings-close").click()
+
+
+def entry(page: Page, session_id: str) -> Locator:
+    return page.locator(f'[data-testid="session-entry"][data-session-id="{session_id}"]')
+
+
+def current_entry(page: Page) -> Locator:
+    return page.locator('[data-testid="session-entry"][aria-current="true"]')
+
+
+def talk(page: Page, fake: FakeLLM, question: str, answer: str) -> None:
+    fake.script([Reply.text(answer)])
+    reply = send_for_reply(page, question)
+    expect(reply).to_have_text(answer, timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+
+
+@pytest.fixture(scope="module")
+def two_sessions(browser: Browser, server: str, fake: FakeLLM) -> Iterator[tuple[App, str, str]]:
+    """One app with two sessions: 'Plan a trip to Lisbon' (first) and 'Bake sourdough bread' (current)."""
+    fake.reset(api_key=KEY)
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        connect(page, fake)
+        talk(page, fake, "Plan a trip to Lisbon", "Lisbon has trams.")
+        expect(current_entry(page)).to_contain_text("Plan a trip to Lisbon")
+        first = current_entry(page).get_attribute("data-session-id") or ""
+        page.get_by_test_id("session-new").click()
+        expect(messages(page, "user")).to_have_count(0)
+        talk(page, fake, "Bake sourdough bread", "Use a starter.")
+        expect(page.get_by_test_id("session-entry")).to_have_count(2)
+        second = current_entry(page).get_attribute("data-session-id") or ""
+        assert first and second and first != second
+        yield app, first, second
+
+
+def test_new_session_is_current_and_listed_first(two_sessions: tuple[App, str, str]) -> None:
+    app, first, second = two_sessions
+    page = app.page
+    expect(page.get_by_test_id("session-entry").first).to_have_attribute("data-session-id", second)
+    expect(entry(page, second)).to_have_attribute("aria-current", "true")
+    expect(entry(page, first)).not_to_have_attribute("aria-current", "true")
+    expect(entry(page, second)).to_contain_text("Bake sourdough bread")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "sessions.png"))
+
+
+def test_opening_a_session_redraws_the_chat(two_sessions: tuple[App, str, str]) -> None:
+    app, first, second = two_sessions
+    page = app.page
+    entry(page, first).click()
+    expect(entry(page, first)).to_have_attribute("aria-current", "true")
+    expect(messages(page, "user")).to_have_text(["Plan a trip to Lisbon"])
+    expect(messages(page, "assistant")).to_have_text(["Lisbon has trams."])
+    entry(page, second).click()
+    expect(entry(page, second)).to_have_attribute("aria-current", "true")
+    expect(messages(page, "user")).to_have_text(["Bake sourdough bread"])
+    expect(messages(page, "assistant")).to_have_text(["Use a starter."])
+
+
+def test_rename_inline(two_sessions: tuple[App, str, str]) -> None:
+    app, first, _ = two_sessions
+    page = app.page
+    target = entry(page, first)
+    target.hover()
+    target.get_by_test_id("session-rename").click()
+    field = target.get_by_test_id("session-rename-input")
+    expect(field).to_be_focused()
+    field.fill("Lisbon itinerary")
+    field.press("Enter")
+    expect(target.get_by_test_id("session-title")).to_have_text("Lisbon itinerary")
+    # Escape leaves the name as it was.
+    target.hover()
+    target.get_by_test_id("session-rename").click()
+    target.get_by_test_id("session-rename-input").fill("Discarded")
+    target.get_by_test_id("session-rename-input").press("Escape")
+    expect(target.get_by_test_id("session-title")).to_have_text("Lisbon itinerary")
+    page.wait_for_timeout(400)  # a refresh from the runtime shows the stored name
+    expect(target.get_by_test_id("session-title")).to_have_text("Lisbon itinerary")
+
+
+@pytest.mark.parametrize(
+    ("button", "suffix"),
+    [pytest.param("session-export-md", ".md", id="markdown"), pytest.param("session-export-json", ".json", id="json")],
+)
+def test_export_downloads(two_sessions: tuple[App, str, str], tmp_path: Path, button: str, suffix: str) -> None:
+    app, _, second = two_sessions
+    page = app.page
+    target = entry(page, second)
+    target.hover()
+    with page.expect_download(timeout=REPLY_TIMEOUT_MS) as info:
+        target.get_by_test_id(button).click()
+    download = info.value
+    assert download.suggested_filename.endswith(suffix), download.suggested_filename
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    text = saved.read_text(encoding="utf-8")
+    if suffix == ".json":
+        doc = json.loads(text)
+        assert doc["format"] == "tidepool.session"
+        assert doc["session"]["id"] == second
+        contents = json.dumps(doc["messages"])
+        assert "Bake sourdough bread" in contents and "Use a starter." in contents
+    else:
+        assert "Bake sourdough bread" in text and "Use a starter." in text
+        assert "Lisbon" not in text, "the export holds only that session"
+
+
+def test_delete_asks_then_removes(two_sessions: tuple[App, str, str], fake: FakeLLM) -> None:
+    app, first, second = two_sessions
+    page = app.page
+    target = entry(page, second)
+    target.hover()
+    target.get_by_test_id("session-delete").click()
+    target.get_by_test_id("session-delete-cancel").click()
+    expect(page.get_by_test_id("session-entry")).to_have_count(2)
+    target.hover()
+    target.get_by_test_id("session-delete").click()
+    expect(target).to_contain_text(re.compile("delete", re.I))
+    target.get_by_test_id("session-delete-confirm").click()
+    expect(entry(page, second)).to_have_count(0)
+    # The deleted session was current: the other one is open now.
+    expect(entry(page, first)).to_have_attribute("aria-current", "true")
+    expect(messages(page, "user")).to_have_text(["Plan a trip to Lisbon"])

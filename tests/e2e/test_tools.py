@@ -1,0 +1,178 @@
+"""run_python and web_fetch through the UI, called by the fake model: output comes back, the sandbox is
+an opaque origin without the app's storage, an endless loop ends at its timeout without breaking the
+next turn, and a local page is read as text without its script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Iterator
+
+import pytest
+from aiohttp import web
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.e2e.conftest import KEY, App, running_app
+from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, last_message, send, wait_ready
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply
+
+MODEL = "openai/gpt-4o-mini"
+RUN_TIMEOUT_MS = 120_000  # the first run may wait for the sandbox's Pyodide to boot
+SCRIPT_TEXT = "document.title = 'stolen-by-script'"
+PAGE = f"""<!doctype html><html><head><title>Tide tables</title><script>{SCRIPT_TEXT}</script>
+<style>body {{ color: red; }}</style></head>
+<body><h1>High water</h1><p>The tide turns at 06:12 today.</p></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def local_site() -> Iterator[str]:
+    """A small aiohttp site on 127.0.0.1 (in its own thread and loop) serving one HTML page."""
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    holder: dict[str, web.AppRunner | str] = {}
+
+    async def page(_: web.Request) -> web.Response:
+        return web.Response(text=PAGE, content_type="text/html")
+
+    async def start() -> None:
+        app = web.Application()
+        app.router.add_get("/tides.html", page)
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        holder["runner"] = runner
+        holder["url"] = f"http://127.0.0.1:{runner.addresses[0][1]}"
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(start())
+        started.set()
+        loop.run_forever()
+        runner = holder["runner"]
+        assert isinstance(runner, web.AppRunner)
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+    thread = threading.Thread(target=run, name="local-site", daemon=True)
+    thread.start()
+    assert started.wait(10), "the local site did not start"
+    try:
+        yield str(holder["url"])
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def tools_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
+    fake.reset(api_key=KEY)
+    with running_app(browser, server + "/") as app:
+        wait_ready(app.page)
+        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+        choose_model(app.page, MODEL)
+        yield app
+
+
+@pytest.fixture
+def tools(tools_app: App, fake: FakeLLM) -> App:
+    fake.reset(api_key=KEY)
+    wait_ready(tools_app.page)
+    tools_app.page.get_by_test_id("permission-mode").select_option("ask")
+    return tools_app
+
+
+def call(page: Page, fake: FakeLLM, tool: str, args: dict[str, object], after: str, approve: bool = True) -> Locator:
+    """The fake calls `tool` with `args`, then says `after`; the call is approved; returns its finished card."""
+    cards = page.locator(f'[data-testid="tool-call"][data-tool="{tool}"]')
+    before = cards.count()
+    fake.script([Reply.tool_call(tool, args), Reply.text(after)])
+    send(page, f"Please use {tool}")
+    card = cards.nth(before)
+    expect(card).to_have_attribute("data-status", "pending-approval", timeout=REPLY_TIMEOUT_MS)
+    expect(card).to_contain_text(tool)
+    if approve:
+        card.get_by_test_id("approval-allow").click()
+    expect(card).to_have_attribute("data-status", re.compile("^(ok|error)$"), timeout=RUN_TIMEOUT_MS)
+    expect(last_message(page, "assistant")).to_have_text(after, timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    return card
+
+
+def result_text(card: Locator) -> str:
+    return card.locator(".tool-result").inner_text()
+
+
+def tool_message(fake: FakeLLM) -> str:
+    """What the runtime told the model the last tool call returned."""
+    body = fake.requests_to("/api/v1/chat/completions")[-1].json()
+    tool_messages = [m for m in body["messages"] if m.get("role") == "tool"]
+    assert tool_messages, body["messages"]
+    content = tool_messages[-1]["content"]
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def test_run_python_output_comes_back(tools: App, fake: FakeLLM) -> None:
+    card = call(tools.page, fake, "run_python", {"code": "print(6 * 7)\nprint('from the sandbox')"}, "It printed 42.")
+    expect(card).to_have_attribute("data-status", "ok")
+    assert "42" in result_text(card) and "from the sandbox" in result_text(card)
+    assert "42" in tool_message(fake)
+
+
+STORAGE_PROBE = """
+import asyncio, js
+from pyodide.ffi import create_proxy
+print("origin", js.self.origin)
+async def indexeddb():
+    request = js.indexedDB.open("tidepool")
+    done = asyncio.get_running_loop().create_future()
+    request.onsuccess = create_proxy(lambda e: done.set_result("opened"))
+    request.onerror = create_proxy(lambda e: done.set_result(f"error {request.error}"))
+    return await asyncio.wait_for(done, 5)
+async def opfs():
+    await js.navigator.storage.getDirectory()
+    return "opened"
+for name, probe in [("indexeddb", indexeddb), ("opfs", opfs)]:
+    try:
+        print(name, await probe())
+    except Exception as e:
+        print(name, "refused:", type(e).__name__, e)
+"""
+
+
+def test_sandbox_is_an_opaque_origin_without_app_storage(tools: App, fake: FakeLLM) -> None:
+    card = call(tools.page, fake, "run_python", {"code": STORAGE_PROBE}, "Probed.")
+    expect(card).to_have_attribute("data-status", "ok")
+    lines = dict(line.split(" ", 1) for line in result_text(card).splitlines() if line.split(" ", 1)[0] in
+                 ("origin", "indexeddb", "opfs"))
+    assert lines["origin"] == "null", lines
+    assert "SecurityError" in lines["indexeddb"] and "opened" not in lines["indexeddb"], lines
+    assert "SecurityError" in lines["opfs"] and "opened" not in lines["opfs"], lines
+
+
+def test_endless_loop_times_out_and_the_next_turn_works(tools: App, fake: FakeLLM) -> None:
+    page = tools.page
+    card = call(page, fake, "run_python", {"code": "while True:\n    pass", "timeout_s": 3}, "That loop was stopped.")
+    expect(card).to_have_attribute("data-status", "error")
+    assert re.search(r"time|3 s", result_text(card), re.I), result_text(card)
+    fake.script([Reply.text("Still here.")])
+    send(page, "Are you still there?")
+    expect(last_message(page, "assistant")).to_have_text("Still here.", timeout=REPLY_TIMEOUT_MS)
+    card = call(page, fake, "run_python", {"code": "print('after the loop')"}, "Ran again.")
+    expect(card).to_have_attribute("data-status", "ok")
+    assert "after the loop" in result_text(card)
+
+
+def test_web_fetch_reads_a_local_page_without_its_script(tools: App, fake: FakeLLM, local_site: str) -> None:
+    card = call(tools.page, fake, "web_fetch", {"url": f"{local_site}/tides.html"}, "The tide turns at 06:12.")
+    expect(card).to_have_attribute("data-status", "ok")
+    text = result_text(card)
+    assert "The tide turns at 06:12 today." in text and "High water" in text, text
+    assert "stolen-by-script" not in text and "color: red" not in text, text
+    told = tool_message(fake)
+    assert "06:12" in told and "stolen-by-script" not in told

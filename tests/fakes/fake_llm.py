@@ -1,0 +1,327 @@
+"""A scriptable fake of OpenRouter and Ollama: a real aiohttp server on 127.0.0.1 speaking their wire formats.
+
+    fake = FakeLLM(api_key="sk-or-v1-test")
+    base = await fake.start()                     # or: with fake.running_in_thread() as base: ...
+    fake.script([Reply.text("Hello **world**"), Reply.error(402)])
+    ...                                           # point the app at f"{base}/api/v1" (OpenRouter) or base (Ollama)
+    fake.requests_to("/api/v1/chat/completions")  # what it saw: method, path, headers, body
+
+Routes: OpenRouter under /api/v1 (models, chat/completions, key, auth/keys), its OAuth page at /auth,
+Ollama at /api/tags, /api/show and /v1/chat/completions (+ /v1/models), and /bench/bytes?n=N for
+throughput benchmarks. Standalone: `python -m tests.fakes.fake_llm --port 8011`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from yarl import URL
+
+from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
+from .replies import ChunkMaker, Flavor, Reply, completion_json, error_body, stream_chunks, usage_for
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body or b"null")
+
+
+class FakeLLM:
+    def __init__(self, *, api_key: str | None = None, allow_origin: str | None = "*",
+                 default_reply: Reply | None = None) -> None:
+        self.api_key = api_key  # None: any key (or none) is accepted
+        self.allow_origin = allow_origin  # None: refuse cross-origin requests, as Ollama does by default
+        self.default_reply = default_reply or Reply.text("Hello from the fake model.")
+        self.requests: list[RecordedRequest] = []
+        self.streams_completed = 0
+        self.streams_aborted = 0
+        self.issued_keys: list[str] = []
+        self._queue: deque[Reply] = deque()
+        self._codes: dict[str, str] = {}
+        self._generation = 0
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+
+    # --- scripting and assertions -------------------------------------------------------------
+
+    def script(self, replies: Iterable[Reply]) -> None:
+        """Queue replies; each chat/completions request takes the next (then the default reply)."""
+        self._queue.extend(replies)
+
+    def reset(self, *, api_key: str | None = None, allow_origin: str | None = "*") -> None:
+        """Forget scripted replies and recorded traffic; set the accepted key and the CORS origin."""
+        self._queue.clear()
+        self.requests.clear()
+        self.api_key = api_key
+        self.allow_origin = allow_origin
+        self.streams_completed = self.streams_aborted = 0
+
+    def requests_to(self, path: str, method: str | None = None) -> list[RecordedRequest]:
+        return [r for r in list(self.requests) if r.path == path and (method is None or r.method == method)]
+
+    def valid_keys(self) -> set[str]:
+        return {k for k in [self.api_key, *self.issued_keys] if k}
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    def make_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._record, self._cors])
+        r = app.router
+        r.add_get("/api/v1/models", self._openrouter_models)
+        r.add_post("/api/v1/chat/completions", self._chat("openrouter"))
+        r.add_get("/api/v1/key", self._key_info)
+        r.add_post("/api/v1/auth/keys", self._auth_keys)
+        r.add_get("/auth", self._auth_page)
+        r.add_get("/api/tags", self._ollama_tags)
+        r.add_post("/api/show", self._ollama_show)
+        r.add_get("/api/version", self._ollama_version)
+        r.add_get("/v1/models", self._ollama_models)
+        r.add_post("/v1/chat/completions", self._chat("ollama"))
+        r.add_get("/bench/bytes", self._bench_bytes)
+        r.add_route("OPTIONS", "/{tail:.*}", self._preflight)
+        return app
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
+        self._runner = web.AppRunner(self.make_app(), access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
+        return self.base_url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @contextlib.contextmanager
+    def running_in_thread(self, timeout_s: float = 10.0) -> Iterator[str]:
+        """Serve from a background thread with its own event loop (for synchronous tests)."""
+        loop = asyncio.new_event_loop()
+        started = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            loop.run_until_complete(self.start())
+            started.set()
+            loop.run_forever()
+            loop.run_until_complete(self.stop())
+            loop.close()
+
+        thread = threading.Thread(target=run, name="fake-llm", daemon=True)
+        thread.start()
+        if not started.wait(timeout_s):
+            raise TimeoutError("the fake LLM server did not start")
+        try:
+            yield self.base_url
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout_s)
+
+    # --- middlewares --------------------------------------------------------------------------
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        body = await request.read()
+        self.requests.append(RecordedRequest(request.method, request.path, dict(request.query),
+                                             dict(request.headers), body))
+        return await handler(request)
+
+    @web.middleware
+    async def _cors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        origin = request.headers.get("Origin")
+        if origin and self.allow_origin is None:
+            return web.Response(status=403, text="origin not allowed")
+        response = await handler(request)
+        if origin and self.allow_origin is not None and not response.prepared:
+            self._add_cors(response, origin)
+        return response
+
+    def _add_cors(self, response: web.StreamResponse, origin: str) -> None:
+        response.headers["Access-Control-Allow-Origin"] = "*" if self.allow_origin == "*" else self.allow_origin or ""
+        response.headers["Access-Control-Expose-Headers"] = "Retry-After, Content-Type"
+        response.headers["Vary"] = "Origin"
+
+    async def _preflight(self, request: web.Request) -> web.StreamResponse:
+        asked = request.headers.get("Access-Control-Request-Headers", "authorization, content-type")
+        return web.Response(status=204, headers={
+            "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+            "Access-Control-Allow-Headers": asked,
+            "Access-Control-Max-Age": "600",
+        })
+
+    # --- OpenRouter ---------------------------------------------------------------------------
+
+    def _authorized(self, request: web.Request) -> bool:
+        if self.api_key is None and not self.issued_keys:
+            return True
+        header = request.headers.get("Authorization", "")
+        return header.startswith("Bearer ") and header[len("Bearer "):] in self.valid_keys()
+
+    async def _openrouter_models(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"data": OPENROUTER_MODELS})
+
+    async def _key_info(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorized(request):
+            return web.json_response(error_body(Reply.error(401)), status=401)
+        return web.json_response({"data": {"label": "sk-or-v1-fak...e00", "limit": None, "usage": 0.0123,
+                                           "is_free_tier": False, "limit_remaining": None}})
+
+    async def _auth_page(self, request: web.Request) -> web.StreamResponse:
+        callback = request.query.get("callback_url")
+        if not callback:
+            return web.Response(status=400, text="callback_url is required")
+        code = f"code-{secrets.token_hex(8)}"
+        self._codes[code] = request.query.get("code_challenge", "")
+        raise web.HTTPFound(str(URL(callback).update_query(code=code)))
+
+    async def _auth_keys(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        challenge = self._codes.pop(str(body.get("code")), None)
+        verifier = str(body.get("code_verifier") or "")
+        digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        if challenge is None or (challenge and digest != challenge):
+            return web.json_response({"error": {"code": 403, "message": "Invalid code or code_verifier"}}, status=403)
+        key = f"sk-or-v1-oauth-{secrets.token_hex(16)}"
+        self.issued_keys.append(key)
+        return web.json_response({"key": key, "user_id": "user_fake_1"})
+
+    # --- chat/completions (both flavours) -----------------------------------------------------
+
+    def _chat(self, flavor: Flavor) -> Handler:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            if flavor == "openrouter" and not self._authorized(request):
+                return web.json_response(error_body(Reply.error(401)), status=401)
+            payload = await request.json()
+            reply = self._queue.popleft() if self._queue else self.default_reply
+            if reply.kind == "http_error":
+                headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
+                return web.json_response(error_body(reply), status=reply.status, headers=headers)
+            self._generation += 1
+            maker = ChunkMaker(flavor, str(payload.get("model", "unknown")), self._generation)
+            usage = usage_for(reply, flavor, len(json.dumps(payload.get("messages", []))))
+            if not payload.get("stream"):
+                return web.json_response(completion_json(reply, maker, usage))
+            wants_usage = flavor == "openrouter" or bool((payload.get("stream_options") or {}).get("include_usage"))
+            return await self._stream(request, reply, maker, usage if wants_usage else None)
+
+        return handler
+
+    async def _stream(self, request: web.Request, reply: Reply, maker: ChunkMaker,
+                      usage: dict[str, Any] | None) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                               "X-Accel-Buffering": "no"})
+        origin = request.headers.get("Origin")
+        if origin and self.allow_origin is not None:
+            self._add_cors(response, origin)
+        await response.prepare(request)
+        try:
+            if maker.flavor == "openrouter":
+                await response.write(b": OPENROUTER PROCESSING\n\n")
+                await response.write(b": OPENROUTER PROCESSING\n\n")
+            for chunk in stream_chunks(reply, maker, usage):
+                await self._write_split(response, f"data: {json.dumps(chunk)}\n\n".encode())
+                if reply.delay_s and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                    await asyncio.sleep(reply.delay_s)
+            if reply.kind != "stream_error":
+                await self._write_split(response, b"data: [DONE]\n\n")
+            await response.write_eof()
+        except (ConnectionResetError, ConnectionError):
+            self.streams_aborted += 1
+            log.info("client closed the stream %s", maker.id)
+            return response
+        self.streams_completed += 1
+        return response
+
+    @staticmethod
+    async def _write_split(response: web.StreamResponse, event: bytes) -> None:
+        """Write an event in two pieces, cut mid-event, as real servers and proxies do."""
+        cut = max(1, len(event) // 2)
+        await response.write(event[:cut])
+        await asyncio.sleep(SPLIT_PAUSE_S)
+        await response.write(event[cut:])
+
+    # --- Ollama native API --------------------------------------------------------------------
+
+    async def _ollama_tags(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(ollama_tags())
+
+    async def _ollama_show(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        shown = ollama_show(str(body.get("model") or body.get("name") or ""))
+        if shown is None:
+            return web.json_response({"error": f"model '{body.get('model')}' not found"}, status=404)
+        return web.json_response(shown)
+
+    async def _ollama_version(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"version": "0.12.3"})
+
+    async def _ollama_models(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(ollama_openai_models())
+
+    async def _bench_bytes(self, request: web.Request) -> web.StreamResponse:
+        size = min(int(request.query.get("n", "1048576")), 256 * 1024 * 1024)
+        response = web.StreamResponse(headers={"Content-Type": "application/octet-stream",
+                                               "Content-Length": str(size)})
+        origin = request.headers.get("Origin")
+        if origin and self.allow_origin is not None:
+            self._add_cors(response, origin)
+        await response.prepare(request)
+        block = b"x" * 65536
+        for start in range(0, size, len(block)):
+            await response.write(block[: size - start])
+        await response.write_eof()
+        return response
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Fake OpenRouter + Ollama server for manual runs and benchmarks")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8011)
+    parser.add_argument("--api-key", default=None, help="require this key (default: accept any)")
+    parser.add_argument("--allow-origin", default="*", help="CORS origin to allow ('none' refuses all)")
+    parser.add_argument("--reply", default="Hello from the fake model. This is **markdown**.")
+    parser.add_argument("--delay-ms", type=float, default=0.0, help="pause between text chunks")
+    args = parser.parse_args(argv)
+    fake = FakeLLM(api_key=args.api_key, allow_origin=None if args.allow_origin == "none" else args.allow_origin,
+                   default_reply=Reply.text(args.reply, delay_s=args.delay_ms / 1000))
+
+    async def serve() -> None:
+        base = await fake.start(args.host, args.port)
+        print(f"fake LLM at {base}  (OpenRouter base URL {base}/api/v1, Ollama base URL {base})", flush=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await fake.stop()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""What the fake LLM answers: scripted replies and the exact bytes of their wire formats.
+
+A `Reply` is a plain value; `sse_events` turns one into the `data:` events of an OpenAI-compatible
+`chat/completions` stream (OpenRouter's flavour adds `: OPENROUTER PROCESSING` comments, a `provider`
+field and `cost` in the usage chunk), and `error_body` gives the JSON body of a scripted HTTP error.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Flavor = Literal["openrouter", "ollama"]
+ReplyKind = Literal["text", "tool_calls", "http_error", "stream_error"]
+
+ERROR_MESSAGES = {
+    400: "Invalid request",
+    401: "No auth credentials found",
+    402: "Insufficient credits. Add more using https://openrouter.ai/credits",
+    403: "Key limit exceeded",
+    408: "Request timed out",
+    429: "Rate limit exceeded: free-models-per-min. Try again later.",
+    500: "Internal Server Error",
+    502: "Provider returned error",
+    503: "No available provider for this model",
+}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    call_id: str = "call_1"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer to one `chat/completions` request."""
+
+    kind: ReplyKind
+    content: str = ""  # the assistant text (streamed in `chunk_chars` pieces)
+    tool_calls: tuple[ToolCall, ...] = ()
+    status: int = 200
+    message: str = ""
+    retry_after: int | None = None
+    delay_s: float = 0.0  # pause between content chunks (a slow stream, for Stop tests)
+    chunk_chars: int = 4  # characters of text per delta
+    usage: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def text(content: str, *, delay_s: float = 0.0, chunk_chars: int = 4) -> Reply:
+        return Reply("text", content=content, delay_s=delay_s, chunk_chars=chunk_chars)
+
+    @staticmethod
+    def slow(content: str = "tick " * 400, delay_s: float = 0.05) -> Reply:
+        return Reply("text", content=content, delay_s=delay_s, chunk_chars=5)
+
+    @staticmethod
+    def tool_call(name: str, arguments: dict[str, Any], *, text: str = "", call_id: str = "call_1") -> Reply:
+        return Reply("tool_calls", content=text, tool_calls=(ToolCall(name, arguments, call_id),))
+
+    @staticmethod
+    def tool_calls_reply(*calls: ToolCall, text: str = "") -> Reply:
+        return Reply("tool_calls", content=text, tool_calls=calls)
+
+    @staticmethod
+    def error(status: int, message: str | None = None, *, retry_after: int | None = None) -> Reply:
+        return Reply("http_error", status=status, message=message or ERROR_MESSAGES.get(status, "Error"),
+                     retry_after=retry_after)
+
+    @staticmethod
+    def stream_error(message: str = "Provider disconnected unexpectedly", *, text: str = "Partial ") -> Reply:
+        """A 200 stream that starts normally and then carries an error event (OpenRouter mid-stream error)."""
+        return Reply("stream_error", content=text, message=message)
+
+
+def error_body(reply: Reply) -> dict[str, Any]:
+    """OpenRouter's error JSON: `{"error": {"code", "message", "metadata"?}}`."""
+    error: dict[str, Any] = {"code": reply.status, "message": reply.message}
+    if reply.status == 429:
+        error["metadata"] = {"headers": {"X-RateLimit-Limit": "20", "X-RateLimit-Remaining": "0"}}
+    return {"error": error}
+
+
+def split_text(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+class ChunkMaker:
+    """Builds `chat.completion.chunk` objects for one response."""
+
+    def __init__(self, flavor: Flavor, model: str, generation: int) -> None:
+        self.flavor = flavor
+        self.model = model
+        self.id = f"gen-{generation:08d}" if flavor == "openrouter" else f"chatcmpl-{generation}"
+        self.created = int(time.time())
+
+    def chunk(self, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": finish}
+        out: dict[str, Any] = {"id": self.id, "object": "chat.completion.chunk", "created": self.created,
+                               "model": self.model}
+        if self.flavor == "openrouter":
+            out["provider"] = "FakeProvider"
+            choice["native_finish_reason"] = finish
+            choice["logprobs"] = None
+        else:
+            out["system_fingerprint"] = "fp_ollama"
+        out["choices"] = [choice]
+        out.update(extra)
+        return out
+
+
+def usage_for(reply: Reply, flavor: Flavor, prompt_chars: int) -> dict[str, Any]:
+    completion = max(1, len(reply.content) // 4) + 8 * len(reply.tool_calls)
+    prompt = max(1, prompt_chars // 4)
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                             "total_tokens": prompt + completion}
+    if flavor == "openrouter":
+        usage["cost"] = round(prompt * 1.5e-7 + completion * 6e-7, 10)
+        usage["prompt_tokens_details"] = {"cached_tokens": 0}
+        usage["completion_tokens_details"] = {"reasoning_tokens": 0}
+    usage.update(reply.usage)
+    return usage
+
+
+def tool_call_deltas(maker: ChunkMaker, calls: tuple[ToolCall, ...]) -> Iterator[dict[str, Any]]:
+    """A head delta per call (id, name, empty arguments), then its arguments in small fragments."""
+    for index, call in enumerate(calls):
+        head = {"index": index, "id": call.call_id, "type": "function",
+                "function": {"name": call.name, "arguments": ""}}
+        yield maker.chunk({"role": "assistant", "content": None, "tool_calls": [head]})
+        for piece in split_text(json.dumps(call.arguments), 7):
+            yield maker.chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+
+
+def stream_chunks(reply: Reply, maker: ChunkMaker, usage: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a stream, in order (without the final `[DONE]`)."""
+    if reply.content:
+        first = True
+        for piece in split_text(reply.content, reply.chunk_chars):
+            delta = {"role": "assistant", "content": piece} if first else {"content": piece}
+            first = False
+            yield maker.chunk(delta)
+    if reply.kind == "stream_error":
+        error = {"code": "server_error", "message": reply.message}
+        yield maker.chunk({"content": ""}, "error", error=error)
+        return
+    yield from tool_call_deltas(maker, reply.tool_calls)
+    yield maker.chunk({}, "tool_calls" if reply.tool_calls else "stop")
+    if usage is not None:
+        yield maker.chunk({}, None, usage=usage) if maker.flavor == "openrouter" else {
+            **maker.chunk({}), "choices": [], "usage": usage}
+
+
+def completion_json(reply: Reply, maker: ChunkMaker, usage: dict[str, Any]) -> dict[str, Any]:
+    """The non-streaming `chat.completion` for a reply."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in reply.tool_calls
+        ]
+    finish = "tool_calls" if reply.tool_calls else "stop"
+    return {"id": maker.id, "object": "chat.completion", "created": maker.created, "model": maker.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage}

@@ -1,0 +1,146 @@
+"""The fake provider speaks the real wire formats: what the runtime and the app are tested against."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply, ToolCall
+
+KEY = "sk-or-v1-fake-test-key"
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeLLM]:
+    llm = FakeLLM(api_key=KEY)
+    await llm.start()
+    yield llm
+    await llm.stop()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+        yield session
+
+
+async def stream(http: aiohttp.ClientSession, url: str, **body: Any) -> tuple[list[bytes], list[str]]:
+    """POST a streaming chat request; the raw reads as they arrived, and the `data:` payloads."""
+    payload = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}], **body}
+    async with http.post(url, json=payload, headers={"Authorization": f"Bearer {KEY}"}) as resp:
+        assert resp.status == 200
+        assert resp.headers["Content-Type"] == "text/event-stream"
+        reads = [chunk async for chunk in resp.content.iter_any()]
+    text = b"".join(reads).decode()
+    data = [line[len("data: "):] for line in text.split("\n") if line.startswith("data: ")]
+    return reads, data
+
+
+async def test_openrouter_text_stream(fake: FakeLLM, http: aiohttp.ClientSession) -> None:
+    fake.script([Reply.text("Hello **world**")])
+    reads, data = await stream(http, f"{fake.base_url}/api/v1/chat/completions")
+    assert reads[0].startswith(b": OPENROUTER PROCESSING")
+    assert any(not r.endswith(b"\n\n") for r in reads), "events should be cut across writes"
+    assert data[-1] == "[DONE]"
+    chunks = [json.loads(d) for d in data[:-1]]
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    assert text == "Hello **world**"
+    assert chunks[-1]["usage"]["cost"] > 0
+    assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
+
+
+async def test_tool_call_fragments_join(fake: FakeLLM, http: aiohttp.ClientSession) -> None:
+    calls = (ToolCall("read_file", {"path": "notes/a.md"}, "call_a"), ToolCall("list_files", {"path": "."}, "call_b"))
+    fake.script([Reply.tool_calls_reply(*calls)])
+    _, data = await stream(http, f"{fake.base_url}/api/v1/chat/completions")
+    args: dict[int, str] = {}
+    names: dict[int, str] = {}
+    for chunk in (json.loads(d) for d in data[:-1]):
+        for call in (chunk["choices"][0]["delta"].get("tool_calls") or []) if chunk["choices"] else []:
+            names.setdefault(call["index"], call["function"].get("name", ""))
+            args[call["index"]] = args.get(call["index"], "") + call["function"]["arguments"]
+    assert names == {0: "read_file", 1: "list_files"}
+    assert {i: json.loads(a) for i, a in args.items()} == {0: {"path": "notes/a.md"}, 1: {"path": "."}}
+
+
+async def test_error_event_mid_stream(fake: FakeLLM, http: aiohttp.ClientSession) -> None:
+    fake.script([Reply.stream_error("Provider disconnected unexpectedly")])
+    _, data = await stream(http, f"{fake.base_url}/api/v1/chat/completions")
+    last = json.loads(data[-1])
+    assert last["error"]["message"] == "Provider disconnected unexpectedly"
+    assert last["choices"][0]["finish_reason"] == "error"
+
+
+ERRORS = [
+    pytest.param(Reply.error(402), 402, "credits", None, id="402"),
+    pytest.param(Reply.error(429, retry_after=7), 429, "Rate limit", "7", id="429-retry-after"),
+    pytest.param(Reply.error(500), 500, "Internal", None, id="500"),
+]
+
+
+@pytest.mark.parametrize(("reply", "status", "words", "retry_after"), ERRORS)
+async def test_scripted_http_errors(fake: FakeLLM, http: aiohttp.ClientSession, reply: Reply, status: int,
+                                    words: str, retry_after: str | None) -> None:
+    fake.script([reply])
+    async with http.post(f"{fake.base_url}/api/v1/chat/completions", json={"model": "m", "stream": True},
+                         headers={"Authorization": f"Bearer {KEY}"}) as resp:
+        body = await resp.json()
+    assert resp.status == status
+    assert body["error"]["code"] == status and words in body["error"]["message"]
+    assert resp.headers.get("Retry-After") == retry_after
+
+
+async def test_wrong_key_is_401_and_recorded(fake: FakeLLM, http: aiohttp.ClientSession) -> None:
+    async with http.post(f"{fake.base_url}/api/v1/chat/completions", json={"model": "m"},
+                         headers={"Authorization": "Bearer nope"}) as resp:
+        assert resp.status == 401
+    (seen,) = fake.requests_to("/api/v1/chat/completions", "POST")
+    assert seen.headers["Authorization"] == "Bearer nope"
+
+
+@pytest.mark.parametrize(("allow", "status", "acao"), [
+    pytest.param("*", 204, "*", id="allowed"),
+    pytest.param(None, 403, None, id="refused-like-ollama"),
+])
+async def test_cors_preflight(fake: FakeLLM, http: aiohttp.ClientSession, allow: str | None, status: int,
+                              acao: str | None) -> None:
+    fake.allow_origin = allow
+    headers = {"Origin": "http://127.0.0.1:8000", "Access-Control-Request-Method": "POST",
+               "Access-Control-Request-Headers": "content-type"}
+    async with http.options(f"{fake.base_url}/v1/chat/completions", headers=headers) as resp:
+        assert resp.status == status
+        assert resp.headers.get("Access-Control-Allow-Origin") == acao
+
+
+async def test_ollama_tags_and_show(fake: FakeLLM, http: aiohttp.ClientSession) -> None:
+    async with http.get(f"{fake.base_url}/api/tags") as resp:
+        names = [m["name"] for m in (await resp.json())["models"]]
+    async with http.post(f"{fake.base_url}/api/show", json={"model": names[0]}) as resp:
+        shown = await resp.json()
+    assert names == ["llama3.2:3b", "qwen3:8b"]
+    assert shown["model_info"]["llama.context_length"] == 131072
+    assert "tools" in shown["capabilities"]
+
+
+@pytest.mark.parametrize(("tamper", "status"), [pytest.param(False, 200, id="right-verifier"),
+                                                 pytest.param(True, 403, id="wrong-verifier")])
+async def test_oauth_pkce(fake: FakeLLM, http: aiohttp.ClientSession, tamper: bool, status: int) -> None:
+    verifier = "v" * 43
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    query = {"callback_url": "http://127.0.0.1:8000/", "code_challenge": challenge, "code_challenge_method": "S256"}
+    async with http.get(f"{fake.base_url}/auth", params=query, allow_redirects=False) as resp:
+        location = resp.headers["Location"]
+    assert resp.status == 302 and location.startswith("http://127.0.0.1:8000/?code=")
+    code = location.split("code=", 1)[1]
+    body = {"code": code, "code_verifier": verifier + ("x" if tamper else ""), "code_challenge_method": "S256"}
+    async with http.post(f"{fake.base_url}/api/v1/auth/keys", json=body) as resp:
+        assert resp.status == status
+        answer = await resp.json()
+    assert (answer.get("key") in fake.issued_keys) == (not tamper)

@@ -63,11 +63,20 @@ def fetch_wheel(req: str) -> Path:
     return fetch_wheel(req)
 
 
-def build_runtime_wheel() -> Path:
-    out = ROOT / "build" / "runtime-wheel"
-    shutil.rmtree(out, ignore_errors=True)
-    pip("wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT))
-    (wheel,) = out.glob("tidepool_runtime-*.whl")
+def build_runtime_wheel(out: Path | None = None) -> Path:
+    """Build the runtime's own wheel from a private copy of the sources (parallel builds don't collide)."""
+    work = Path(tempfile.mkdtemp(prefix="tidepool-runtime-"))
+    try:
+        shutil.copy2(ROOT / "pyproject.toml", work / "pyproject.toml")
+        shutil.copytree(ROOT / "runtime", work / "runtime", ignore=shutil.ignore_patterns("__pycache__"))
+        dest = out or (ROOT / "build" / "runtime-wheel")
+        dest.mkdir(parents=True, exist_ok=True)
+        for old in dest.glob("tidepool_runtime-*.whl"):
+            old.unlink()
+        pip("wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dest), str(work))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    (wheel,) = dest.glob("tidepool_runtime-*.whl")
     return wheel
 
 
@@ -86,7 +95,8 @@ def main() -> None:
     copy_pyodide()
     wheels_dir = PUBLIC / "wheels"
     staging = Path(tempfile.mkdtemp(prefix=".wheels-", dir=PUBLIC))
-    wheels = [fetch_wheel(r) for r in pinned_requirements()] + [build_runtime_wheel()]
+    own = Path(tempfile.mkdtemp(prefix="tidepool-wheel-"))
+    wheels = [fetch_wheel(r) for r in pinned_requirements()] + [build_runtime_wheel(own)]
     entries = []
     for wheel in wheels:
         shutil.copy2(wheel, staging / wheel.name)
@@ -99,8 +109,12 @@ def main() -> None:
         wheels_dir.rename(old)
     staging.rename(wheels_dir)
     shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(own, ignore_errors=True)
     print(f"build_wheels: {len(entries)} wheels and the Pyodide core in {PUBLIC.relative_to(ROOT)}/")
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--runtime-only"]:  # tests: just the runtime's wheel, into the folder given
+        print(build_runtime_wheel(Path(sys.argv[2])))
+    else:
+        main()

@@ -40,7 +40,7 @@ def _prepare(tmp_path: Path) -> str | None:
     # The code changed since the wheels were vendored: build the runtime's wheel from it (offline).
     out = tmp_path / "runtime-wheel"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
+        [sys.executable, str(ROOT / "scripts" / "build_wheels.py"), "--runtime-only", str(out)],
         check=True,
         timeout=120,
         capture_output=True,

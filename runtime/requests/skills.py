@@ -64,11 +64,13 @@ async def skill_set_enabled(session: Session, params: dict[str, Any]) -> dict[st
 
 
 async def skill_remove(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+    from runtime.skills.catalog import STATE_FILE, forget
     from runtime.skills.importer import SKILLS_DIR, skills_dir
 
     name = _installed(session, text(params, "name")).name
     shutil.rmtree(skills_dir(session.workspace) / name)
-    await session.state.flusher.workspace([str(SKILLS_DIR / name)])
+    forget(session.workspace, name)
+    await session.state.flusher.workspace([str(SKILLS_DIR / name), str(SKILLS_DIR / STATE_FILE)])
     return {"removed": name}
 
 

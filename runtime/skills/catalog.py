@@ -67,7 +67,17 @@ def set_enabled(workspace: Path, name: str, enabled: bool) -> None:
     if name not in {s.name for s in list_skills(workspace)}:
         raise SkillError("not-found", f"No installed skill is named {name!r}.", name=name)
     disabled = _disabled(workspace)
-    disabled = disabled - {name} if enabled else disabled | {name}
+    _write_disabled(workspace, disabled - {name} if enabled else disabled | {name})
+
+
+def forget(workspace: Path, name: str) -> None:
+    """Drop a removed skill's flag, so a skill imported later under that name starts enabled."""
+    disabled = _disabled(workspace)
+    if name in disabled:
+        _write_disabled(workspace, disabled - {name})
+
+
+def _write_disabled(workspace: Path, disabled: frozenset[str]) -> None:
     path = skills_dir(workspace) / STATE_FILE
     tmp = path.with_name(f".{STATE_FILE}.tmp")
     tmp.write_text(json.dumps({"version": 1, "disabled": sorted(disabled)}, indent=2) + "\n", encoding="utf-8")

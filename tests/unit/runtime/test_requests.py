@@ -132,8 +132,10 @@ async def test_skills_panel(rig: StateRig) -> None:
     assert disabled["skills"][0]["enabled"] is False
     assert rig.host.flushes[-1]["paths"] == [".agents/skills/state.json"]
     assert await rig.result("skill_remove", name="tea") == {"removed": "tea"}
-    assert rig.host.flushes[-1]["paths"] == [".agents/skills/tea"]
+    assert rig.host.flushes[-1]["paths"] == [".agents/skills/tea", ".agents/skills/state.json"]
     assert (await rig.result("skills_list"))["skills"] == [] and not (rig.workspace / ".agents/skills/tea").exists()
+    await rig.result("skill_import", filename="tea.zip", data=data)  # a removed skill comes back enabled
+    assert [s["enabled"] for s in (await rig.result("skills_list"))["skills"]] == [True]
 
 
 async def test_tools_list_and_ping(rig: StateRig) -> None:

@@ -118,7 +118,7 @@ def tab(playwright: Playwright, server: str, fake: FakeLLM, tmp_path_factory: py
 
 def test_reload_mid_stream_keeps_the_user_message(tab: tuple[BrowserContext, Page], fake: FakeLLM) -> None:
     _, page = tab
-    fake.script([Reply.slow()])
+    fake.script([Reply.tool_call("list_files", {"path": "."}, call_id="call_keep0"), Reply.slow()])
     reply = send_for_reply(page, "Count slowly for me")
     expect(reply).to_contain_text("tick", timeout=REPLY_TIMEOUT_MS)
     eventually(page, lambda: saved_state_holds(page, "Count slowly for me"), 15, "the message to be saved")
@@ -126,6 +126,8 @@ def test_reload_mid_stream_keeps_the_user_message(tab: tuple[BrowserContext, Pag
     wait_ready(page)
     expect(page.get_by_test_id("workspace-lock")).to_be_hidden()
     expect(messages(page, "user").last).to_have_text("Count slowly for me")
+    # The step completed before the reload is kept with its result.
+    expect(page.locator('[data-testid="tool-call"][data-tool="list_files"]')).to_have_attribute("data-status", "ok")
     expect(page.locator(".turn-note").last).to_contain_text("Interrupted")
     expect(page.get_by_test_id("chat-stop")).to_be_hidden()
     # The person can go on.
@@ -182,6 +184,30 @@ def test_damaged_save_restores_the_previous_one_with_a_notice(tab: tuple[Browser
     expect(notice).to_contain_text(re.compile("previous", re.I))
     expect(page.get_by_test_id("session-entry").first).to_be_visible()
     page.screenshot(path=str(SHOTS / "notice.png"))
+
+
+def test_a_full_disk_is_shown_not_swallowed(tab: tuple[BrowserContext, Page], fake: FakeLLM, server: str) -> None:
+    context, page = tab
+    wait_ready(page)
+    cdp = context.new_cdp_session(page)
+    origin = server.rstrip("/")
+    cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 1})
+    try:
+        fake.script([Reply.text("Stored nowhere.")])
+        reply = send_for_reply(page, "Save this if you can")
+        expect(reply).to_have_text("Stored nowhere.", timeout=REPLY_TIMEOUT_MS)
+        error = messages(page, "error").filter(has_text=re.compile("storage is full", re.I))
+        expect(error).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+        page.screenshot(path=str(SHOTS / "quota.png"))
+    finally:
+        cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin})
+        cdp.detach()
+    wait_ready(page)
+    # Saving works again with room: the next step saves what was kept in the tab.
+    fake.script([Reply.text("Saved again.")])
+    after = send_for_reply(page, "And now?")
+    expect(after).to_have_text("Saved again.", timeout=REPLY_TIMEOUT_MS)
+    eventually(page, lambda: saved_state_holds(page, "Save this if you can"), 15, "the kept message to be saved")
 
 
 def test_second_tab_shows_the_lock_and_can_take_over(tab: tuple[BrowserContext, Page], server: str) -> None:

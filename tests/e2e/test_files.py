@@ -9,7 +9,7 @@ import zipfile
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, FilePayload, Locator, Page, expect
 
 from tests.e2e.conftest import KEY, RESULTS, App, running_app
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, last_message, send, wait_ready
@@ -63,7 +63,9 @@ def call_card(page: Page, fake: FakeLLM, replies: list[Reply], text: str, tool: 
 
 def upload(page: Page, files: dict[str, bytes]) -> None:
     open_files(page)
-    payload = [{"name": name, "mimeType": "application/octet-stream", "buffer": data} for name, data in files.items()]
+    payload: list[FilePayload] = [
+        {"name": name, "mimeType": "application/octet-stream", "buffer": data} for name, data in files.items()
+    ]
     page.get_by_test_id("file-upload").set_input_files(payload)
     for name in files:
         expect(entry(page, name)).to_be_visible()

@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import KEY, App, running_app
+from tests.e2e.conftest import KEY, RESULTS, App, running_app
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, last_message, send, wait_ready
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
@@ -118,8 +118,12 @@ def tool_message(fake: FakeLLM) -> str:
 
 
 def test_run_python_output_comes_back(tools: App, fake: FakeLLM) -> None:
-    card = call(tools.page, fake, "run_python", {"code": "print(6 * 7)\nprint('from the sandbox')"}, "It printed 42.")
+    code = "print(6 * 7)\nprint('from the sandbox')"
+    card = call(tools.page, fake, "run_python", {"code": code}, "It printed 42.")
     expect(card).to_have_attribute("data-status", "ok")
+    expect(card.locator(".tool-code")).to_have_text(code)  # shown as it runs, not as a JSON string
+    RESULTS.mkdir(exist_ok=True)
+    tools.page.screenshot(path=str(RESULTS / "tools-run-python.png"))
     assert "42" in result_text(card) and "from the sandbox" in result_text(card)
     assert "42" in tool_message(fake)
 
@@ -176,3 +180,17 @@ def test_web_fetch_reads_a_local_page_without_its_script(tools: App, fake: FakeL
     assert "stolen-by-script" not in text and "color: red" not in text, text
     told = tool_message(fake)
     assert "06:12" in told and "stolen-by-script" not in told
+
+
+def test_files_written_in_the_sandbox_land_in_the_workspace(tools: App, fake: FakeLLM) -> None:
+    page = tools.page
+    files_open = page.get_by_test_id("files-open")
+    if files_open.get_attribute("aria-expanded") != "true":
+        files_open.click()
+    code = "import os\nos.makedirs('out', exist_ok=True)\nopen('out/report.txt', 'w').write('made in the sandbox')"
+    card = call(page, fake, "run_python", {"code": code}, "Report written.")
+    expect(card).to_have_attribute("data-status", "ok")
+    report = page.locator('[data-testid="file-entry"][data-path="out/report.txt"][data-kind="file"]')
+    expect(report).to_be_visible()
+    report.click()
+    expect(page.get_by_test_id("file-viewer")).to_have_text("made in the sandbox")

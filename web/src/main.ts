@@ -14,6 +14,9 @@ import { parseSessionView } from "./ui/history";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
 import { StatusView } from "./ui/status";
 import { UsageView } from "./ui/usage";
+import { FilesPanel } from "./ui/panels/files";
+import { mountConversationPanels } from "./ui/panels/conversation-panels";
+import { mountSkillsPanel } from "./ui/panels/skills";
 
 const keys = new KeyRing();
 let settings: AppSettings;
@@ -43,8 +46,13 @@ const permission = byTestId<HTMLSelectElement>("permission-mode");
 const lockBanner = byTestId("workspace-lock");
 const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElement;
 byTestId("workspace-take-over").addEventListener("click", () => restart(true));
+const filesPanel = new FilesPanel((request) => client.workspace(request));
+// Sessions sidebar and memory panel (they follow the worker's messages).
+const followPanels = mountConversationPanels((method, params) => client.request(method, params), (text) => chat.showError(text));
+mountSkillsPanel({ request: (method, params, timeoutMs) => client.request(method, params, timeoutMs), whenReady });
 
 function onWorker(message: WorkerToMain): void {
+  followPanels(message);
   switch (message.type) {
     case "boot_progress":
       return status.booting(message.label, message.index, message.total, message.fraction);
@@ -58,7 +66,10 @@ function onWorker(message: WorkerToMain): void {
       return onReady();
     case "event":
       if (message.event.kind === "usage") usage.add(message.event);
-      if (message.event.kind === "session_opened") void showSession();
+      if (message.event.kind === "session_opened") {
+        usage.reset(); // usage is per session
+        void showSession();
+      }
       return chat.onEvent(message.event);
     case "http_failure":
       lastFailure = message;
@@ -82,6 +93,8 @@ function onWorker(message: WorkerToMain): void {
           ? "This workspace was opened in another tab. This tab no longer saves anything."
           : "This workspace is open in another tab. This tab does not save anything.";
       return;
+    case "workspace_changed":
+      return filesPanel.onWorkspaceChanged(message.paths);
     case "reply":
       return; // routed by RuntimeClient
   }
@@ -89,6 +102,7 @@ function onWorker(message: WorkerToMain): void {
 
 function onReady(): void {
   ready = true;
+  filesPanel.setAvailable(true);
   status.ready();
   chat.setAvailable(true);
   for (const resolve of readyWaiters.splice(0)) resolve();
@@ -214,6 +228,7 @@ async function forgetKey(provider: AppSettings["provider"]): Promise<void> {
 
 function restart(takeOver = false): void {
   ready = false;
+  filesPanel.setAvailable(false);
   chat.reset();
   chat.setAvailable(false);
   usage.reset();

@@ -6,6 +6,7 @@
 import type { JsonObject } from "./protocol/codec";
 import { parseModels, type ModelInfo } from "./protocol/messages";
 import { TAKE_OVER_NAME, type MainToWorker, type RequestResult, type WorkerToMain } from "./worker/bridge";
+import type { WorkspaceRequest } from "./worker/workspace-fs";
 
 const REQUEST_TIMEOUT_MS = 45_000;
 
@@ -64,6 +65,22 @@ export class RuntimeClient {
         resolve(result);
       });
       this.post({ type: "request", requestId, method, params });
+    });
+  }
+
+  /** A files-panel request that the worker answers itself (list, read, upload, delete, export). */
+  workspace(request: WorkspaceRequest, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RequestResult> {
+    const requestId = `w${this.nextRequest++}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(requestId);
+        resolve({ ok: false, code: "timeout", message: `the worker did not answer workspace ${request.op}` });
+      }, timeoutMs);
+      this.waiters.set(requestId, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+      this.post({ type: "workspace", requestId, request });
     });
   }
 

@@ -67,6 +67,7 @@ export const EVENT_FIELDS = {
     name: str,
     ok: bool,
     result: anything,
+    arguments: optional(anything),
     status: optional(oneOf("ok", "error", "denied")),
   },
   approval_needed: {
@@ -167,7 +168,10 @@ export type HostMessage =
       stdout: string;
       stderr: string;
       files: JsonObject;
-      error: string | null;
+      /** Files handed in that the code deleted (workspace-relative). */
+      deleted?: string[];
+      /** A string, or `{kind: "timeout" | "exception" | "sandbox", message}` (runtime/tools/python.py). */
+      error: string | { kind: string; message: string } | null;
     }
   | { type: "reply"; id: string; ok: boolean; result?: unknown; error?: { code: string; message: string } }
   | { type: "cancel"; id: string }

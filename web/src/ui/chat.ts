@@ -84,7 +84,7 @@ export class ChatView {
         this.segment = null;
         return;
       case "tool_finished":
-        this.card(event.call_id, event.name, undefined).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
+        this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
         return;
       case "turn_finished":
         this.flush();
@@ -95,14 +95,16 @@ export class ChatView {
       case "error":
         this.flush();
         this.segment = null;
-        this.addMessage("error", event.message);
+        // An error outside a turn (a failed save) stays shown when the session is redrawn.
+        if (!event.turn_id) this.addMessage("error", event.message).classList.add("kept");
+        else this.addMessage("error", event.message);
         return;
       case "session_opened":
         // A turn that waits for an approval resumes; its approval_needed follows.
         if (event.resumed_turn) this.setRunning(true);
         return;
       case "notice":
-        this.note(event.text);
+        this.notice(event.code, event.text);
         return;
       case "ready":
       case "usage":
@@ -113,19 +115,28 @@ export class ChatView {
   /** Show a session's stored conversation (after boot or a reload), replacing what is shown. */
   showHistory(view: SessionView): void {
     this.flush();
+    const notices = [...this.list.querySelectorAll<HTMLElement>(".kept")]; // boot notices outlive the redraw
     this.list.replaceChildren();
     this.cards.clear(); // call ids repeat across sessions (and providers)
     this.segment = null;
+    let interrupted = false; // the note goes after what the cut-off turn completed
+    const endTurn = (): void => {
+      if (interrupted) this.note("Interrupted when the page went away.");
+      interrupted = false;
+    };
     for (const message of view.messages) {
       if (message.role === "summary") {
         this.note("Earlier messages were summarized for the model.");
         continue;
       }
+      if (message.role === "user") endTurn();
       if (message.text) this.addMessage(message.role, message.text);
       for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result);
-      if (message.role === "user" && message.status === "interrupted") this.note("Interrupted when the page went away.");
+      if (message.role === "user" && message.status === "interrupted") interrupted = true;
     }
+    endTurn();
     for (const call of view.pending) this.card(call.callId, call.name, call.arguments, true).askApproval();
+    this.list.append(...notices);
     this.empty.hidden = this.list.childElementCount > 0;
     if (view.runningTurn) this.setRunning(true);
     this.scrollToEnd();
@@ -227,6 +238,14 @@ export class ChatView {
 
   private note(text: string): void {
     this.push(el("div", { class: "turn-note" }, text));
+  }
+
+  /** Something the runtime wants the person to know that is not a turn's error (a restored save, …). */
+  private notice(code: string, text: string): void {
+    const close = el("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Dismiss" }, "✕");
+    const node = el("div", { class: "notice kept", role: "status", "data-testid": "notice", "data-code": code }, el("span", {}, text), close);
+    close.addEventListener("click", () => node.remove());
+    this.push(node);
   }
 
   private push(node: HTMLElement): void {

@@ -1,6 +1,7 @@
 /** A `tool-call` card: name, status, expandable arguments and result, approval buttons. */
 
 import type { ApprovalDecision } from "../protocol/messages";
+import { codeArgument, renderPreview } from "./diff-view";
 import { el } from "./dom";
 import type { HistoryCallStatus } from "./history";
 
@@ -41,7 +42,9 @@ export class ToolCard {
       el("span", { class: "tool-brief" }, brief(args)),
       this.statusLabel,
     );
-    const details = el("details", {}, summary, el("div", { class: "tool-section" }, el("h4", {}, "Arguments"), this.args), this.resultSection);
+    const code = codeArgument(args); // run_python: the code as it will run, not as a JSON string
+    const codeSection = code === null ? null : el("div", { class: "tool-section" }, el("h4", {}, "Code"), el("pre", { class: "tool-code" }, code));
+    const details = el("details", {}, summary, el("div", { class: "tool-section" }, el("h4", {}, "Arguments"), this.args), codeSection, this.resultSection);
     this.root = el("article", { class: "tool-call", "data-testid": "tool-call", "data-tool": name, "data-call-id": callId }, details);
     this.setStatus("running");
   }
@@ -57,7 +60,9 @@ export class ToolCard {
   askApproval(preview?: string): void {
     this.setStatus("pending-approval");
     if (this.approval) return;
-    if (preview) this.root.querySelector("details")?.append(el("div", { class: "tool-section" }, el("h4", {}, "Preview"), el("pre", { class: "tool-preview" }, preview)));
+    const details = this.root.querySelector("details");
+    if (preview) this.resultSection.before(el("div", { class: "tool-section" }, el("h4", {}, "Preview"), renderPreview(preview)));
+    if (details) details.open = true; // the person sees exactly what will happen before deciding
     const button = (testid: string, label: string, decision: ApprovalDecision, cls: string): HTMLButtonElement => {
       const b = el("button", { type: "button", class: `btn ${cls}`, "data-testid": testid }, label);
       b.addEventListener("click", () => this.decide(decision));

@@ -27,6 +27,8 @@ export interface AdapterIO {
   appOrigin: string;
   /** Runs `exec_request` code in the sandbox; absent: code execution is reported as unavailable. */
   exec?: (request: ExecRequestMessage) => Promise<ExecOutcome>;
+  /** Stops the sandbox run of this `exec_request` id, if one is in flight. */
+  cancelExec?: (id: string) => void;
 }
 
 export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
@@ -147,6 +149,7 @@ export class Adapter {
       case "http_request":
         return this.http.start(message);
       case "cancel":
+        this.io.cancelExec?.(message.id);
         return this.http.cancel(message.id);
       case "event":
         if (message.event.kind === "ready") {
@@ -187,11 +190,25 @@ export class Adapter {
     if (!this.flusher) {
       // Without the `flush` capability the runtime does not wait for an answer.
       this.log("adapter", "debug", `flush_request ${request.id} (${request.what}): no storage here`);
+      this.workspaceChanged(request);
       return;
     }
-    const outcome = await this.flusher(request);
+    // Every flush_request gets its reply: the runtime waits for it (up to 30 s) before the next step.
+    const outcome: FlushOutcome = await this.flusher(request).catch((err: unknown) => ({
+      ok: false as const,
+      code: "storage_failed",
+      message: `saving failed: ${err instanceof Error ? err.message : String(err)}`,
+    }));
+    this.workspaceChanged(request);
     if (outcome.ok) this.send({ type: "reply", id: request.id, ok: true, result: {} });
     else this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
+  }
+
+  /** Tell the main thread which workspace paths a tool changed (the files panel refreshes). */
+  private workspaceChanged(request: FlushRequestMessage): void {
+    if (request.what !== "workspace") return;
+    const paths = Array.isArray(request.paths) ? request.paths.filter((p): p is string => typeof p === "string") : [];
+    this.io.toMain({ type: "workspace_changed", paths });
   }
 
   private onHello(protocol: number): void {

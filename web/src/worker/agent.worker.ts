@@ -9,6 +9,9 @@ import { Adapter } from "./adapter";
 import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "./bridge";
 import { Persistence } from "./persistence";
 import { acquireWorkspaceLock } from "./workspace-lock";
+import { SandboxRunner } from "../sandbox/runner";
+import { sandboxHooks } from "./sandbox-exec";
+import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
 
 interface WorkerScope {
   postMessage(message: WorkerToMain): void;
@@ -30,11 +33,15 @@ const PYODIDE_URL = new URL("/pyodide/pyodide.mjs", scope.location.origin).href;
 const HANDSHAKE_TIMEOUT_MS = 60_000;
 const post = (message: WorkerToMain): void => scope.postMessage(message);
 
+const sandbox = new SandboxRunner(scope.location.origin);
 const adapter = new Adapter({
   toRuntime: (bytes) => feedRuntime(bytes),
   toMain: post,
   appOrigin: scope.location.origin,
+  ...sandboxHooks(sandbox),
 });
+/** The files panel's access to /workspace (set once storage is restored). */
+let workspaceFiles: WorkspaceFiles | null = null;
 
 let feed: Feed | null = null;
 const pendingToRuntime: Uint8Array[] = [];
@@ -100,6 +107,8 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   progress("restore-storage");
   const persistence = await Persistence.open(pyodide.FS);
   if (!persistence) {
+    pyodide.FS.mkdirTree("/workspace");
+    workspaceFiles = new WorkspaceFiles(pyodide.FS as unknown as WorkspacePyFS, null);
     post({ type: "log", source: "adapter", level: "warning", message: "no OPFS here: nothing will be saved" });
     return;
   }
@@ -110,6 +119,11 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   });
   post({ type: "workspace_lock", state: lock });
   const restored = await persistence.restore();
+  const saveWorkspace = (paths: string[]) =>
+    saving
+      ? persistence.flush({ what: "workspace", paths })
+      : Promise.resolve({ ok: false, code: "storage_failed", message: "another tab took this workspace over" } as const);
+  workspaceFiles = new WorkspaceFiles(pyodide.FS as unknown as WorkspacePyFS, lock === "held" ? saveWorkspace : null);
   if (lock === "held") {
     adapter.enableFlush((request) =>
       saving
@@ -160,6 +174,9 @@ async function boot(): Promise<void> {
     step = "handshake";
     progress("handshake");
     await adapter.whenReady(HANDSHAKE_TIMEOUT_MS);
+    sandbox.warmUp().catch((err: unknown) => {
+      post({ type: "log", source: "adapter", level: "warning", message: `the code sandbox did not start: ${String(err)}` });
+    });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     post({ type: "boot_failed", step, message: cleanTraceback(message) });
@@ -175,7 +192,14 @@ function cleanTraceback(message: string): string {
     .trim();
 }
 
-scope.addEventListener("message", (event) => adapter.onMain(event.data));
+scope.addEventListener("message", (event) => {
+  const message = event.data;
+  if (message.type !== "workspace") return adapter.onMain(message);
+  void handleWorkspaceRequest(workspaceFiles, message.request).then((result) => {
+    post({ type: "reply", requestId: message.requestId, result });
+    if (result.ok && "changed" in result.value) post({ type: "workspace_changed", paths: result.value.changed });
+  });
+});
 scope.addEventListener("unhandledrejection", (event) => {
   const reason: unknown = event.reason;
   post({ type: "log", source: "adapter", level: "error", message: `unhandled: ${String(reason)}` });

@@ -12,6 +12,7 @@ import type {
   ToolInfo,
   UiEvent,
 } from "../protocol/messages";
+import type { WorkspaceRequest } from "./workspace-fs";
 
 export interface ProviderSettings {
   provider: ProviderKind;
@@ -43,7 +44,9 @@ export type MainToWorker =
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }
   /** A runtime `request` (list_models, session_current, …); answered by `reply` with the same requestId. */
-  | { type: "request"; requestId: string; method: string; params: JsonObject };
+  | { type: "request"; requestId: string; method: string; params: JsonObject }
+  /** A files-panel request on the workspace (answered by the worker itself with `reply`). */
+  | { type: "workspace"; requestId: string; request: WorkspaceRequest };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";
@@ -60,6 +63,8 @@ export type WorkerToMain =
   | { type: "runtime_error"; code: string; message: string; fatal: boolean }
   /** Another tab holds the workspace: this one does not save (until it takes the workspace over). */
   | { type: "workspace_lock"; state: "held" | "elsewhere" | "lost" }
-  | { type: "log"; source: LogSource; level: string; message: string };
+  | { type: "log"; source: LogSource; level: string; message: string }
+  /** Workspace files changed (a tool's flush, an upload, a delete): open views refresh. */
+  | { type: "workspace_changed"; paths: string[] };
 
 export type RequestResult = { ok: true; value: unknown } | { ok: false; code: string; message: string };

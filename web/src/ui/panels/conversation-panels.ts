@@ -1,0 +1,39 @@
+/**
+ * Mounts the sessions sidebar and the memory panel, and keeps them in step with the worker: they
+ * ask the runtime only while it is ready, and follow its events (a session opened, a memory saved).
+ */
+
+import type { WorkerToMain } from "../../worker/bridge";
+import { MemoryPanel } from "./memory";
+import { SessionsPanel } from "./sessions";
+import type { Requester } from "./store-model";
+import "./panels.css";
+
+export type WorkerFollower = (message: WorkerToMain) => void;
+
+export function mountConversationPanels(request: Requester, showError: (text: string) => void): WorkerFollower {
+  const sessions = new SessionsPanel(request, { error: showError });
+  const memory = new MemoryPanel(request);
+  const setAvailable = (available: boolean): void => {
+    sessions.setAvailable(available);
+    memory.setAvailable(available);
+  };
+  return (message) => {
+    switch (message.type) {
+      case "ready":
+        return setAvailable(true);
+      case "boot_progress":
+      case "boot_failed":
+        return setAvailable(false);
+      case "runtime_error":
+        if (message.fatal) setAvailable(false);
+        return;
+      case "event":
+        sessions.onEvent(message.event);
+        memory.onEvent(message.event);
+        return;
+      default:
+        return;
+    }
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The skills panel's markup: the import report, one entry per installed skill, a skill's details.
+ * Pure rendering (elements built with `el`, no HTML strings except sanitized markdown); the panel
+ * (skills.ts) wires the actions.
+ */
+
+import { el } from "../dom";
+import { renderMarkdown } from "../markdown";
+import {
+  describeCompatibility,
+  describeStatus,
+  formatSize,
+  reportHeadline,
+  type ImportReport,
+  type SkillDetail,
+  type SkillOutcome,
+  type SkillSummary,
+} from "./skills-model";
+
+export interface EntryActions {
+  toggle(name: string, enabled: boolean): void;
+  show(name: string): void;
+  remove(name: string): void;
+}
+
+function outcomeItem(outcome: SkillOutcome): HTMLElement {
+  const done = outcome.status === "installed" || outcome.status === "replaced";
+  const item = el(
+    "li",
+    { class: `skill-outcome skill-outcome-${outcome.status}`, "data-name": outcome.name, "data-status": outcome.status },
+    el("div", { class: "skill-outcome-head" },
+      el("strong", {}, outcome.name || outcome.folder || "(archive root)"),
+      el("span", { class: `skill-badge skill-badge-${done ? "ok" : "warn"}` }, describeStatus(outcome.status)),
+    ),
+  );
+  if (!done && (outcome.message || outcome.reason)) {
+    item.append(el("p", { class: "skill-outcome-reason" }, outcome.message || outcome.reason,
+      outcome.reason && outcome.message ? el("span", { class: "hint" }, ` (${outcome.reason})`) : null));
+  }
+  if (outcome.folder && outcome.folder !== outcome.name) {
+    item.append(el("p", { class: "hint" }, `From ${outcome.folder}/`));
+  }
+  if (outcome.scan || done) {
+    item.append(el("p", { class: "skill-compat", "data-verdict": outcome.scan?.verdict ?? "unknown" },
+      describeCompatibility(outcome.scan)));
+  }
+  if (outcome.warnings.length > 0) {
+    item.append(el("ul", { class: "skill-warnings" },
+      ...outcome.warnings.map((w) => el("li", { "data-code": w.code }, `⚠ ${w.message}`))));
+  }
+  return item;
+}
+
+/** One archive's part of the report: its headline, then each skill folder's outcome. */
+export function reportSection(source: string, report: ImportReport): HTMLElement {
+  const section = el("section", { class: "skill-report-item", "data-state": report.state },
+    el("div", { class: "skill-report-head" },
+      el("strong", { class: "skill-report-headline" }, reportHeadline(report)),
+      el("span", { class: "hint" }, source)));
+  if (report.skills.length > 0) section.append(el("ul", { class: "skill-outcomes" }, ...report.skills.map(outcomeItem)));
+  return section;
+}
+
+/** One archive's part of the report when the import itself failed (the download or the runtime said no). */
+export function failureSection(source: string, message: string): HTMLElement {
+  return el("section", { class: "skill-report-item", "data-state": "rejected" },
+    el("div", { class: "skill-report-head" },
+      el("strong", { class: "skill-report-headline" }, `Rejected: ${message}`),
+      el("span", { class: "hint" }, source)));
+}
+
+/** One installed skill: name, description, enable toggle, Show and Remove. */
+export function renderEntry(skill: SkillSummary, actions: EntryActions): HTMLElement {
+  const toggle = el("input", { type: "checkbox", class: "skill-toggle", "data-testid": "skill-toggle", "aria-label": `Enable ${skill.name}` });
+  toggle.checked = skill.enabled;
+  toggle.addEventListener("change", () => actions.toggle(skill.name, toggle.checked));
+  const show = el("button", { type: "button", class: "btn btn-small skill-show", "data-testid": "skill-show" }, "Show");
+  show.addEventListener("click", () => actions.show(skill.name));
+  const remove = el("button", { type: "button", class: "btn btn-small btn-danger skill-remove", "data-testid": "skill-remove" }, "Remove");
+  remove.addEventListener("click", () => actions.remove(skill.name));
+  return el(
+    "li",
+    { class: "skill-entry", "data-testid": "skill-entry", "data-name": skill.name, "data-enabled": String(skill.enabled) },
+    el("div", { class: "skill-entry-head" },
+      el("span", { class: "skill-name", title: skill.name }, skill.name),
+      el("span", { class: "skill-entry-actions" },
+        el("label", { class: "skill-switch", title: skill.enabled ? "The agent knows this skill" : "The agent does not see this skill" },
+          toggle, skill.enabled ? "Enabled" : "Disabled"),
+        show, remove)),
+    el("p", { class: "skill-description" }, skill.description),
+    el("div", { class: "skill-detail", "data-testid": "skill-detail" }),
+  );
+}
+
+/** A skill's SKILL.md body (as sanitized markdown) and its files. */
+export function renderDetail(detail: SkillDetail): HTMLElement {
+  const body = el("div", { class: "skill-body markdown" });
+  body.innerHTML = renderMarkdown(detail.body);
+  const meta = [
+    detail.license ? `License: ${detail.license}` : "",
+    detail.compatibility ? `Compatibility: ${detail.compatibility}` : "",
+    detail.location,
+  ].filter(Boolean);
+  const files = detail.files.length === 0
+    ? el("p", { class: "hint" }, "No other files.")
+    : el("ul", { class: "skill-files" },
+      ...detail.files.map((f) => el("li", {}, el("code", {}, f.path), el("span", { class: "hint" }, ` ${formatSize(f.size)}`))));
+  return el("div", { class: "skill-detail-inner" },
+    el("p", { class: "hint" }, meta.join(" · ")),
+    body,
+    el("div", { class: "label-text" }, `Files (${detail.files.length})`),
+    files,
+  );
+}

@@ -1,0 +1,328 @@
+/**
+ * The skills panel: import skill archives (file input, drag and drop onto the panel, or a URL fetched
+ * through the app's /api/proxy), see what each import did, and list / show / enable / disable /
+ * remove the installed skills. Everything goes through the runtime's skill requests
+ * (docs/protocol.md); the runtime updates the agent's skill catalog itself.
+ */
+
+import type { JsonObject } from "../../protocol/codec";
+import type { RequestResult } from "../../worker/bridge";
+import { PROXY_PATH } from "../../worker/egress";
+import { el } from "../dom";
+import { registerPanel, type PanelHandle } from "./registry";
+import {
+  ACCEPT,
+  archiveNameFromUrl,
+  parseImportReport,
+  parseSkillDetail,
+  parseSkillList,
+  sizeProblem,
+  toBase64,
+  type ImportReport,
+  type ImportState,
+  type SkillSummary,
+} from "./skills-model";
+import { failureSection, renderDetail, renderEntry, reportSection } from "./skills-view";
+import "./skills.css";
+
+const IMPORT_TIMEOUT_MS = 120_000;
+
+export interface SkillsDeps {
+  request(method: string, params?: JsonObject, timeoutMs?: number): Promise<RequestResult>;
+  whenReady(): Promise<void>;
+}
+
+type Outcome = { state: ImportState; section: HTMLElement };
+
+class SkillsPanel {
+  private readonly fileInput = el("input", {
+    type: "file", accept: ACCEPT, multiple: true, "data-testid": "skill-import-input", "aria-label": "Skill archive",
+  });
+  private readonly urlInput = el("input", {
+    type: "url", "data-testid": "skill-import-url", placeholder: "https://…/skill.zip", spellcheck: "false", autocomplete: "off", "aria-label": "Archive URL",
+  });
+  private readonly urlButton = el("button", { type: "submit", class: "btn", "data-testid": "skill-import-url-submit" }, "Import");
+  private readonly progress = el("p", { class: "skill-progress hint", role: "status", "aria-live": "polite" });
+  private readonly report = el("div", { class: "skill-report", "data-testid": "skill-import-report", role: "status" });
+  private readonly error = el("p", { class: "skill-error", role: "alert" });
+  private readonly list = el("ul", { class: "skill-list" });
+  private readonly empty = el("p", { class: "hint skill-empty" }, "No skills installed yet.");
+  private readonly shown = new Set<string>();
+  private busy = false;
+
+  constructor(private readonly deps: SkillsDeps) {
+    this.report.hidden = true;
+    this.error.hidden = true;
+    this.progress.hidden = true;
+  }
+
+  mount(body: HTMLElement): void {
+    const drop = el("div", { class: "skill-drop" },
+      el("p", { class: "skill-drop-text" }, "Drop a .zip or .tar.gz here (one skill or a whole repository of skills), or choose a file:"),
+      this.fileInput);
+    const urlForm = el("form", { class: "skill-url" }, this.urlInput, this.urlButton);
+    urlForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.importUrl(this.urlInput.value.trim());
+    });
+    this.fileInput.addEventListener("change", () => {
+      const files = [...(this.fileInput.files ?? [])];
+      this.fileInput.value = "";
+      void this.importFiles(files);
+    });
+    body.append(
+      el("section", { class: "skill-import" },
+        el("div", { class: "label-text" }, "Add skills"), drop,
+        el("div", { class: "label-text" }, "Or import from a URL"), urlForm,
+        this.progress, this.report),
+      this.error,
+      el("section", { class: "skill-installed" }, el("div", { class: "label-text" }, "Installed"), this.empty, this.list),
+    );
+    this.watchDrops(body.parentElement ?? body, drop);
+  }
+
+  /** Drag and drop anywhere on the panel imports the dropped archives. */
+  private watchDrops(target: HTMLElement, highlight: HTMLElement): void {
+    const hasFiles = (event: DragEvent): boolean => [...(event.dataTransfer?.types ?? [])].includes("Files");
+    target.addEventListener("dragover", (event) => {
+      if (!hasFiles(event)) return;
+      event.preventDefault();
+      if (event.dataTransfer) event.dataTransfer.dropEffect = "copy";
+      highlight.classList.add("skill-drop-active");
+    });
+    target.addEventListener("dragleave", (event) => {
+      if (!target.contains(event.relatedTarget as Node | null)) highlight.classList.remove("skill-drop-active");
+    });
+    target.addEventListener("drop", (event) => {
+      highlight.classList.remove("skill-drop-active");
+      if (!hasFiles(event)) return;
+      event.preventDefault();
+      void this.importFiles([...(event.dataTransfer?.files ?? [])]);
+    });
+  }
+
+  async refresh(): Promise<void> {
+    await this.deps.whenReady();
+    const result = await this.deps.request("skills_list");
+    if (!result.ok) return this.showError(`Could not list the skills: ${result.message}`);
+    const skills = parseSkillList(result.value);
+    if (!skills) return this.showError("The skill list was not understood.");
+    this.renderList(skills);
+  }
+
+  private renderList(skills: SkillSummary[]): void {
+    const names = new Set(skills.map((s) => s.name));
+    for (const name of [...this.shown]) if (!names.has(name)) this.shown.delete(name);
+    this.list.replaceChildren(...skills.map((skill) => renderEntry(skill, {
+      toggle: (name, enabled) => void this.setEnabled(name, enabled),
+      show: (name) => void this.toggleDetail(name),
+      remove: (name) => void this.remove(name),
+    })));
+    this.empty.hidden = skills.length > 0;
+    for (const name of this.shown) void this.loadDetail(name);
+  }
+
+  private async importFiles(files: File[]): Promise<void> {
+    if (files.length === 0) return;
+    await this.runImports(files.map((file) => ({
+      source: file.name,
+      load: async () => {
+        const problem = sizeProblem(file.size);
+        if (problem) throw new Error(problem); // before reading a huge file into memory
+        return { filename: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+      },
+    })));
+  }
+
+  private async importUrl(url: string): Promise<void> {
+    if (!url) return;
+    if (!/^https?:\/\//i.test(url)) return this.showError("The URL must start with http:// or https://.");
+    await this.runImports([{ source: url, load: () => download(url) }]);
+    this.urlInput.value = "";
+  }
+
+  /** Import one archive after another; the report shows each one's outcome. */
+  private async runImports(jobs: { source: string; load: () => Promise<Archive> }[]): Promise<void> {
+    if (this.busy) return this.showError("An import is already under way.");
+    this.setBusy(true);
+    this.clearError();
+    this.report.hidden = true;
+    const outcomes: Outcome[] = [];
+    try {
+      await this.deps.whenReady();
+      for (const job of jobs) {
+        this.progress.textContent = `Importing ${job.source}…`;
+        outcomes.push(await this.importOne(job.source, job.load));
+      }
+    } finally {
+      this.setBusy(false);
+    }
+    this.showOutcomes(outcomes);
+    await this.refresh();
+  }
+
+  private async importOne(source: string, load: () => Promise<Archive>): Promise<Outcome> {
+    let archive: Archive;
+    try {
+      archive = await load();
+    } catch (err) {
+      return failed(source, err instanceof Error ? err.message : String(err));
+    }
+    const tooBig = sizeProblem(archive.bytes.length);
+    if (tooBig) return failed(source, tooBig);
+    const params = { filename: archive.filename, data: toBase64(archive.bytes) };
+    let report = await this.requestImport(params);
+    if (typeof report === "string") return failed(source, report);
+    if (report.needsConfirmation && confirm(replaceQuestion(report))) {
+      const again = await this.requestImport({ ...params, replace: true });
+      if (typeof again === "string") return failed(source, again);
+      report = again;
+    }
+    return { state: report.state, section: reportSection(source, report) };
+  }
+
+  /** The import report, or why there is none. */
+  private async requestImport(params: JsonObject): Promise<ImportReport | string> {
+    const result = await this.deps.request("skill_import", params, IMPORT_TIMEOUT_MS);
+    if (!result.ok) return result.message || result.code;
+    return parseImportReport(result.value) ?? "the import report was not understood";
+  }
+
+  private showOutcomes(outcomes: Outcome[]): void {
+    if (outcomes.length === 0) return;
+    const states = new Set(outcomes.map((o) => o.state));
+    const state: ImportState = states.size === 1 ? (outcomes[0]?.state ?? "rejected") : "partial";
+    this.report.dataset.state = state;
+    const dismiss = el("button", { type: "button", class: "btn btn-ghost btn-small skill-report-close", "aria-label": "Dismiss the report" }, "✕");
+    dismiss.addEventListener("click", () => (this.report.hidden = true));
+    this.report.replaceChildren(dismiss, ...outcomes.map((o) => o.section));
+    this.report.hidden = false;
+  }
+
+  private async setEnabled(name: string, enabled: boolean): Promise<void> {
+    this.clearError();
+    const result = await this.deps.request("skill_set_enabled", { name, enabled });
+    if (!result.ok) this.showError(`Could not ${enabled ? "enable" : "disable"} ${name}: ${result.message}`);
+    const skills = result.ok ? parseSkillList(result.value) : null;
+    if (skills) this.renderList(skills);
+    else await this.refresh();
+  }
+
+  private async remove(name: string): Promise<void> {
+    if (!confirm(`Remove the skill "${name}"? Its files are deleted from the workspace.`)) return;
+    this.clearError();
+    const result = await this.deps.request("skill_remove", { name });
+    if (!result.ok) this.showError(`Could not remove ${name}: ${result.message}`);
+    this.shown.delete(name);
+    await this.refresh();
+  }
+
+  private async toggleDetail(name: string): Promise<void> {
+    if (this.shown.has(name)) {
+      this.shown.delete(name);
+      const slot = this.detailSlot(name);
+      slot?.replaceChildren();
+      this.showButton(name)?.replaceChildren("Show");
+      return;
+    }
+    this.shown.add(name);
+    await this.loadDetail(name);
+  }
+
+  private async loadDetail(name: string): Promise<void> {
+    const result = await this.deps.request("skill_show", { name });
+    const slot = this.detailSlot(name);
+    if (!slot || !this.shown.has(name)) return;
+    const detail = result.ok ? parseSkillDetail(result.value) : null;
+    if (!detail) {
+      slot.replaceChildren(el("p", { class: "skill-error" }, `Could not show ${name}: ${result.ok ? "not understood" : result.message}`));
+      return;
+    }
+    slot.replaceChildren(renderDetail(detail));
+    this.showButton(name)?.replaceChildren("Hide");
+  }
+
+  private entry(name: string): HTMLElement | null {
+    return [...this.list.querySelectorAll<HTMLElement>(".skill-entry")].find((e) => e.dataset.name === name) ?? null;
+  }
+
+  private detailSlot(name: string): HTMLElement | null {
+    return this.entry(name)?.querySelector<HTMLElement>(".skill-detail") ?? null;
+  }
+
+  private showButton(name: string): HTMLElement | null {
+    return this.entry(name)?.querySelector<HTMLElement>(".skill-show") ?? null;
+  }
+
+  private setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.fileInput.disabled = busy;
+    this.urlButton.disabled = busy;
+    this.progress.hidden = !busy;
+  }
+
+  private showError(message: string): void {
+    this.error.textContent = message;
+    this.error.hidden = false;
+  }
+
+  private clearError(): void {
+    this.error.hidden = true;
+    this.error.textContent = "";
+  }
+}
+
+interface Archive {
+  filename: string;
+  bytes: Uint8Array;
+}
+
+function failed(source: string, message: string): Outcome {
+  return { state: "rejected", section: failureSection(source, message) };
+}
+
+function replaceQuestion(report: ImportReport): string {
+  const names = report.skills.filter((s) => s.status === "exists").map((s) => s.name);
+  const which = names.length === 1 ? `The skill "${names[0]}" is` : `The skills ${names.map((n) => `"${n}"`).join(", ")} are`;
+  return `${which} already installed. Replace ${names.length === 1 ? "it" : "them"} with the imported version?`;
+}
+
+/** Fetch an archive through the app's proxy (which refuses private addresses unless allowed). */
+async function download(url: string): Promise<Archive> {
+  let response: Response;
+  try {
+    response = await fetch(`${PROXY_PATH}?url=${encodeURIComponent(url)}`, { credentials: "omit" });
+  } catch (err) {
+    throw new Error(`Could not download it: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!response.ok) throw new Error(await downloadFailure(response));
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const finalUrl = response.headers.get("X-Proxy-Final-Url") || url;
+  const filename = archiveNameFromUrl(finalUrl, bytes) ?? archiveNameFromUrl(url, bytes);
+  if (!filename) throw new Error("The download is not a .zip, .tar or .tar.gz archive.");
+  return { filename, bytes };
+}
+
+async function downloadFailure(response: Response): Promise<string> {
+  if (response.headers.get("X-Proxy-Error")) {
+    try {
+      const body = (await response.json()) as { message?: unknown };
+      if (typeof body.message === "string") return `Could not download it: ${body.message}`;
+    } catch {
+      // fall through to the status line
+    }
+  }
+  return `Could not download it: the server answered ${response.status} ${response.statusText}`.trim();
+}
+
+/** Create the skills panel (its top-bar button is `skills-open`). */
+export function mountSkillsPanel(deps: SkillsDeps): PanelHandle {
+  const panel = new SkillsPanel(deps);
+  return registerPanel({
+    id: "skills",
+    buttonTestId: "skills-open",
+    title: "Skills",
+    mount: (body) => panel.mount(body),
+    onOpen: () => void panel.refresh(),
+  });
+}

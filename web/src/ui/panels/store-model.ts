@@ -1,0 +1,108 @@
+/**
+ * The runtime's sessions and memories (docs/protocol.md, Requests) as plain values the panels show,
+ * and the small pure helpers around them (labels, relative times, export downloads).
+ */
+
+import { isJsonObject, type JsonObject } from "../../protocol/codec";
+import type { RequestResult } from "../../worker/bridge";
+
+/** A runtime `request` as the panels see it (RuntimeClient.request). */
+export type Requester = (method: string, params?: JsonObject) => Promise<RequestResult>;
+
+export interface SessionInfo {
+  id: string;
+  title: string;
+  created: string;
+  updated: string;
+  current: boolean;
+}
+
+export interface MemoryInfo {
+  id: string;
+  text: string;
+  tags: string[];
+  pinned: boolean;
+  updated: string;
+}
+
+export interface ExportFile {
+  filename: string;
+  mime: string;
+  text: string;
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isJsonObject) : []);
+
+/** `sessions_list`'s result; an unreadable one is an empty list. */
+export function parseSessions(value: unknown): SessionInfo[] {
+  if (!isJsonObject(value)) return [];
+  const current = str(value.current);
+  return objects(value.sessions)
+    .filter((s) => typeof s.id === "string" && s.id !== "")
+    .map((s) => ({
+      id: String(s.id),
+      title: str(s.title),
+      created: str(s.created),
+      updated: str(s.updated),
+      current: s.current === true || s.id === current,
+    }));
+}
+
+function parseMemory(m: JsonObject): MemoryInfo | null {
+  if (typeof m.id !== "string" && typeof m.id !== "number") return null;
+  const tags = Array.isArray(m.tags) ? m.tags.filter((t): t is string => typeof t === "string") : [];
+  return { id: String(m.id), text: str(m.text), tags, pinned: m.pinned === true, updated: str(m.updated) };
+}
+
+/** `memory_list` / `memory_search` results. */
+export function parseMemories(value: unknown): MemoryInfo[] {
+  if (!isJsonObject(value)) return [];
+  return objects(value.memories)
+    .map(parseMemory)
+    .filter((m): m is MemoryInfo => m !== null);
+}
+
+/** `session_export`'s result, or null when it is not one. */
+export function parseExport(value: unknown): ExportFile | null {
+  if (!isJsonObject(value) || typeof value.text !== "string") return null;
+  const format = value.format === "json" ? "json" : "markdown";
+  const fallback = format === "json" ? "session.json" : "session.md";
+  const mime = str(value.mime) || (format === "json" ? "application/json" : "text/markdown");
+  return { filename: safeFilename(str(value.filename)) || fallback, mime, text: value.text };
+}
+
+/** A download name without folders or characters file systems refuse. */
+export function safeFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  return base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^\.+/, "").slice(0, 120);
+}
+
+export function sessionLabel(session: Pick<SessionInfo, "title">): string {
+  return session.title.trim() || "New conversation";
+}
+
+/** "just now", "5 min ago", "3 h ago", "yesterday", or the date. */
+export function relativeTime(iso: string, now: Date = new Date()): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return "";
+  const seconds = Math.max(0, (now.getTime() - then) / 1000);
+  if (seconds < 60) return "just now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  if (seconds < 2 * 86_400) return "yesterday";
+  return new Date(then).toISOString().slice(0, 10);
+}
+
+/** Comma- or space-separated tags as a clean list (no empties, no duplicates). */
+export function parseTags(text: string): string[] {
+  const out: string[] = [];
+  for (const tag of text.split(/[,\s]+/)) {
+    const t = tag.trim();
+    if (t && !out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
+/** Memory tools whose calls change what the memory panel shows. */
+export const MEMORY_CHANGING_TOOLS: readonly string[] = ["memory_save", "memory_delete"];

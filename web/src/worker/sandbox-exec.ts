@@ -1,0 +1,36 @@
+/**
+ * The adapter's `exec` and `cancelExec` hooks backed by a SandboxRunner: an `exec_request` frame is
+ * checked, run in the opaque-origin sandbox, and its result handed back as the `exec_result` fields.
+ */
+
+import { failure, parseExecRequest, type ExecResult, type SandboxRunner } from "../sandbox/runner";
+import type { ExecOutcome, ExecRequestMessage } from "./adapter";
+
+export interface SandboxHooks {
+  exec(request: ExecRequestMessage): Promise<ExecOutcome>;
+  cancelExec(id: string): void;
+}
+
+export function sandboxHooks(runner: SandboxRunner): SandboxHooks {
+  return {
+    async exec(message) {
+      const parsed = parseExecRequest(message);
+      const result = typeof parsed === "string" ? failure(message.id, "sandbox", parsed) : await runner.run(parsed);
+      return toOutcome(result);
+    },
+    cancelExec(id) {
+      runner.cancel(id);
+    },
+  };
+}
+
+export function toOutcome(result: ExecResult): ExecOutcome {
+  return {
+    ok: result.ok,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    files: result.files,
+    deleted: result.deleted,
+    error: result.error,
+  };
+}

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 MAGIC = b"\x1eTP1:"
-DEFAULT_MAX_FRAME = 16 * 1024 * 1024
+# 72 MiB: the largest skill archive (50 MiB) fits in base64 in one frame.
+DEFAULT_MAX_FRAME = 72 * 1024 * 1024
 _MAX_DIGITS = 10
 
 Message = dict[str, Any]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from runtime.requests.dispatch import Handler
     from runtime.session import Session
 
-MAX_ARCHIVE_BYTES = 64 * 1024 * 1024
+MAX_ARCHIVE_BYTES = 50 * 1024 * 1024  # the importer's own archive limit
 
 
 def _installed(session: Session, name: str) -> Any:

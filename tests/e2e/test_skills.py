@@ -252,7 +252,7 @@ def test_removed_then_reimported_skill_is_enabled(page: Page) -> None:
 
 def test_oversized_archive_is_refused_before_sending(page: Page, tmp_path: Path) -> None:
     big = tmp_path / "huge.zip"
-    big.write_bytes(b"PK\x03\x04" + bytes(13 * 1024 * 1024))
+    big.write_bytes(b"PK\x03\x04" + bytes(51 * 1024 * 1024))
     report = import_archive(page, big, "rejected")
     expect(report).to_contain_text("can be imported here")
     expect(entries(page)).to_have_count(0)

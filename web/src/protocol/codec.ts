@@ -9,7 +9,8 @@
  */
 
 export const MAGIC = new Uint8Array([0x1e, 0x54, 0x50, 0x31, 0x3a]); // "\x1eTP1:"
-export const DEFAULT_MAX_FRAME = 16 * 1024 * 1024;
+/** 72 MiB: the largest skill archive (50 MiB) fits in base64 in one frame (docs/protocol.md). */
+export const DEFAULT_MAX_FRAME = 72 * 1024 * 1024;
 const MAX_DIGITS = 10;
 const COLON = 0x3a;
 const NEWLINE = 0x0a;

@@ -59,11 +59,10 @@ export const ARCHIVE_SUFFIXES = [".tar.gz", ".tgz", ".zip", ".tar"] as const;
 export const ACCEPT = ".zip,.tar,.tar.gz,.tgz";
 
 /**
- * The largest archive the panel sends: `skill_import` carries it in base64 inside one protocol frame,
- * and a frame is at most 16 MiB (docs/protocol.md), so about 12 MiB of archive (less some room for
- * the rest of the message).
+ * The largest archive the panel sends: the importer's limit (50 MiB). `skill_import` carries it in
+ * base64 inside one protocol frame, and a frame may be 72 MiB (docs/protocol.md), so it fits.
  */
-export const MAX_IMPORT_BYTES = Math.floor(((16 * 1024 * 1024 - 64 * 1024) * 3) / 4);
+export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
 /** Why an archive of `size` bytes is not sent, or null when it may be. */
 export function sizeProblem(size: number): string | null {

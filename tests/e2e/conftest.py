@@ -30,6 +30,7 @@ CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                "--disable-sync"]
 KEY = "sk-or-v1-e2e-5f1c0a9d7b3e4f2a8c6d1e0b9a7f3c5d"
+MODEL = "openai/gpt-4o-mini"
 RESULTS = ROOT / "test-results"
 
 
@@ -132,3 +133,20 @@ def app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
     fake.reset(api_key=KEY)
     with running_app(browser, server + "/") as opened:
         yield opened
+
+
+@pytest.fixture(scope="module")
+def connected_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
+    """One app for the module (its state carries over between tests), connected to the fake OpenRouter
+    with KEY and MODEL chosen."""
+    from playwright.sync_api import expect
+
+    from tests.e2e.ui import choose_model, configure_provider, wait_ready
+
+    fake.reset(api_key=KEY)
+    with running_app(browser, server + "/") as app:
+        wait_ready(app.page)
+        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+        choose_model(app.page, MODEL)
+        yield app

@@ -6,37 +6,22 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, FilePayload, Locator, Page, expect
+from playwright.sync_api import FilePayload, Locator, Page, expect
 
-from tests.e2e.conftest import KEY, RESULTS, App, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, last_message, send, wait_ready
+from tests.e2e.conftest import KEY, RESULTS, App
+from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 
-MODEL = "openai/gpt-4o-mini"
-
-
-@pytest.fixture(scope="module")
-def workspace_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
-    """One app for the module (its workspace carries over between tests), connected to the fake."""
-    fake.reset(api_key=KEY)
-    with running_app(browser, server + "/") as app:
-        wait_ready(app.page)
-        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
-        choose_model(app.page, MODEL)
-        yield app
-
 
 @pytest.fixture
-def ws(workspace_app: App, fake: FakeLLM) -> App:
+def ws(connected_app: App, fake: FakeLLM) -> App:
     fake.reset(api_key=KEY)
-    wait_ready(workspace_app.page)
-    workspace_app.page.get_by_test_id("permission-mode").select_option("ask")
-    return workspace_app
+    wait_ready(connected_app.page)
+    connected_app.page.get_by_test_id("permission-mode").select_option("ask")
+    return connected_app
 
 
 def open_files(page: Page) -> None:

@@ -5,16 +5,13 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
-from tests.e2e.conftest import KEY, RESULTS, App, running_app
+from tests.e2e.conftest import KEY, MODEL, RESULTS, App
 from tests.e2e.ui import (
     REPLY_TIMEOUT_MS,
-    choose_model,
-    configure_provider,
     dump_storage,
     eventually,
     last_message,
@@ -26,33 +23,19 @@ from tests.fakes.catalog import OPENROUTER_MODELS
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 
-MODEL = "openai/gpt-4o-mini"
-
-
-@pytest.fixture(scope="module")
-def openrouter(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
-    """One app for the module, connected to the fake OpenRouter with KEY and MODEL chosen."""
-    fake.reset(api_key=KEY)
-    with running_app(browser, server + "/") as app:
-        wait_ready(app.page)
-        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
-        choose_model(app.page, MODEL)
-        yield app
-
 
 @pytest.fixture
-def chat(openrouter: App, fake: FakeLLM) -> App:
+def chat(connected_app: App, fake: FakeLLM) -> App:
     fake.reset(api_key=KEY)
-    wait_ready(openrouter.page)
-    return openrouter
+    wait_ready(connected_app.page)
+    return connected_app
 
 
-def test_connect_fills_models(openrouter: App) -> None:
-    status = openrouter.page.get_by_test_id("connection-status")
+def test_connect_fills_models(connected_app: App) -> None:
+    status = connected_app.page.get_by_test_id("connection-status")
     expect(status).to_have_attribute("data-state", "ok")
     for model in OPENROUTER_MODELS:
-        expect(model_option(openrouter.page, model["id"])).to_have_count(1)
+        expect(model_option(connected_app.page, model["id"])).to_have_count(1)
 
 
 def test_streamed_reply_renders_markdown(chat: App, fake: FakeLLM) -> None:

@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Locator, Page, expect
+from playwright.sync_api import Dialog, Locator, Page, expect
 
-from tests.e2e.conftest import KEY, RESULTS, App, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, eventually, send_for_reply, wait_ready
+from tests.e2e.conftest import KEY, RESULTS, App
+from tests.e2e.ui import REPLY_TIMEOUT_MS, eventually, send_for_reply, wait_ready
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "skills"
-MODEL = "openai/gpt-4o-mini"
 IMPORT_TIMEOUT_MS = 60_000
 REPO_SKILLS = ["brand-guidelines", "doc-coauthoring", "frontend-design", "internal-comms"]
 # A sentence of brand-guidelines' SKILL.md body (not in its description): the model sees it only once loaded.
@@ -32,23 +31,13 @@ BRAND_BODY = "To access Anthropic's official brand identity and style resources"
 COMPLETIONS = "/api/v1/chat/completions"
 
 
-@pytest.fixture(scope="module")
-def skills_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
-    """One app for the module, connected to the fake OpenRouter, with the skills panel open."""
-    fake.reset(api_key=KEY)
-    with running_app(browser, server + "/") as app:
-        wait_ready(app.page)
-        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
-        choose_model(app.page, MODEL)
-        yield app
 
 
 @pytest.fixture
-def page(skills_app: App, fake: FakeLLM) -> Page:
+def page(connected_app: App, fake: FakeLLM) -> Page:
     """The module's page with no skill installed and the skills panel open."""
     fake.reset(api_key=KEY)
-    page = skills_app.page
+    page = connected_app.page
     wait_ready(page)
     open_skills(page)
     remove_all(page)

@@ -13,14 +13,13 @@ from collections.abc import Iterator
 
 import pytest
 from aiohttp import web
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.conftest import KEY, RESULTS, App, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, last_message, send, wait_ready
+from tests.e2e.conftest import KEY, RESULTS, App
+from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 
-MODEL = "openai/gpt-4o-mini"
 RUN_TIMEOUT_MS = 120_000  # the first run may wait for the sandbox's Pyodide to boot
 SCRIPT_TEXT = "document.title = 'stolen-by-script'"
 PAGE = f"""<!doctype html><html><head><title>Tide tables</title><script>{SCRIPT_TEXT}</script>
@@ -68,23 +67,14 @@ def local_site() -> Iterator[str]:
         thread.join(10)
 
 
-@pytest.fixture(scope="module")
-def tools_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
-    fake.reset(api_key=KEY)
-    with running_app(browser, server + "/") as app:
-        wait_ready(app.page)
-        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
-        choose_model(app.page, MODEL)
-        yield app
 
 
 @pytest.fixture
-def tools(tools_app: App, fake: FakeLLM) -> App:
+def tools(connected_app: App, fake: FakeLLM) -> App:
     fake.reset(api_key=KEY)
-    wait_ready(tools_app.page)
-    tools_app.page.get_by_test_id("permission-mode").select_option("ask")
-    return tools_app
+    wait_ready(connected_app.page)
+    connected_app.page.get_by_test_id("permission-mode").select_option("ask")
+    return connected_app
 
 
 def call(page: Page, fake: FakeLLM, tool: str, args: dict[str, object], after: str, approve: bool = True) -> Locator:

@@ -5,13 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONUNBUFFERED=1
 
-python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11+ is needed as python3" >&2; exit 1; }
-[ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check 'setuptools==80.9.0' -e '.[test,dev]'
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
-export PATH="$PWD/.venv/bin:$PATH"
+source scripts/setup.sh "server"
 
 stale() {
   [ ! -f dist/index.html ] && return 0

@@ -1,0 +1,120 @@
+"""Issue 2: cold/warm boot to `ready` vs a bare `loadPyodide()`, and time to first token vs a direct fetch."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser
+
+from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, wait_idle
+
+BARE_LOAD = """
+async (origin) => {
+  const src = `const t0 = performance.now();
+    const { loadPyodide } = await import("${origin}/pyodide/pyodide.mjs");
+    await loadPyodide({ indexURL: "${origin}/pyodide/" });
+    postMessage(performance.now() - t0);`;
+  const url = URL.createObjectURL(new Blob([src], { type: "text/javascript" }));
+  const worker = new Worker(url, { type: "module" });
+  const ms = await new Promise((resolve, reject) => {
+    worker.onmessage = (e) => resolve(e.data);
+    worker.onerror = (e) => reject(new Error(e.message));
+  });
+  worker.terminate();
+  return ms;
+}
+"""
+
+FIRST_TOKEN_UI = """
+async (text) => {
+  const count = () => document.querySelectorAll('[data-testid="message"][data-role="assistant"]').length;
+  const before = count();
+  const input = document.querySelector('[data-testid="chat-input"]');
+  input.value = text;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  const t0 = performance.now();
+  document.querySelector('[data-testid="chat-send"]').click();
+  return await new Promise((resolve) => {
+    const check = () => {
+      const all = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
+      if (all.length > before && all[all.length - 1].textContent.trim().length > 0) {
+        observer.disconnect();
+        resolve(performance.now() - t0);
+      }
+    };
+    const observer = new MutationObserver(check);
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+"""
+
+FIRST_TOKEN_FETCH = """
+async ([url, model]) => {
+  const t0 = performance.now();
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Authorization": "Bearer sk-bench" },
+    body: JSON.stringify({ model, stream: true, messages: [{ role: "user", content: "hi" }] }),
+  });
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return null;
+    buffer += decoder.decode(value, { stream: true });
+    for (const line of buffer.split("\\n")) {
+      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+      try {
+        const delta = JSON.parse(line.slice(6)).choices?.[0]?.delta;
+        if (delta && delta.content) { reader.cancel(); return performance.now() - t0; }
+      } catch { /* an event split across reads: wait for the rest */ }
+    }
+  }
+}
+"""
+
+
+def bare_load_ms(browser: Browser, base: str) -> float:
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(base + "/pyodide/pyodide-lock.json")
+    ms = float(page.evaluate(BARE_LOAD, base))
+    ctx.close()
+    return ms
+
+
+def measure_boot(browser: Browser, base: str, runs: int) -> list[Row]:
+    bare: list[float] = []
+    cold: list[float] = []
+    warm: list[float] = []
+    for _ in range(runs):
+        bare.append(bare_load_ms(browser, base))
+        ctx = browser.new_context()
+        ctx.add_init_script(READY_WATCH)
+        page = ctx.new_page()
+        cold.append(boot_ready_ms(page, base))
+        warm.append(boot_ready_ms(page, base))
+        ctx.close()
+    baseline = Samples(bare)
+    return [Row("cold boot to `ready`", "bare cold `loadPyodide()`", baseline, Samples(cold), "median", "≤ 1.3 ×"),
+            Row("warm boot to `ready` (second visit)", "bare cold `loadPyodide()`", baseline, Samples(warm),
+                "median", "≤ 0.35 ×")]
+
+
+def measure_first_token(browser: Browser, base: str, fake_base: str, runs: int) -> list[Row]:
+    ctx = browser.new_context()
+    ctx.add_init_script(READY_WATCH)
+    page = ctx.new_page()
+    boot_ready_ms(page, base)
+    model = configure(page, fake_base)
+    direct: list[float] = []
+    frames: list[float] = []
+    url = fake_base + "/api/v1/chat/completions"
+    for i in range(runs):
+        direct.append(float(page.evaluate(FIRST_TOKEN_FETCH, [url, model])))
+        frames.append(float(page.evaluate(FIRST_TOKEN_UI, f"bench {i}")))
+        wait_idle(page, 30_000)
+    ctx.close()
+    d, f = Samples(direct), Samples(frames)
+    extra = f.stat("median") - d.stat("median")
+    return [Row("time to first token (Send → first text in the page)", "direct `fetch` of the same stream",
+                d, f, "median", "≤ +5 ms", ratio_text=f"+{extra:.1f} ms ({f.stat('median') / d.stat('median'):.2f} ×)")]

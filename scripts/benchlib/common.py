@@ -1,0 +1,164 @@
+"""Shared pieces: the browser, boot detection, provider setup, OPFS seeding, statistics and the table."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from playwright.sync_api import Browser, Page, Playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+BOOT_TIMEOUT_MS = 180_000
+BLANK = "/pyodide/pyodide-lock.json"  # a same-origin page that does not start the app
+
+READY_WATCH = """
+(() => {
+  const mark = () => {
+    const el = document.querySelector('[data-testid="runtime-status"]');
+    if (el && el.dataset.state === "ready" && window.__readyAt === undefined) window.__readyAt = performance.now();
+  };
+  new MutationObserver(mark).observe(document, { subtree: true, childList: true, attributes: true });
+})();
+"""
+
+# Write files into OPFS the way web/src/worker/persistence.ts lays them out (docs/storage.md):
+# tidepool/workspaces/default/{state,files}/… . `spec` = {prefix, count, perDir, bytes, files: {path: b64}}.
+SEED_OPFS = """
+async (spec) => {
+  const root = await navigator.storage.getDirectory();
+  const dirOf = async (parts) => {
+    let dir = root;
+    for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
+    return dir;
+  };
+  const write = async (path, data) => {
+    const parts = path.split("/");
+    const dir = await dirOf(parts.slice(0, -1));
+    const w = await (await dir.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
+    await w.write(data);
+    await w.close();
+  };
+  const base = "tidepool/workspaces/default/";
+  const filler = new Uint8Array(spec.bytes || 0).fill(120);
+  for (let i = 0; i < (spec.count || 0); i++) {
+    const sub = Math.floor(i / (spec.perDir || 100)).toString().padStart(3, "0");
+    await write(`${base}files/${spec.prefix}/d${sub}/f${i}.txt`, filler);
+  }
+  for (const [path, b64] of Object.entries(spec.files || {})) {
+    await write(base + path, Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+  }
+  return true;
+}
+"""
+
+Stat = Literal["median", "p95"]
+
+
+@dataclass(frozen=True)
+class Samples:
+    values: tuple[float, ...]
+
+    def __init__(self, values: list[float] | tuple[float, ...]) -> None:
+        object.__setattr__(self, "values", tuple(float(v) for v in values))
+
+    @staticmethod
+    def single(value: float) -> Samples:
+        return Samples([value])
+
+    def stat(self, which: Stat) -> float:
+        return statistics.median(self.values) if which == "median" else percentile(list(self.values), 0.95)
+
+
+@dataclass(frozen=True)
+class Row:
+    what: str
+    baseline_name: str
+    baseline: Samples | None
+    value: Samples
+    stat: Stat
+    target: str
+    note: str = ""
+    ratio_text: str = field(default="")
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def fmt_ms(ms: float) -> str:
+    return f"{ms:.2f}" if ms < 10 else f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| what | baseline (same run) | baseline ms | Tidepool ms | ratio | target | notes |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        value = r.value.stat(r.stat)
+        base = r.baseline.stat(r.stat) if r.baseline else None
+        count = f", n={len(r.value.values)}" if len(r.value.values) > 1 else ""
+        ratio = r.ratio_text or (f"{value / base:.2f} ×" if base else "—")
+        lines.append(f"| {r.what} | {r.baseline_name} | {fmt_ms(base) if base is not None else '—'} | "
+                     f"{fmt_ms(value)} ({r.stat}{count}) | {ratio} | {r.target} | {r.note} |")
+    return "\n".join(lines)
+
+
+def raw(rows: list[Row]) -> dict[str, Any]:
+    return {r.what: {"baseline": [round(v, 2) for v in r.baseline.values] if r.baseline else None,
+                     "value": [round(v, 2) for v in r.value.values]} for r in rows}
+
+
+def launch(p: Playwright) -> Browser:
+    return p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+
+
+def boot_ready_ms(page: Page, base: str) -> float:
+    """Navigate and return the page-side time of `ready` (recorded in the page by READY_WATCH).
+
+    Polling only reads the recorded value; it does not add to it. (`wait_for_function` would need
+    `eval`, which the app's CSP forbids.)
+    """
+    page.goto(base + "/")
+    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        ready_at = page.evaluate("() => window.__readyAt")
+        if ready_at is not None:
+            return float(ready_at)
+        page.wait_for_timeout(50)
+    raise TimeoutError("the app did not reach ready")
+
+
+def seed_opfs(page: Page, base: str, spec: dict[str, Any]) -> None:
+    """Fill OPFS from a same-origin page that does not run the app (before the app boots)."""
+    page.goto(base + BLANK)
+    page.evaluate(SEED_OPFS, spec)
+
+
+def configure(page: Page, fake_base: str) -> str:
+    page.get_by_test_id("settings-open").click()
+    page.get_by_test_id("provider-select").select_option("openrouter")
+    page.get_by_test_id("base-url-input").fill(fake_base + "/api/v1")
+    page.get_by_test_id("api-key-input").fill("sk-bench")
+    page.get_by_test_id("settings-save").click()
+    page.wait_for_selector('[data-testid="connection-status"][data-state="ok"]', timeout=30_000)
+    page.wait_for_selector('[data-testid="model-select"] option[value]', state="attached", timeout=30_000)
+    model = page.get_by_test_id("model-select").input_value()
+    if page.get_by_test_id("settings-open").is_visible() and page.get_by_test_id("provider-select").is_visible():
+        page.keyboard.press("Escape")
+    return model
+
+
+def send(page: Page, text: str) -> None:
+    box = page.get_by_test_id("chat-input")
+    box.fill(text)
+    page.get_by_test_id("chat-send").click()
+
+
+def wait_idle(page: Page, timeout_ms: int = 60_000) -> None:
+    page.wait_for_selector('[data-testid="runtime-status"][data-state="ready"]', timeout=timeout_ms)

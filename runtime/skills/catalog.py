@@ -51,15 +51,40 @@ def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
     disabled = _disabled(workspace)
     out: list[InstalledSkill] = []
     for folder in sorted(root.iterdir()):
-        if folder.name.startswith(".") or not (folder / SKILL_FILE).is_file():
+        if folder.name.startswith("."):
             continue
-        check = check_skill_bytes((folder / SKILL_FILE).read_bytes(), folder.name)
-        if isinstance(check, InvalidSkill):
-            log.warning("skill folder %s skipped: %s", folder.name, check.message)
+        description = _description(folder / SKILL_FILE, folder.name)
+        if description is None:
             continue
         location = str(SKILLS_DIR / folder.name / SKILL_FILE)
-        out.append(InstalledSkill(folder.name, check.spec.description, location, folder.name not in disabled))
+        out.append(InstalledSkill(folder.name, description, location, folder.name not in disabled))
     return tuple(out)
+
+
+# The catalog is rendered into every turn's system prompt: a SKILL.md is parsed again only when its
+# size or modification time changed (path -> (mtime_ns, size, description or None when invalid)).
+_parsed: dict[str, tuple[int, int, str | None]] = {}
+
+
+def _description(skill_md: Path, folder_name: str) -> str | None:
+    """The description of a valid SKILL.md; ``None`` (logged once per version) when missing or invalid."""
+    try:
+        stat = skill_md.stat()
+    except OSError:
+        return None
+    key = str(skill_md)
+    cached = _parsed.get(key)
+    if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
+        return cached[2]
+    check = check_skill_bytes(skill_md.read_bytes(), folder_name)
+    description: str | None
+    if isinstance(check, InvalidSkill):
+        log.warning("skill folder %s skipped: %s", folder_name, check.message)
+        description = None
+    else:
+        description = check.spec.description
+    _parsed[key] = (stat.st_mtime_ns, stat.st_size, description)
+    return description
 
 
 def set_enabled(workspace: Path, name: str, enabled: bool) -> None:

@@ -142,3 +142,15 @@ def test_replacing_a_skill_keeps_its_disabled_flag(repo_workspace: Path) -> None
     assert import_archive(data, repo_workspace, filename="b.zip", replace=True).state == "ok"
     skill = next(s for s in list_skills(repo_workspace) if s.name == "brand-guidelines")
     assert (skill.description, skill.enabled) == ("v2", False)
+
+
+def test_an_edited_skill_md_is_read_again(workspace: Path) -> None:
+    folder = workspace / ".agents" / "skills" / "tea"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: tea\ndescription: Brew tea.\n---\nSteep.\n")
+    assert [s.description for s in list_skills(workspace)] == ["Brew tea."]
+    assert [s.description for s in list_skills(workspace)] == ["Brew tea."]  # from the parse cache
+    (folder / "SKILL.md").write_text("---\nname: tea\ndescription: Brew green tea gently.\n---\nSteep.\n")
+    assert [s.description for s in list_skills(workspace)] == ["Brew green tea gently."]
+    (folder / "SKILL.md").write_text("no frontmatter at all\n")
+    assert list_skills(workspace) == ()

@@ -150,7 +150,7 @@ class _Turn:
 
     async def _stream_round(self) -> Finished:
         deps = self.deps
-        tools = deps.tools.openai_tools()
+        tools = deps.tools.openai_tools(deps.context.workspace)
         messages: list[ChatMessage] = await self.window.messages(self.system_prompt, tools)
         finished: Finished | None = None
         async for event in deps.provider.stream_chat(messages, tools, deps.model):

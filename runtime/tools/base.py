@@ -11,7 +11,7 @@ import inspect
 import types
 import typing
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, Union, get_args, get_origin
 
@@ -79,6 +79,9 @@ class ToolOutput:
 ToolFunc = Callable[..., Awaitable[Any] | Any]
 # preview(ctx, arguments) -> what the approval card shows (e.g. the diff a write would apply), or None.
 PreviewFunc = Callable[[Any, dict[str, Any]], str | None]
+# parameters_for(workspace) -> the parameters schema as the model should see it now (e.g. installed
+# names as an enum), or None to leave the tool out of this request (nothing to choose from).
+ParametersFunc = Callable[[Path], JSONSchema | None]
 
 
 @dataclass(frozen=True)
@@ -90,15 +93,22 @@ class ToolDefinition:
     func: ToolFunc = field(repr=False, compare=False)
     takes_context: bool = False
     preview: PreviewFunc | None = field(default=None, repr=False, compare=False)
+    parameters_for: ParametersFunc | None = field(default=None, repr=False, compare=False)
 
     def render_preview(self, ctx: Any, arguments: dict[str, Any]) -> str | None:
         """What the approval card shows besides the arguments; None when the tool has no preview."""
         return self.preview(ctx, arguments) if self.preview is not None else None
 
-    def openai_schema(self) -> dict[str, Any]:
+    def openai_schema(self, workspace: Path | None = None) -> dict[str, Any] | None:
+        """The model's view of the tool; with a workspace, tailored to it (None: not offered now)."""
+        parameters: JSONSchema | None = self.parameters
+        if workspace is not None and self.parameters_for is not None:
+            parameters = self.parameters_for(workspace)
+            if parameters is None:
+                return None
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
         }
 
     def catalog_entry(self) -> dict[str, Any]:
@@ -119,12 +129,16 @@ class ToolDefinition:
 
 
 def tool(
-    effect: Effect, *, name: str | None = None, preview: PreviewFunc | None = None
+    effect: Effect,
+    *,
+    name: str | None = None,
+    preview: PreviewFunc | None = None,
+    parameters_for: ParametersFunc | None = None,
 ) -> Callable[[ToolFunc], ToolDefinition]:
     """Decorator: ``@tool("read")`` on a function makes it a ToolDefinition."""
 
     def make(func: ToolFunc) -> ToolDefinition:
-        return define(func, effect, name=name, preview=preview)
+        return replace(define(func, effect, name=name, preview=preview), parameters_for=parameters_for)
 
     return make
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from runtime.tools.base import ToolDefinition
@@ -39,8 +40,9 @@ class Registry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def openai_tools(self) -> list[dict[str, Any]]:
-        return [t.openai_schema() for t in self]
+    def openai_tools(self, workspace: Path | None = None) -> list[dict[str, Any]]:
+        """The model's tool list; with a workspace, each tool as it applies there (some may drop out)."""
+        return [s for t in self if (s := t.openai_schema(workspace)) is not None]
 
     def catalog(self) -> list[dict[str, Any]]:
         return [t.catalog_entry() for t in self]

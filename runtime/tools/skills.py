@@ -6,12 +6,26 @@ and the files next to it, which the model then reads on demand with ``read_file`
 
 from __future__ import annotations
 
+import copy
+from pathlib import Path
 from typing import Annotated
 
-from runtime.tools.base import ToolContext, ToolDefinition, ToolError, tool
+from runtime.tools.base import JSONSchema, ToolContext, ToolDefinition, ToolError, tool
 
 
-@tool("read")
+def _installed_names(workspace: Path) -> JSONSchema | None:
+    """activate_skill's parameters with the enabled skills' names as an enum; None when there are none."""
+    from runtime.skills.catalog import list_skills
+
+    names = [s.name for s in list_skills(workspace) if s.enabled]
+    if not names:
+        return None
+    parameters = copy.deepcopy(activate_skill.parameters)
+    parameters["properties"]["name"]["enum"] = names
+    return parameters
+
+
+@tool("read", parameters_for=_installed_names)
 def activate_skill(ctx: ToolContext, name: Annotated[str, "The skill's name, as listed in <available_skills>"]) -> str:
     """Load an installed skill's instructions and the list of its files; follow them for the task at hand."""
     from runtime.skills.catalog import activate

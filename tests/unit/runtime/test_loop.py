@@ -152,8 +152,7 @@ async def test_text_turn(rig: Rig) -> None:
         "refuse",
         "big",
         "leak",
-        "activate_skill",
-    ]
+    ]  # activate_skill is offered only when a skill is installed
     assert model == "scripted/model"
 
 

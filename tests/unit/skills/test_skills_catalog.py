@@ -154,3 +154,15 @@ def test_an_edited_skill_md_is_read_again(workspace: Path) -> None:
     assert [s.description for s in list_skills(workspace)] == ["Brew green tea gently."]
     (folder / "SKILL.md").write_text("no frontmatter at all\n")
     assert list_skills(workspace) == ()
+
+
+def test_activate_skill_lists_the_enabled_names_as_an_enum(repo_workspace: Path, tmp_path: Path) -> None:
+    from runtime.tools.skills import activate_skill
+
+    assert activate_skill.openai_schema(tmp_path / "empty") is None  # nothing to activate: not offered
+    set_enabled(repo_workspace, "frontend-design", False)
+    schema = activate_skill.openai_schema(repo_workspace)
+    assert schema is not None
+    names = schema["function"]["parameters"]["properties"]["name"]["enum"]
+    assert names == ["brand-guidelines", "doc-coauthoring", "internal-comms"]
+    assert "enum" not in activate_skill.parameters["properties"]["name"]  # the definition itself is unchanged

@@ -1,4 +1,4 @@
-"""Migrations: from the committed v1 fixture, on a fresh database, and refusal of a newer schema."""
+"""Migrations: from the committed fixture of every earlier schema, on a fresh database, and refusal of a newer one."""
 
 from __future__ import annotations
 
@@ -18,26 +18,35 @@ ROOT = Path(__file__).resolve().parents[3]
 DB_FIXTURES = ROOT / "tests" / "fixtures" / "db"
 
 
-@pytest.fixture
-def v1_copy(tmp_path: Path) -> Path:
+EARLIER_VERSIONS = [1, 2]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
+
+
+def copy_of(tmp_path: Path, version: int) -> Path:
     target = tmp_path / "state.sqlite"
-    shutil.copyfile(DB_FIXTURES / "v1.sqlite", target)
+    shutil.copyfile(DB_FIXTURES / f"v{version}.sqlite", target)
     return target
 
 
-def test_v1_fixture_is_schema_1() -> None:
-    conn = sqlite3.connect(DB_FIXTURES / "v1.sqlite")
+def test_there_is_a_fixture_for_every_earlier_version() -> None:
+    assert list(range(1, SCHEMA_VERSION)) == EARLIER_VERSIONS
+
+
+@pytest.mark.parametrize("version", EARLIER_VERSIONS)
+def test_fixture_is_at_its_schema(version: int) -> None:
+    conn = sqlite3.connect(DB_FIXTURES / f"v{version}.sqlite")
     try:
-        assert conn.execute("PRAGMA user_version").fetchone() == (1,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (version,)
         columns = {r[1] for r in conn.execute("PRAGMA table_info(memories)")}
-        assert "pinned" not in columns
+        assert ("pinned" in columns) == (version >= 2)
     finally:
         conn.close()
 
 
-def test_v1_migrates_to_latest_keeping_everything(v1_copy: Path) -> None:
-    with Store(v1_copy) as store:
-        assert store.migrated == [m.name for m in MIGRATIONS[1:]]
+@pytest.mark.parametrize("version", EARLIER_VERSIONS)
+def test_earlier_version_migrates_to_latest_keeping_everything(tmp_path: Path, version: int) -> None:
+    path = copy_of(tmp_path, version)
+    with Store(path) as store:
+        assert store.migrated == [m.name for m in MIGRATIONS[version:]]
         assert store.schema_version == SCHEMA_VERSION
         assert applied_names(store._db) == [m.name for m in MIGRATIONS]
         session = store.get_session("s-v1")
@@ -48,15 +57,16 @@ def test_v1_migrates_to_latest_keeping_everything(v1_copy: Path) -> None:
         assert messages[2].name == "memory_search"
         assert store.ledger_get("c1").duration_ms == 12
         assert store.setting_get("ui.theme") == "dark"
-        # 0002: every old memory is unpinned, and pinning works; FTS kept in sync across the migration.
-        assert [m.pinned for m in store.memory_list()] == [False, False]
+        # 0002 added pinning: a v1 memory is unpinned, a v2 pin is kept; FTS stays in sync across steps.
+        pinned = {m.text: m.pinned for m in store.memory_list()}
+        assert pinned == {"Prefers trains over planes": False, "Allergic to peanuts": version >= 2}
         hits = store.memory_search("trains")
         assert [h.memory.text for h in hits] == ["Prefers trains over planes"]
         store.memory_update(hits[0].memory.id, pinned=True)
-        assert [m.text for m in store.memory_pinned()] == ["Prefers trains over planes"]
+        assert "Prefers trains over planes" in [m.text for m in store.memory_pinned()]
         # 0003: pending approvals exist and persist.
         store.approval_add("s-v1", "c9", "write_file", {"path": "a.md"})
-    with Store(v1_copy) as again:
+    with Store(path) as again:
         assert again.migrated == []
         assert [a.call_id for a in again.approvals_pending("s-v1")] == ["c9"]
 

@@ -203,6 +203,8 @@ class Session:
             settings = replace(settings, model=message["model"])
         if "context_length" in message:
             settings = replace(settings, context_length=message["context_length"])
+        if "package_index_urls" in message:
+            self.context.package_index_urls = tuple(str(url) for url in message["package_index_urls"] or ())
         if "permission_mode" in message and message["permission_mode"] != settings.permission_mode:
             settings = replace(settings, permission_mode=message["permission_mode"])
             set_mode = getattr(self.gate, "set_mode", None)

@@ -5,6 +5,9 @@
 - web/public/wheels/: every wheel the runtime imports, pinned in pyproject.toml, downloaded from PyPI
   as pure-Python wheels (MarkupSafe is built from its sdist without its C speedups), plus the
   runtime's own wheel, and manifest.json listing them in install order.
+- web/public/wheels/sandbox/: the wheels the run_python sandbox installs at start (micropip, packaging,
+  pyodide-http, the versions in Pyodide's own lock file), with their own manifest.json. The runtime does
+  not install them.
 
 Downloads are cached in build/wheel-cache/; run again and only what is missing is fetched.
 """
@@ -38,6 +41,9 @@ EXTRA_BROWSER_WHEELS = [
     "tabulate==0.10.0",
 ]
 BUILD_FROM_SDIST = {"markupsafe"}
+# The sandbox's wheels: pure Python, for the Python the sandbox runs (Pyodide's), not the one building.
+SANDBOX_WHEELS = ["micropip==0.11.1", "packaging==26.1", "pyodide-http==0.2.2"]
+SANDBOX_PYTHON = "3.14"
 
 
 def pinned_requirements() -> list[str]:
@@ -49,7 +55,7 @@ def pip(*args: str, env: dict[str, str] | None = None) -> None:
     subprocess.run([sys.executable, "-m", "pip", *args], check=True, env=env)
 
 
-def fetch_wheel(req: str) -> Path:
+def fetch_wheel(req: str, python_version: str | None = None) -> Path:
     name, version = req.split("==")
     norm = name.lower().replace("-", "_")
     found = [p for p in CACHE.glob("*.whl") if p.name.lower().startswith(f"{norm}-{version}-")]
@@ -59,8 +65,9 @@ def fetch_wheel(req: str) -> Path:
         env = {**os.environ, "CC": "/bin/false"}
         pip("wheel", "-q", "--no-deps", "--no-binary", ":all:", "-w", str(CACHE), req, env=env)
     else:
-        pip("download", "-q", "--no-deps", "--only-binary=:all:", "--platform", "any", "-d", str(CACHE), req)
-    return fetch_wheel(req)
+        target = ["--python-version", python_version] if python_version else []
+        pip("download", "-q", "--no-deps", "--only-binary=:all:", "--platform", "any", *target, "-d", str(CACHE), req)
+    return fetch_wheel(req, python_version)
 
 
 def build_runtime_wheel(out: Path | None = None) -> Path:
@@ -90,6 +97,18 @@ def copy_pyodide() -> None:
         shutil.copy2(src / name, dst / name)
 
 
+def write_folder(folder: Path, wheels: list[Path]) -> int:
+    """Copy `wheels` into `folder` with a manifest.json listing them in this order; returns their count."""
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for wheel in wheels:
+        shutil.copy2(wheel, folder / wheel.name)
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        entries.append({"file": wheel.name, "sha256": digest})
+    (folder / "manifest.json").write_text(json.dumps({"wheels": entries}, indent=1) + "\n")
+    return len(entries)
+
+
 def main() -> None:
     CACHE.mkdir(parents=True, exist_ok=True)
     copy_pyodide()
@@ -97,12 +116,8 @@ def main() -> None:
     staging = Path(tempfile.mkdtemp(prefix=".wheels-", dir=PUBLIC))
     own = Path(tempfile.mkdtemp(prefix="tidepool-wheel-"))
     wheels = [fetch_wheel(r) for r in pinned_requirements()] + [build_runtime_wheel(own)]
-    entries = []
-    for wheel in wheels:
-        shutil.copy2(wheel, staging / wheel.name)
-        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        entries.append({"file": wheel.name, "sha256": digest})
-    (staging / "manifest.json").write_text(json.dumps({"wheels": entries}, indent=1) + "\n")
+    count = write_folder(staging, wheels)
+    count += write_folder(staging / "sandbox", [fetch_wheel(r, SANDBOX_PYTHON) for r in SANDBOX_WHEELS])
     # Swap the finished folder into place so a concurrent reader never sees a half-written one.
     old = PUBLIC / f".wheels-old-{os.getpid()}"
     if wheels_dir.exists():
@@ -110,7 +125,7 @@ def main() -> None:
     staging.rename(wheels_dir)
     shutil.rmtree(old, ignore_errors=True)
     shutil.rmtree(own, ignore_errors=True)
-    print(f"build_wheels: {len(entries)} wheels and the Pyodide core in {PUBLIC.relative_to(ROOT)}/")
+    print(f"build_wheels: {count} wheels and the Pyodide core in {PUBLIC.relative_to(ROOT)}/")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ class AgentToolContext:
         self._http = http
         self._save_workspace = save_workspace
         self._store = store
+        # Package indexes run_python's micropip uses (the host's ``config``); empty: the sandbox's default, PyPI.
+        self.package_index_urls: tuple[str, ...] = ()
 
     @property
     def workspace(self) -> Path:

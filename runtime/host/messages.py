@@ -66,6 +66,7 @@ class Config(TypedDict):
     permission_mode: NotRequired[PermissionMode]
     page_origin: NotRequired[str | None]
     context_length: NotRequired[int | None]
+    package_index_urls: NotRequired[list[str] | None]
 
 
 class UserMessage(TypedDict):

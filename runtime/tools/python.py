@@ -7,12 +7,14 @@ workspace here, through the same path checks as every other tool; the paths are 
 Request payload (``ExecRequest``) and reply (``ExecResult``)::
 
     {"type": "exec_request", "id": "r7", "code": "...", "timeout_s": 30,
-     "files": {"data/in.csv": "<base64>", ...}}
+     "files": {"data/in.csv": "<base64>", ...}, "packages": ["tabulate"], "index_urls": null}
     {"type": "exec_result", "id": "r7", "ok": true, "stdout": "...", "stderr": "...",
      "files": {"out.png": "<base64>"}, "deleted": ["old.txt"], "error": null}
 
-``error`` is null when ``ok``, else ``{"kind": "timeout"|"exception"|"sandbox", "message": "..."}``
-(a plain string is accepted as ``sandbox``). ``deleted`` is optional.
+``packages`` are installed with micropip before the code runs; ``index_urls`` (from the host's
+``config`` ``package_index_urls``, for tests) replaces PyPI, null keeps it. ``error`` is null when
+``ok``, else ``{"kind": "timeout"|"exception"|"sandbox"|"install", "message": "..."}`` (a plain
+string is accepted as ``sandbox``). ``deleted`` is optional.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import base64
 import binascii
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
@@ -40,16 +43,24 @@ MAX_FILE_RECEIVE_BYTES = 10 * 1024 * 1024
 OUTPUT_HEAD_CHARS = 12_000
 OUTPUT_TAIL_CHARS = 4_000
 NOT_SENT_DIRS = frozenset({".agent", ".git"})
+MAX_PACKAGES = 20
+# A requirement as micropip takes it: a name, optional extras and version specifiers (no URLs, no options).
+REQUIREMENT = re.compile(
+    r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[A-Za-z0-9._, -]+\])?\s*([<>=!~]=?=?\s*[A-Za-z0-9.*+!_-]+\s*,?\s*)*$"
+)
+ERROR_KINDS = ("timeout", "exception", "sandbox", "install")
 
 
 class ExecRequest(TypedDict):
     code: str
     timeout_s: int
     files: dict[str, str]  # workspace-relative path → base64 content
+    packages: list[str]  # installed with micropip before the code runs
+    index_urls: list[str] | None  # micropip's package indexes; None: PyPI
 
 
 class ExecError(TypedDict):
-    kind: Literal["timeout", "exception", "sandbox"]
+    kind: Literal["timeout", "exception", "sandbox", "install"]
     message: str
 
 
@@ -77,10 +88,18 @@ async def run_python(
     ctx: ToolContext,
     code: Annotated[str, "Python source to run; print what you want to see"],
     timeout_s: Annotated[int | None, "Seconds before the run is stopped (1-300)"] = DEFAULT_TIMEOUT_S,
+    packages: Annotated[
+        list[str] | None,
+        "Pure-Python packages micropip installs from PyPI before the code runs, e.g. ['tabulate', 'requests>=2'];"
+        " the user approves them with the code",
+    ] = None,
 ) -> ToolOutput:
     """Run Python code in an isolated sandbox that sees a copy of the workspace's files.
 
-    Files the code writes under the current folder are copied back into the workspace.
+    Files the code writes under the current folder are copied back into the workspace. `packages` are
+    installed from PyPI with micropip before the code runs (pure-Python wheels only; the install counts
+    toward the timeout); they are part of what the user approves. `requests` and `urllib` work in the
+    sandbox, within the browser's rules.
     """
     if timeout_s is None:
         timeout_s = DEFAULT_TIMEOUT_S
@@ -90,8 +109,15 @@ async def run_python(
         raise ToolError("code is empty")
     if len(code) > MAX_CODE_CHARS:
         raise ToolError(f"code is {len(code):,} characters, over the {MAX_CODE_CHARS:,} limit; write it to a file")
+    wanted = check_packages(packages)
     files, not_sent = collect_files(ctx.workspace)
-    request: ExecRequest = {"code": code, "timeout_s": timeout_s, "files": files}
+    request: ExecRequest = {
+        "code": code,
+        "timeout_s": timeout_s,
+        "files": files,
+        "packages": wanted,
+        "index_urls": index_urls(ctx) if wanted else None,
+    }
     try:
         reply = await ctx.host_request("exec_request", dict(request), timeout_s=timeout_s + HOST_GRACE_S)
     except HostRequestError as e:
@@ -102,6 +128,25 @@ async def run_python(
         shown = ", ".join(not_sent[:10]) + (" ..." if len(not_sent) > 10 else "")
         notes.append(f"not handed to the sandbox (too large): {shown}")
     return ToolOutput(render(result, changed, notes), changed_paths=changed, ok=result["ok"])
+
+
+def check_packages(packages: list[str] | None) -> list[str]:
+    """The requirements to install, stripped; a ToolError for anything that is not a plain requirement."""
+    wanted = [p.strip() for p in packages or [] if p.strip()]
+    if len(wanted) > MAX_PACKAGES:
+        raise ToolError(f"at most {MAX_PACKAGES} packages per run")
+    bad = [p for p in wanted if not REQUIREMENT.match(p)]
+    if bad:
+        raise ToolError(f"not a package requirement (a name with optional version, e.g. 'tabulate>=0.9'): {bad[0]!r}")
+    return wanted
+
+
+def index_urls(ctx: ToolContext) -> list[str] | None:
+    """The package indexes the host configured (``package_index_urls``), or None for PyPI."""
+    urls = getattr(ctx, "package_index_urls", ())
+    if not isinstance(urls, (tuple, list)) or not urls:
+        return None
+    return [str(url) for url in urls]
 
 
 def collect_files(workspace: Path) -> tuple[dict[str, str], list[str]]:
@@ -156,7 +201,7 @@ def parse_result(reply: dict[str, Any]) -> ExecResult:
 
 
 def _parse_error(raw: Any) -> ExecError:
-    if isinstance(raw, dict) and raw.get("kind") in ("timeout", "exception", "sandbox"):
+    if isinstance(raw, dict) and raw.get("kind") in ERROR_KINDS:
         return {"kind": raw["kind"], "message": str(raw.get("message", ""))}
     return {"kind": "sandbox", "message": str(raw) if raw else "the run failed"}
 

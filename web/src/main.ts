@@ -24,6 +24,8 @@ let lastFailure: HttpFailureInfo | null = null;
 let ready = false;
 let readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
+/** Package indexes for run_python's micropip from the page URL's `?package_index=` (tests); empty: PyPI. */
+let packageIndexUrls: string[] = [];
 
 const status = new StatusView(() => restart(false));
 const usage = new UsageView();
@@ -147,6 +149,7 @@ async function pushConfig(): Promise<void> {
       baseUrl: settings.baseUrl,
       model: settings.model,
       permissionMode: settings.permissionMode,
+      packageIndexUrls,
     },
     key,
   });
@@ -243,6 +246,7 @@ async function init(): Promise<void> {
   settings = await loadSettings();
   const query = new URLSearchParams(location.search);
   const authBase = query.get("auth_base");
+  packageIndexUrls = query.getAll("package_index").filter((url) => /^https?:\/\//.test(url));
   if (authBase) settings.authBase = trimBase(authBase);
   const oauth = await finishOAuth(settings.authBase);
   if (oauth.kind === "key") {

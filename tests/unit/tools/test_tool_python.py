@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,46 @@ async def test_request_carries_code_timeout_and_workspace_files(ctx: FakeContext
     assert base64.b64decode(payload["files"]["notes/a.md"]) == b"# A\nalpha line\nbeta line\n"
 
 
+@dataclass
+class IndexContext(FakeContext):
+    """A context the host configured with package indexes (``config.package_index_urls``)."""
+
+    package_index_urls: tuple[str, ...] = ()
+
+
+@pytest.mark.parametrize(
+    ("packages", "indexes", "sent_packages", "sent_indexes"),
+    [
+        pytest.param(None, (), [], None, id="no-packages"),
+        pytest.param(["tabulate", " requests>=2 "], (), ["tabulate", "requests>=2"], None, id="pypi"),
+        pytest.param(["tidepool-demo"], ("http://127.0.0.1:9/simple",), ["tidepool-demo"],
+                     ["http://127.0.0.1:9/simple"], id="configured-index"),
+        pytest.param([], ("http://127.0.0.1:9/simple",), [], None, id="index-unused-without-packages"),
+        pytest.param(["a[x]==1.0", "b >= 1, < 2"], (), ["a[x]==1.0", "b >= 1, < 2"], None, id="extras-and-specifiers"),
+    ],
+)  # fmt: skip
+async def test_request_carries_packages_and_index_urls(
+    workspace: Path,
+    packages: list[str] | None,
+    indexes: tuple[str, ...],
+    sent_packages: list[str],
+    sent_indexes: list[str] | None,
+) -> None:
+    ctx = IndexContext(workspace, package_index_urls=indexes)
+    ctx.replies.append(reply(stdout="ok\n"))
+    await call(python.run_python, ctx, code="print('ok')", packages=packages)
+    [(_, payload, _)] = ctx.requested
+    assert payload["packages"] == sent_packages
+    assert payload["index_urls"] == sent_indexes
+
+
+def test_packages_are_in_the_schema_the_model_sees() -> None:
+    schema = python.run_python.parameters["properties"]["packages"]
+    assert schema["type"] == "array" and schema["items"] == {"type": "string"}
+    assert "packages" not in python.run_python.parameters.get("required", [])
+    assert "micropip" in schema["description"] and "approves" in schema["description"]
+
+
 async def test_changed_and_deleted_files_come_back(ctx: FakeContext, workspace: Path) -> None:
     ctx.replies.append(
         reply(
@@ -65,6 +106,11 @@ async def test_changed_and_deleted_files_come_back(ctx: FakeContext, workspace: 
             {"ok": False, "error": {"kind": "timeout", "message": "stopped after 30 s"}},
             "[failed: timeout] stopped after 30 s\n(no output)",
             id="timeout",
+        ),
+        pytest.param(
+            {"ok": False, "error": {"kind": "install", "message": "could not install nope: ValueError: no wheel"}},
+            "[failed: install] could not install nope: ValueError: no wheel\n(no output)",
+            id="install",
         ),
         pytest.param({"ok": False, "error": "worker crashed"}, "[failed: sandbox] worker crashed\n(no output)",
                      id="str"),
@@ -131,6 +177,14 @@ async def test_large_files_are_not_sent(ctx: FakeContext, workspace: Path) -> No
         pytest.param({"code": "x", "timeout_s": 0}, "between 1 and 300", id="timeout-zero"),
         pytest.param({"code": "x", "timeout_s": 301}, "between 1 and 300", id="timeout-big"),
         pytest.param({"code": "  \n"}, "code is empty", id="empty"),
+        pytest.param({"code": "x", "packages": ["https://evil.test/x.whl"]}, "not a package requirement",
+                     id="package-url"),
+        pytest.param({"code": "x", "packages": ["x; python_version<'3'"]}, "not a package requirement",
+                     id="package-marker"),
+        pytest.param({"code": "x", "packages": ["--index-url=http://x"]}, "not a package requirement",
+                     id="package-option"),
+        pytest.param({"code": "x", "packages": [f"p{i}" for i in range(21)]}, "at most 20 packages",
+                     id="too-many-packages"),
     ],
 )
 async def test_bad_arguments_send_nothing(ctx: FakeContext, arguments: dict[str, Any], message: str) -> None:

@@ -4,13 +4,21 @@
 // /sandbox/sandbox-worker.js, fetched by web/src/sandbox/runner.ts and started from a data: URL.
 //
 // In:  {type: "init", origin, driver}      driver = the source of tidepool_sandbox.py
-//      {type: "run", id, code, files}      files = {workspace-relative path: base64}
+//      {type: "run", id, code, files, packages, indexUrls}
+//                                          files = {workspace-relative path: base64}; packages: installed
+//                                          with micropip before the code runs (indexUrls: null = PyPI)
 // Out: {type: "ready"} | {type: "boot_failed", message}
 //      {type: "output", id, stream: "stdout"|"stderr", text}   the head of the output, as it comes
 //      {type: "result", id, ok, stdout, stderr, files, deleted, error}
+//
+// At init the wheels listed in /wheels/sandbox/manifest.json (micropip, packaging, pyodide-http) are
+// unpacked offline from the app's origin, then the driver's `setup()` imports micropip and patches
+// urllib/requests with pyodide-http (~0.25 s, while the sandbox warms up in the background).
+// A run that lists packages installs them first; a failed install answers error {kind: "install"}.
 
 const DRIVER_DIR = "/sandbox";
 const DRIVER_MODULE = "tidepool_sandbox";
+const SANDBOX_WHEELS = "/wheels/sandbox/";
 const HEAD_CHARS = 768 * 1024; // per stream: the first HEAD_CHARS and the last TAIL_CHARS are kept
 const TAIL_CHARS = 256 * 1024;
 const OUTPUT_POST_INTERVAL_MS = 200;
@@ -69,6 +77,7 @@ class BoundedText {
 
 let pyodide = null;
 let runDriver = null;
+let installPackages = null;
 let current = null; // {id, stdout: BoundedText, stderr: BoundedText, lastPost}
 
 const post = (message) => self.postMessage(message);
@@ -122,12 +131,49 @@ async function init(message) {
     const sys = pyodide.pyimport("sys");
     sys.path.append(DRIVER_DIR);
     sys.destroy();
+    await installWheels(message.origin);
     const driver = pyodide.pyimport(DRIVER_MODULE); // kept for the worker's life: `run` is borrowed from it
+    await driver.setup();
     runDriver = (code, filesJson) => driver.run(code, filesJson);
+    installPackages = (packagesJson, indexUrlsJson) => driver.install(packagesJson, indexUrlsJson);
     post({ type: "ready" });
   } catch (err) {
     post({ type: "boot_failed", message: messageOf(err) });
   }
+}
+
+/** Unpack the sandbox's own wheels (listed in /wheels/sandbox/manifest.json) into site-packages. */
+async function installWheels(origin) {
+  const base = `${origin}${SANDBOX_WHEELS}`;
+  const response = await fetch(`${base}manifest.json`, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`${SANDBOX_WHEELS}manifest.json answered ${response.status}`);
+  const manifest = await response.json();
+  if (!Array.isArray(manifest.wheels)) throw new Error(`${SANDBOX_WHEELS}manifest.json lists no wheels`);
+  const buffers = manifest.wheels.map(async (wheel) => {
+    const got = await fetch(base + encodeURIComponent(wheel.file));
+    if (!got.ok) throw new Error(`${SANDBOX_WHEELS}${wheel.file} answered ${got.status}`);
+    const buf = await got.arrayBuffer();
+    await checkDigest(wheel.file, buf, wheel.sha256);
+    return buf;
+  });
+  const extractDir = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')"); // not the cwd
+  for (const buf of buffers) pyodide.unpackArchive(new Uint8Array(await buf), "wheel", { extractDir });
+}
+
+async function checkDigest(file, buf, expected) {
+  if (!globalThis.crypto?.subtle) return; // not a secure context: the bytes come from the app's origin anyway
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", buf));
+  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  if (hex !== String(expected).toLowerCase()) throw new Error(`${file} does not match its sha256 in the manifest`);
+}
+
+/** Install the run's packages with micropip; an `install` error, or null when there was nothing to do. */
+async function installFor(message) {
+  const packages = Array.isArray(message.packages) ? message.packages.map(String) : [];
+  if (packages.length === 0) return null;
+  const indexUrls = Array.isArray(message.indexUrls) ? message.indexUrls.map(String) : null;
+  const outcome = JSON.parse(await installPackages(JSON.stringify(packages), JSON.stringify(indexUrls)));
+  return outcome.error;
 }
 
 async function run(message) {
@@ -137,6 +183,8 @@ async function run(message) {
   const thisRun = { id, stdout: new BoundedText(), stderr: new BoundedText(), lastPost: 0 };
   current = thisRun;
   try {
+    const installError = await installFor(message);
+    if (installError) return finish(id, thisRun, null, installError);
     const outcome = JSON.parse(await runDriver(String(message.code), JSON.stringify(message.files ?? {})));
     finish(id, thisRun, outcome, outcome.error);
   } catch (err) {

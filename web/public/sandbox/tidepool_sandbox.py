@@ -8,6 +8,11 @@
 3. answers ``{"error": null | {"kind": "exception", "message": traceback}, "files": {path: base64},
    "deleted": [path]}`` as JSON: files created or changed, and files handed in that are gone.
 
+Before that, when the run lists packages, the worker calls ``install(packages_json, index_urls_json)``,
+which installs them with micropip and answers ``{"error": null | {"kind": "install", "message": ...}}``.
+``setup()`` runs once when the sandbox starts: it imports micropip and lets pyodide-http patch
+``urllib`` (and ``requests``, once installed) so they fetch through the browser.
+
 Output goes to ``sys.stdout``/``sys.stderr``, which the worker captures. Tracebacks start at the user's
 code (``<run_python>``): this module's frames and Pyodide's are left out. It runs under CPython too.
 """
@@ -32,11 +37,18 @@ WORKSPACE = "/workspace"
 CODE_FILENAME = "<run_python>"
 MAX_RETURN_BYTES = 8 * 1024 * 1024  # all returned files together; base64 of it fits one 16 MiB frame
 SKIPPED_DIRS = frozenset({"__pycache__"})
+# PyPI's simple API, named so micropip searches it before Pyodide's lock file: the sandbox does not
+# serve the lock file's packages, and PyPI has the pure-Python wheels of most of them.
+PYPI_INDEX_URLS = ["https://pypi.org/simple/{package_name}/"]
 
 
 class RunError(TypedDict):
-    kind: Literal["exception"]
+    kind: Literal["exception", "install"]
     message: str
+
+
+class InstallOutcome(TypedDict):
+    error: RunError | None
 
 
 class RunOutcome(TypedDict):
@@ -152,6 +164,50 @@ def collect(root: str, before: dict[str, str]) -> tuple[dict[str, str], list[str
     present = set(now)
     deleted = sorted(path for path in before if path not in present)
     return changed, deleted
+
+
+def patch_http(requests_only: bool = False) -> None:
+    """Let pyodide-http route ``requests`` (when installed) and ``urllib`` through the browser."""
+    try:
+        import pyodide_http  # type: ignore[import-not-found]  # only in the sandbox
+    except ImportError:
+        return
+    pyodide_http.patch_requests(continue_on_import_error=True)
+    if not requests_only:
+        pyodide_http.patch_urllib(continue_on_import_error=True)
+
+
+def setup() -> None:
+    """Once per sandbox, before it is ready: import micropip (so ``import micropip`` is instant) and patch HTTP."""
+    try:
+        import micropip  # type: ignore[import-not-found]  # noqa: F401  # only in the sandbox
+    except ImportError:
+        print("[sandbox] micropip is not available", file=sys.stderr)
+    patch_http()
+
+
+def string_list(text: str) -> list[str] | None:
+    value = json.loads(text)
+    if not isinstance(value, list):
+        return None
+    return [str(item) for item in value]
+
+
+async def install(packages_json: str, index_urls_json: str = "null") -> str:
+    """Install the packages with micropip (index: ``index_urls`` or PyPI); answers an ``InstallOutcome``."""
+    packages = string_list(packages_json) or []
+    index_urls = string_list(index_urls_json) or PYPI_INDEX_URLS
+    outcome: InstallOutcome = {"error": None}
+    try:
+        import micropip
+
+        await micropip.install(packages, index_urls=index_urls)
+    except Exception as e:  # a failed install is reported, never raised into the worker
+        message = f"{type(e).__name__}: {e}".strip()
+        outcome["error"] = {"kind": "install", "message": f"could not install {', '.join(packages)}: {message}"}
+    else:
+        patch_http(requests_only=True)
+    return json.dumps(outcome)
 
 
 async def run(code: str, files_json: str, root: str = WORKSPACE) -> str:

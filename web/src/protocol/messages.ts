@@ -112,7 +112,14 @@ export const RUNTIME_FIELDS = {
   },
   cancel: { id: str },
   event: { event: uiEvent },
-  exec_request: { id: str, code: str, timeout_s: optional(orNull(num)), files: anything },
+  exec_request: {
+    id: str,
+    code: str,
+    timeout_s: optional(orNull(num)),
+    files: anything,
+    packages: optional(orNull(listOf(str))),
+    index_urls: optional(orNull(listOf(str))),
+  },
   flush_request: { id: str, what: oneOf("workspace", "state"), paths: anything },
   log: { level: str, logger: optional(str), message: str },
   reply: { id: str, ok: bool, result: anything, error: anything },
@@ -156,6 +163,8 @@ export type HostMessage =
       model: string | null;
       permission_mode: PermissionMode;
       page_origin: string;
+      /** Package indexes run_python's micropip uses instead of PyPI (set by tests via `?package_index=`). */
+      package_index_urls?: string[];
     }
   | { type: "user_message"; text: string; turn_id?: string }
   | { type: "abort_turn" }
@@ -170,7 +179,7 @@ export type HostMessage =
       files: JsonObject;
       /** Files handed in that the code deleted (workspace-relative). */
       deleted?: string[];
-      /** A string, or `{kind: "timeout" | "exception" | "sandbox", message}` (runtime/tools/python.py). */
+      /** A string, or `{kind: "timeout" | "exception" | "sandbox" | "install", message}` (runtime/tools/python.py). */
       error: string | { kind: string; message: string } | null;
     }
   | { type: "reply"; id: string; ok: boolean; result?: unknown; error?: { code: string; message: string } }

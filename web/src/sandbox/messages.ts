@@ -5,7 +5,8 @@
  * checked here before anyone reads it.
  */
 
-export type ExecErrorKind = "timeout" | "exception" | "sandbox";
+export type ExecErrorKind = "timeout" | "exception" | "sandbox" | "install";
+const EXEC_ERROR_KINDS: readonly string[] = ["timeout", "exception", "sandbox", "install"];
 
 export interface ExecError {
   kind: ExecErrorKind;
@@ -34,6 +35,10 @@ export interface ExecRequest {
   files: Record<string, string>;
   /** Seconds before the run is stopped; null or left out → DEFAULT_TIMEOUT_S. */
   timeout_s?: number | null;
+  /** Packages micropip installs before the code runs (the install counts toward the timeout). */
+  packages?: string[];
+  /** Package indexes for micropip (`{package_name}` placeholders allowed); null or left out → PyPI. */
+  index_urls?: string[] | null;
 }
 
 export const DEFAULT_TIMEOUT_S = 30;
@@ -42,7 +47,14 @@ export const MAX_TIMEOUT_S = 300;
 /** Runner → sandbox worker. */
 export type ToSandbox =
   | { type: "init"; origin: string; driver: string }
-  | { type: "run"; id: string; code: string; files: Record<string, string> };
+  | {
+      type: "run";
+      id: string;
+      code: string;
+      files: Record<string, string>;
+      packages: string[];
+      indexUrls: string[] | null;
+    };
 
 /** Sandbox worker → runner (after `parseFromSandbox`). */
 export type FromSandbox =
@@ -70,7 +82,7 @@ export function isStringRecord(v: unknown): v is Record<string, string> {
 }
 
 function isExecError(v: unknown): v is ExecError {
-  return isRecord(v) && (v.kind === "timeout" || v.kind === "exception" || v.kind === "sandbox") && isString(v.message);
+  return isRecord(v) && isString(v.kind) && EXEC_ERROR_KINDS.includes(v.kind) && isString(v.message);
 }
 
 /** A message from the sandbox worker, or null when it is not one of ours. */
@@ -106,6 +118,8 @@ export function parseExecRequest(fields: {
   code: unknown;
   files: unknown;
   timeout_s?: unknown;
+  packages?: unknown;
+  index_urls?: unknown;
 }): ExecRequest | string {
   if (!isString(fields.id)) return "exec_request has no string id";
   if (!isString(fields.code)) return "exec_request has no code";
@@ -114,8 +128,24 @@ export function parseExecRequest(fields: {
   if (t !== undefined && t !== null && (typeof t !== "number" || !Number.isFinite(t))) {
     return "exec_request timeout_s is not a number";
   }
-  return { id: fields.id, code: fields.code, files: fields.files, timeout_s: t ?? null };
+  const { packages, index_urls: indexUrls } = fields;
+  if (packages !== undefined && packages !== null && !isStringList(packages)) {
+    return "exec_request packages are not a list of strings";
+  }
+  if (indexUrls !== undefined && indexUrls !== null && !isStringList(indexUrls)) {
+    return "exec_request index_urls are not a list of strings";
+  }
+  return {
+    id: fields.id,
+    code: fields.code,
+    files: fields.files,
+    timeout_s: t ?? null,
+    packages: packages ?? [],
+    index_urls: indexUrls ?? null,
+  };
 }
+
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 
 /** A failed result (no output, no files). */
 export function failure(id: string, kind: ExecErrorKind, message: string, stdout = "", stderr = ""): ExecResult {

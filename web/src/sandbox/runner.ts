@@ -93,7 +93,13 @@ export class SandboxRunner {
       this.activeId = null;
       return failure(id, "sandbox", describe(err));
     }
-    const result = await sandbox.run(id, request.code, request.files, timeoutSeconds(request.timeout_s));
+    const input = {
+      code: request.code,
+      files: request.files,
+      packages: request.packages ?? [],
+      indexUrls: request.index_urls ?? null,
+    };
+    const result = await sandbox.run(id, input, timeoutSeconds(request.timeout_s));
     this.active = null;
     this.activeId = null;
     const broken = sandbox.current !== "ready";

@@ -6,6 +6,14 @@
 
 import { failure, parseFromSandbox, type ExecResult, type FromSandbox, type ToSandbox } from "./messages";
 
+/** What one run is given: the code, the files handed in, and the packages to install first. */
+export interface RunInput {
+  code: string;
+  files: Record<string, string>;
+  packages: string[];
+  indexUrls: string[] | null;
+}
+
 /** What a sandbox is made of, fetched once from the app (`/sandbox/`). */
 export interface SandboxSources {
   /** sandbox-worker.js as a `data:text/javascript;base64,…` URL. */
@@ -62,8 +70,8 @@ export class Sandbox {
     });
   }
 
-  /** Run `code` on `files`; past `timeoutS` seconds the worker is terminated (a `timeout` result). */
-  run(id: string, code: string, files: Record<string, string>, timeoutS: number): Promise<ExecResult> {
+  /** Run `input` (packages installed first); past `timeoutS` seconds the worker is terminated (a `timeout` result). */
+  run(id: string, input: RunInput, timeoutS: number): Promise<ExecResult> {
     if (this.state !== "ready") {
       const why = this.state === "dead" ? this.deathReason : `the sandbox is ${this.state}`;
       return Promise.resolve(failure(id, "sandbox", why));
@@ -72,7 +80,7 @@ export class Sandbox {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.onTimeout(timeoutS), timeoutS * 1000);
       this.pending = { id, stdout: "", stderr: "", timer, resolve };
-      this.post({ type: "run", id, code, files });
+      this.post({ type: "run", id, ...input });
     });
   }
 

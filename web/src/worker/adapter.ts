@@ -250,6 +250,7 @@ export class Adapter {
       model: s.model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
+      ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
     });
   }
 

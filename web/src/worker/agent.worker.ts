@@ -84,11 +84,13 @@ async function installWheels(pyodide: PyodideAPI, manifest: Manifest): Promise<v
     await checkDigest(wheel.file, buf, wheel.sha256);
     return buf;
   });
+  // Into site-packages explicitly: unpackArchive's default is the current directory.
+  const extractDir = String(pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')"));
   for (const [i, wheel] of manifest.wheels.entries()) {
     progress("install-wheels", i / total);
     const buf = await buffers[i];
     if (!buf) throw new Error(`missing ${wheel.file}`);
-    pyodide.unpackArchive(new Uint8Array(buf), "wheel");
+    pyodide.unpackArchive(new Uint8Array(buf), "wheel", { extractDir });
   }
   progress("install-wheels", 1);
 }

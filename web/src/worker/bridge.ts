@@ -19,6 +19,8 @@ export interface ProviderSettings {
   baseUrl: string;
   model: string | null;
   permissionMode: PermissionMode;
+  /** Package indexes for run_python's micropip (from the page's `?package_index=`); absent: PyPI. */
+  packageIndexUrls?: string[];
 }
 
 export type BootStep =

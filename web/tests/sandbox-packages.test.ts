@@ -1,0 +1,97 @@
+/**
+ * run_python's `packages`: an `exec_request` carries them (and the configured `index_urls`) to the
+ * sandbox, a failed install is an `install` error the runner accepts from the worker, and the page's
+ * `package_index` setting reaches the runtime as `config.package_index_urls`.
+ */
+
+import { describe, expect, it } from "vitest";
+import { encodeFrame, FrameDecoder, type WireMessage } from "../src/protocol/codec";
+import { parseExecRequest, parseFromSandbox } from "../src/sandbox/messages";
+import { Adapter } from "../src/worker/adapter";
+import type { ProviderSettings } from "../src/worker/bridge";
+
+const BASE = { id: "x1", code: "print(1)", files: {} };
+
+describe("parseExecRequest with packages", () => {
+  it.each([
+    { name: "no packages", fields: BASE, packages: [], indexUrls: null },
+    { name: "null packages", fields: { ...BASE, packages: null, index_urls: null }, packages: [], indexUrls: null },
+    { name: "packages", fields: { ...BASE, packages: ["tabulate"] }, packages: ["tabulate"], indexUrls: null },
+    {
+      name: "packages and an index",
+      fields: { ...BASE, packages: ["tidepool-demo"], index_urls: ["http://127.0.0.1:9/simple"] },
+      packages: ["tidepool-demo"],
+      indexUrls: ["http://127.0.0.1:9/simple"],
+    },
+  ])("accepts $name", ({ fields, packages, indexUrls }) => {
+    const parsed = parseExecRequest(fields);
+    expect(parsed).toMatchObject({ id: "x1", packages, index_urls: indexUrls });
+  });
+
+  it.each([
+    { name: "packages not a list", fields: { ...BASE, packages: "tabulate" }, message: "packages" },
+    { name: "a package not a string", fields: { ...BASE, packages: [3] }, message: "packages" },
+    { name: "index_urls not a list", fields: { ...BASE, packages: ["a"], index_urls: "http://x" }, message: "index_urls" },
+  ])("refuses $name", ({ fields, message }) => {
+    const parsed = parseExecRequest(fields);
+    expect(typeof parsed).toBe("string");
+    expect(parsed).toContain(message);
+  });
+});
+
+describe("results from the sandbox worker", () => {
+  const result = (error: unknown) => ({
+    type: "result",
+    id: "x1",
+    ok: error === null,
+    stdout: "",
+    stderr: "",
+    files: {},
+    deleted: [],
+    error,
+  });
+
+  it.each([
+    { kind: "install", accepted: true },
+    { kind: "exception", accepted: true },
+    { kind: "made-up", accepted: false },
+  ])("an error of kind $kind is accepted: $accepted", ({ kind, accepted }) => {
+    const parsed = parseFromSandbox(result({ kind, message: "could not install nope" }));
+    expect(parsed !== null).toBe(accepted);
+    if (accepted) expect(parsed).toMatchObject({ ok: false, error: { kind, message: "could not install nope" } });
+  });
+});
+
+describe("config.package_index_urls", () => {
+  function configSent(settings: ProviderSettings): WireMessage | undefined {
+    const sent: WireMessage[] = [];
+    const decoder = new FrameDecoder();
+    const adapter = new Adapter({
+      toRuntime: (bytes) => {
+        for (const item of decoder.feed(bytes)) if (item.kind === "message") sent.push(item.message);
+      },
+      toMain: () => undefined,
+      appOrigin: "http://127.0.0.1:1",
+    });
+    adapter.start();
+    adapter.onMain({ type: "configure", settings, key: null });
+    adapter.onRuntimeBytes(encodeFrame({ type: "hello", protocol: 1, capabilities: [], agent: "test" }));
+    return sent.find((m) => m.type === "config");
+  }
+
+  const settings: ProviderSettings = { provider: "ollama", baseUrl: "http://127.0.0.1:9", model: null, permissionMode: "ask" };
+
+  it("is sent when the page names an index", () => {
+    const config = configSent({ ...settings, packageIndexUrls: ["http://127.0.0.1:9/simple"] });
+    expect(config).toMatchObject({ type: "config", package_index_urls: ["http://127.0.0.1:9/simple"] });
+  });
+
+  it.each([
+    { name: "absent", extra: {} },
+    { name: "empty", extra: { packageIndexUrls: [] } },
+  ])("is left out when $name", ({ extra }) => {
+    const config = configSent({ ...settings, ...extra });
+    expect(config).toBeDefined();
+    expect(config).not.toHaveProperty("package_index_urls");
+  });
+});

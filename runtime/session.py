@@ -16,7 +16,6 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from runtime import PROTOCOL_VERSION, __version__
 from runtime.agent.approvals import Approvals
 from runtime.agent.context import DEFAULT_CONTEXT_TOKENS
 from runtime.agent.gate import Gate
-from runtime.agent.loop import Resume, TurnDeps, run_turn
+from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
 from runtime.agent.messages import ChatMessage, ToolCall
 from runtime.agent.tool_context import AgentToolContext
 from runtime.errors import ProviderError
@@ -43,6 +42,7 @@ from runtime.providers.base import ModelInfo, Provider, ProviderSettings
 from runtime.providers.lazy import LazyProvider
 from runtime.providers.registry import ProviderRegistry, UnknownProvider
 from runtime.requests.dispatch import Requests
+from runtime.settings import Settings, apply_config
 from runtime.store import Store, StoreError
 from runtime.tools.registry import Registry
 
@@ -50,14 +50,6 @@ log = logging.getLogger(__name__)
 
 CAPABILITIES = ["http", "events", "approvals", "list_models", "sessions", "memory", "skills", "flush"]
 GateFactory = Callable[[str], Gate]
-
-
-@dataclass(frozen=True)
-class Settings:
-    provider: ProviderSettings | None = None
-    model: str | None = None
-    permission_mode: str = "ask"
-    context_length: int | None = None
 
 
 class Session:
@@ -191,22 +183,13 @@ class Session:
     # ---- settings -----------------------------------------------------------------------------------
 
     def _configure(self, message: Config) -> None:
-        settings = self.settings
-        if "provider" in message:
-            p = message["provider"]
-            settings = replace(settings, provider=ProviderSettings(p["kind"], p["base_url"], p["has_key"]))
+        change = apply_config(self.settings, message)
+        settings = change.settings
+        if change.provider_changed:
             self._provider = None
-        if "page_origin" in message and settings.provider:
-            settings = replace(settings, provider=replace(settings.provider, page_origin=message["page_origin"]))
-            self._provider = None
-        if "model" in message:
-            settings = replace(settings, model=message["model"])
-        if "context_length" in message:
-            settings = replace(settings, context_length=message["context_length"])
         if "package_index_urls" in message:
             self.context.package_index_urls = tuple(str(url) for url in message["package_index_urls"] or ())
-        if "permission_mode" in message and message["permission_mode"] != settings.permission_mode:
-            settings = replace(settings, permission_mode=message["permission_mode"])
+        if change.mode_changed:
             set_mode = getattr(self.gate, "set_mode", None)
             if callable(set_mode):
                 set_mode(settings.permission_mode)
@@ -378,19 +361,14 @@ class Session:
         )
         if self.settings.model:
             journal.note_model(self.settings.model)
-        first = self._slash_calls(text, turn_id) if text is not None else ()
+        slash = slash_skill(text, self.workspace) if text is not None and "activate_skill" in self.tools else None
+        first = (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": slash})),) if slash else ()
         await run_turn(deps, turn_id, text, prompt, first, resume)
-
-    def _slash_calls(self, text: str, turn_id: str) -> tuple[ToolCall, ...]:
-        """``/skill-name …`` activates that skill before the model answers."""
-        name = slash_skill(text, self.workspace) if "activate_skill" in self.tools else None
-        return (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": name})),) if name else ()
 
     def _fail_turn(self, turn_id: str, code: str, message: str) -> None:
         """A turn that could not start: still a whole turn for the UI (started, error, finished)."""
-        self.emit({"kind": "turn_started", "turn_id": turn_id})
-        self.emit({"kind": "error", "turn_id": turn_id, "code": code, "message": message, "retryable": False})
-        self.emit({"kind": "turn_finished", "turn_id": turn_id, "reason": "error"})
+        for event in failed_turn(turn_id, code, message):
+            self.emit(event)
 
     def _turn_done(self, task: asyncio.Task[None], turn_id: str, started: list[bool]) -> None:
         if task.cancelled() and not started:  # aborted before it began

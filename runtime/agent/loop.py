@@ -62,6 +62,15 @@ class Resume:
     ask_first: frozenset[str]
 
 
+def failed_turn(turn_id: str, code: str, message: str) -> list[Event]:
+    """The events of a turn that could not start: still a whole turn for the UI."""
+    return [
+        {"kind": "turn_started", "turn_id": turn_id},
+        {"kind": "error", "turn_id": turn_id, "code": code, "message": message, "retryable": False},
+        {"kind": "turn_finished", "turn_id": turn_id, "reason": "error"},
+    ]
+
+
 async def run_turn(
     deps: TurnDeps,
     turn_id: str,

@@ -5,7 +5,7 @@
     bash scripts/bench --only boot,ttft         # some groups
     bash scripts/bench --runs 5                 # more repetitions
 
-Groups: boot, ttft, bigreply (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
+Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
 archive, catalog (issue 5). What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the
 app comes from scripts/serve.py (built into $TIDEPOOL_DIST, default dist/), the model from the fake
 provider; `search` and `archive` run in Pyodide under Node.
@@ -32,7 +32,8 @@ from tests.e2e.build import ensure_built  # noqa: E402
 from tests.fakes.processes import serve_process  # noqa: E402
 from tests.fakes.replies import Reply  # noqa: E402
 
-GROUPS = ("boot", "ttft", "bigreply", "tools", "sandbox", "search", "persist", "bigboot", "archive", "catalog")
+GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
+          "catalog")
 NODE_ONLY = {"search", "archive"}
 
 
@@ -42,6 +43,7 @@ def browser_groups(browser: Browser, base: str, fake: tools.TimedFakeLLM, fake_b
         "boot": lambda: boot.measure_boot(browser, base, runs),
         "ttft": lambda: boot.measure_first_token(browser, base, fake_base, runs * 5),
         "bigreply": lambda: throughput.measure_throughput(browser, base, fake, fake_base, runs),
+        "longtasks": lambda: throughput.measure_longtasks(browser, base, fake, fake_base, runs),
         "tools": lambda: tools.measure_tools(browser, base, fake, fake_base, runs),
         "sandbox": lambda: sandbox.measure_sandbox(browser, base, runs),
         "persist": lambda: storage.measure_persist(browser, base, runs * 3),

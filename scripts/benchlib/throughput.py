@@ -109,3 +109,65 @@ def measure_throughput(browser: Browser, base: str, fake: TimedFakeLLM, fake_bas
 
 def mib_s(size: int, ms: float) -> float:
     return size / MIB / (ms / 1000)
+
+
+LONGTASKS_UI = """
+async ([text, marker, limit]) => {
+  const tasks = [];
+  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push(e.duration); });
+  observer.observe({ type: "longtask" });
+  const input = document.querySelector('[data-testid="chat-input"]');
+  input.value = text;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  document.querySelector('[data-testid="chat-send"]').click();
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no full reply after ${limit} ms`)), limit);
+    const poll = () => {
+      const all = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
+      const last = all[all.length - 1];
+      if (last && last.textContent.trimEnd().endsWith(marker)) { clearTimeout(timer); resolve(); }
+      else setTimeout(poll, 50);
+    };
+    poll();
+  });
+  await new Promise((r) => setTimeout(r, 300));  // let the last frame's work be reported
+  observer.disconnect();
+  return tasks;
+}
+"""
+
+
+def markdown_tokens(tokens: int) -> str:
+    """About `tokens` tokens (≈ 4 characters each) of varied markdown: headings, lists, bold, code."""
+    block = ("## Step {n}\n\nSome **bold** text, some `code`, and a [link](https://example.org) here.\n\n"
+             "- first point of step {n}\n- second point\n\n```python\nprint({n})\n```\n\n")
+    out, n = "", 0
+    while len(out) < tokens * 4:
+        n += 1
+        out += block.format(n=n)
+    return out + MARKER
+
+
+def measure_longtasks(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
+    """UI while streaming 2,000 tokens: the main thread's long tasks (PerformanceObserver `longtask`)."""
+    reply = Reply.text(markdown_tokens(2000), chunk_chars=4, delay_s=0.002)  # ~1 token a delta
+    ctx = browser.new_context()
+    ctx.add_init_script(READY_WATCH)
+    page = ctx.new_page()
+    boot_ready_ms(page, base)
+    configure(page, fake_base)
+    longest: list[float] = []
+    over = 0
+    try:
+        for i in range(runs):
+            fake.script([reply])
+            tasks = [float(t) for t in page.evaluate(LONGTASKS_UI, [f"stream {i}", MARKER, LIMIT_MS])]
+            longest.append(max(tasks, default=0.0))
+            over += sum(1 for t in tasks if t > 50)
+            wait_idle(page, LIMIT_MS)
+    finally:
+        ctx.close()
+    return [Row("UI while streaming 2,000 tokens: longest main-thread task (all streams)", "—", None,
+                Samples.single(max(longest)), "median", "no task over 50 ms",
+                note=f"{over} task(s) over 50 ms in {runs} streams; longest per stream "
+                     f"{[round(x) for x in longest]} ms")]

@@ -4,18 +4,17 @@ searches (full-text as you type), edits and deletes them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import KEY, App, running_app
+from tests.e2e.conftest import KEY, RESULTS, App, running_app
 from tests.e2e.test_sessions import connect
 from tests.e2e.ui import REPLY_TIMEOUT_MS, send_for_reply, wait_ready
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply, ToolCall
 
-SHOTS = Path("/tmp/tidepool-sessions-shots")
+SHOTS = RESULTS  # screenshots for a person to look at
 FACTS = ["The user drinks green tea every morning", "The user's cat is called Miso", "The user lives in Porto"]
 
 

@@ -8,6 +8,7 @@ import type { ApprovalDecision, UiEvent } from "../protocol/messages";
 import { byTestId, el } from "./dom";
 import type { SessionView } from "./history";
 import { renderMarkdown } from "./markdown";
+import { stableCut } from "./stream-split";
 import { ToolCard } from "./tool-card";
 
 export interface ChatActions {
@@ -22,7 +23,13 @@ type Role = "user" | "assistant" | "error";
 interface Segment {
   node: HTMLElement;
   text: string;
+  stable: number; // characters already rendered for good into `done` (see stableCut)
+  done: HTMLElement;
+  tail: HTMLElement;
 }
+
+/** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */
+const FINAL_RENDER_MAX = 200_000;
 
 const LOCAL_STOP_GRACE_MS = 5000;
 
@@ -35,6 +42,7 @@ export class ChatView {
   private readonly cards = new Map<string, ToolCard>();
   private segment: Segment | null = null;
   private dirty = new Set<Segment>();
+  private streamed: Segment[] = []; // this turn's streamed replies, rendered in pieces
   private frame = 0;
   private running = false;
   private canSend = false;
@@ -88,6 +96,7 @@ export class ChatView {
         return;
       case "turn_finished":
         this.flush();
+        this.finishStreamed();
         this.segment = null;
         if (event.reason === "aborted") this.note("Stopped.");
         else if (event.reason === "max_rounds") this.note("Stopped: the turn reached its maximum number of rounds.");
@@ -119,6 +128,7 @@ export class ChatView {
     this.list.replaceChildren();
     this.cards.clear(); // call ids repeat across sessions (and providers)
     this.segment = null;
+    this.streamed = [];
     let interrupted = false; // the note goes after what the cut-off turn completed
     const endTurn = (): void => {
       if (interrupted) this.note("Interrupted when the page went away.");
@@ -206,8 +216,14 @@ export class ChatView {
   private appendText(text: string): void {
     if (!this.segment) {
       // The first piece is painted at once (time to first token); the rest is batched per frame.
-      const node = this.addMessage("assistant", text);
-      this.segment = { node, text };
+      const node = this.addMessage("assistant", "");
+      const body = node.querySelector<HTMLElement>(".message-body") ?? node;
+      const done = el("div", { class: "md-done" });
+      const tail = el("div", { class: "md-tail" });
+      body.replaceChildren(done, tail);
+      this.segment = { node, text, stable: 0, done, tail };
+      this.render(this.segment);
+      this.streamed.push(this.segment);
       return;
     }
     this.segment.text += text;
@@ -219,12 +235,30 @@ export class ChatView {
     if (this.frame !== 0) cancelAnimationFrame(this.frame);
     this.frame = 0;
     const stick = this.nearBottom();
-    for (const seg of this.dirty) {
-      const body = seg.node.querySelector(".message-body");
-      if (body) body.innerHTML = renderMarkdown(seg.text);
-    }
+    for (const seg of this.dirty) this.render(seg);
     this.dirty.clear();
     if (stick) this.scrollToEnd();
+  }
+
+  /** Render what arrived: completed blocks once (appended), the unfinished rest again each time. */
+  private render(seg: Segment): void {
+    const cut = stableCut(seg.text, seg.stable);
+    if (cut > seg.stable) {
+      const block = el("div", { class: "md-block" });
+      block.innerHTML = renderMarkdown(seg.text.slice(seg.stable, cut));
+      seg.done.append(block);
+      seg.stable = cut;
+    }
+    seg.tail.innerHTML = renderMarkdown(seg.text.slice(seg.stable));
+  }
+
+  /** A turn ended: render its (not too long) replies once as a whole, exactly as markdown means them. */
+  private finishStreamed(): void {
+    for (const seg of this.streamed) {
+      const body = seg.node.querySelector(".message-body");
+      if (body && seg.text.length <= FINAL_RENDER_MAX) body.innerHTML = renderMarkdown(seg.text);
+    }
+    this.streamed = [];
   }
 
   private addMessage(role: Role, text: string): HTMLElement {

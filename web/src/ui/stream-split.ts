@@ -1,0 +1,30 @@
+/** Splitting a streaming markdown message into a part rendered once and a part rendered again. */
+
+const FENCE = /^ {0,3}(```|~~~)/;
+const LONG_TAIL = 8192;
+
+/**
+ * Where a streaming message may be split for rendering: the end of the last blank line at or after
+ * `from` that is outside a fenced code block (`from` itself must be outside one), or `from` when there
+ * is none. Everything before the cut can be rendered once and kept; only the rest is rendered again as
+ * text arrives, so a long reply costs the same per frame as a short one.
+ */
+export function stableCut(text: string, from: number, longTail = LONG_TAIL): number {
+  let cut = from;
+  let lineCut = from; // the last line end outside a fence: a cut of last resort
+  let inFence = false;
+  let lineStart = from;
+  while (lineStart < text.length) {
+    const end = text.indexOf("\n", lineStart);
+    if (end === -1) break; // the last line is not complete yet
+    const line = text.slice(lineStart, end);
+    if (FENCE.test(line)) inFence = !inFence;
+    else if (!inFence && line.trim() === "" && lineStart > from) cut = end + 1;
+    if (!inFence) lineCut = end + 1;
+    lineStart = end + 1;
+  }
+  // One endless paragraph (no blank line) would be rendered whole on every frame: past `longTail`
+  // characters, cut at a line end instead (the finished reply is rendered whole once anyway).
+  if (cut === from && text.length - from > longTail) cut = lineCut;
+  return cut;
+}

@@ -57,6 +57,7 @@ class CallRunner:
         self.turn_id = turn_id
         self.ask_first = ask_first  # calls that waited for approval before a reload: asked again
         self.repeats = RepeatedFailures()
+        self.stuck: str | None = None  # set when a call failed the same way too often: the turn stops
 
     async def run(self, call: ToolCall) -> ToolResultMessage:
         try:
@@ -147,6 +148,10 @@ class CallRunner:
         tripped = self.repeats.record(call.tool.name, call.arguments, outcome.ok)
         if tripped:
             text += f"\n\n{tripped.message}"
+            self.stuck = (
+                f"Stopped this turn: {call.tool.name} failed {tripped.count} times with exactly the same "
+                "arguments. Say what should change, or try another way."
+            )
         spilled = spill(self.deps.context.workspace, call.call_id, text)
         changed = (*outcome.changed_paths, *((spilled.path,) if spilled.path else ()))
         await self.deps.context.flush_changed(changed)

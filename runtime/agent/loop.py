@@ -142,6 +142,9 @@ class _Turn:
         if self.resume:
             await self._run_calls(self.resume.calls)
         for _ in range(self.deps.max_rounds):
+            if self.calls.stuck:  # the same failing call again and again: stop instead of looping
+                self._error("repeated_failure", self.calls.stuck, False)
+                return "error"
             finished = await self._stream_round()
             calls = tuple(replace(c, id=journal.fresh_call_id(c.id)) for c in finished.tool_calls)
             self.partial = []

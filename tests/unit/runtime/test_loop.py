@@ -338,14 +338,22 @@ async def test_read_only_mode_denies_without_asking(tmp_path: Path) -> None:
         assert not (tmp_path / "n.md").exists()
 
 
-async def test_repeated_identical_failures_are_stopped(rig: Rig) -> None:
+async def test_the_same_failing_call_three_times_stops_the_turn(rig: Rig) -> None:
     failing = says("", call("refuse", {"what": "x"}))
     rig.provider.rounds = [failing, failing, failing, failing, says("I give up.")]
-    assert (await rig.turn("go"))["reason"] == "stop"
+    assert (await rig.turn("go"))["reason"] == "error"
     results = [e["result"] for e in rig.host.events("tool_finished")]
-    assert len(results) == 4
+    assert len(results) == 3  # no fourth try: the turn stopped
     assert "failed 3 times" not in results[1] and "failed 3 times" in results[2]
-    assert results[3].startswith("Error: not run")
+    assert len(rig.provider.calls) == 3
+    (error,) = rig.host.events("error")
+    assert error["code"] == "repeated_failure" and "refuse failed 3 times" in error["message"]
+
+
+async def test_different_failing_calls_do_not_stop_the_turn(rig: Rig) -> None:
+    rig.provider.rounds = [says("", call("refuse", {"what": str(n)})) for n in range(4)] + [says("Done.")]
+    assert (await rig.turn("go"))["reason"] == "stop"
+    assert len(rig.host.events("tool_finished")) == 4
 
 
 async def test_a_big_result_is_spilled_to_a_file(rig: Rig) -> None:

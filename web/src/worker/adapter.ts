@@ -17,6 +17,11 @@ import { HttpExecutor } from "./http";
 import type { FlushOutcome } from "./persistence";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
+/**
+ * A save asked for while a model request waits for its first token is held back (at most this
+ * long): copying the database to OPFS on this thread would delay the response (time to first token).
+ */
+const FLUSH_HOLD_MAX_MS = 250;
 
 export interface AdapterIO {
   /** Push encoded frames into the runtime's stdin. */
@@ -48,10 +53,15 @@ export class Adapter {
   private readonly uiRequests = new Map<string, string>(); // frame id -> UI request id
   private flusher: Flusher | null = null;
   private readyWaiters: ((outcome: Error | null) => void)[] = [];
+  private readonly awaitingToken = new Set<string>(); // provider requests before their first token
+  private tokenWaiters: (() => void)[] = [];
 
   constructor(private readonly io: AdapterIO) {
     this.http = new HttpExecutor({
-      send: (m) => this.send(m),
+      send: (m) => {
+        this.send(m);
+        if (m.type === "http_end" || m.type === "http_error") this.tokenArrived(m.id);
+      },
       credentials: () => ({
         policy: { providerBaseUrl: this.settings?.baseUrl ?? null, appOrigin: io.appOrigin },
         key: this.key,
@@ -147,11 +157,13 @@ export class Adapter {
       case "hello":
         return this.onHello(message.protocol);
       case "http_request":
+        if (message.auth === "provider") this.awaitingToken.add(message.id);
         return this.http.start(message);
       case "cancel":
         this.io.cancelExec?.(message.id);
         return this.http.cancel(message.id);
       case "event":
+        if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.tokenArrived(null);
         if (message.event.kind === "ready") {
           this.state = "ready";
           this.io.toMain({ type: "ready", tools: message.event.tools ?? [] });
@@ -193,6 +205,7 @@ export class Adapter {
       this.workspaceChanged(request);
       return;
     }
+    if (this.awaitingToken.size > 0) await this.afterFirstToken(FLUSH_HOLD_MAX_MS); // (held saves keep their order)
     // Every flush_request gets its reply: the runtime waits for it (up to 30 s) before the next step.
     const outcome: FlushOutcome = await this.flusher(request).catch((err: unknown) => ({
       ok: false as const,
@@ -202,6 +215,27 @@ export class Adapter {
     this.workspaceChanged(request);
     if (outcome.ok) this.send({ type: "reply", id: request.id, ok: true, result: {} });
     else this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
+  }
+
+  /** Resolves once no model request waits for its first token (or after `maxMs`). */
+  private afterFirstToken(maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, maxMs);
+      const waiters = this.tokenWaiters;
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      waiters.push(done);
+    });
+  }
+
+  /** A token (any event of the turn) arrived, or request `id` ended: held saves may run. */
+  private tokenArrived(id: string | null): void {
+    if (id === null) this.awaitingToken.clear();
+    else this.awaitingToken.delete(id);
+    if (this.awaitingToken.size > 0) return;
+    for (const waiter of this.tokenWaiters.splice(0)) waiter();
   }
 
   /** Tell the main thread which workspace paths a tool changed (the files panel refreshes). */

@@ -108,7 +108,7 @@ export class HttpExecutor {
         signal: entry.controller.signal,
         credentials: "omit",
         redirect: "error",
-        cache: "no-store",
+        cache: cacheMode(req.method),
         referrerPolicy: "no-referrer",
       });
       this.host.send({ type: "http_head", id, status: response.status, headers: responseHeaders(response) });
@@ -150,6 +150,15 @@ export class HttpExecutor {
   private fail(id: string, kind: HttpErrorKind, message: string): void {
     this.host.send({ type: "http_error", id, kind, message });
   }
+}
+
+/**
+ * `no-store` keeps GET answers out of the HTTP cache. A POST answer is never served from that cache
+ * anyway, and `no-store` would also make the browser skip its CORS preflight cache: every model
+ * request would wait for an OPTIONS round trip first (time to first token).
+ */
+function cacheMode(method: string): RequestCache {
+  return method.toUpperCase() === "POST" ? "default" : "no-store";
 }
 
 class ResponseTooLarge extends Error {

@@ -96,3 +96,22 @@ def test_agents_md(tmp_path: Path) -> None:
     assert read_agents_md(tmp_path) is None
     (tmp_path / "AGENTS.md").write_text("Be brief.")
     assert read_agents_md(tmp_path) == "Be brief."
+
+
+def test_equal_inputs_reuse_the_last_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    renders: list[PromptInputs] = []
+    real = render._render
+
+    def counting(inputs: PromptInputs) -> str:
+        renders.append(inputs)
+        return real(inputs)
+
+    monkeypatch.setattr(render, "_render", counting)
+    base = PromptInputs(tools=[], permission_mode="ask", memories=("Prefers tea",))
+    first = render_system_prompt(base)
+    assert render_system_prompt(PromptInputs(tools=[], permission_mode="ask", memories=("Prefers tea",))) == first
+    assert len(renders) == 1
+    changed = render_system_prompt(PromptInputs(tools=[], permission_mode="read-only", memories=("Prefers tea",)))
+    assert changed != first and len(renders) == 2
+    pinned = render_system_prompt(PromptInputs(tools=[], permission_mode="read-only", memories=("Prefers coffee",)))
+    assert "Prefers coffee" in pinned and len(renders) == 3

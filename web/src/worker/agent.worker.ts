@@ -12,6 +12,7 @@ import { acquireWorkspaceLock } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
+import { cacheSnapshotStore, importSource, SNAPSHOT_CHECK, SNAPSHOT_IMPORTS, snapshotKey } from "./snapshot";
 
 interface WorkerScope {
   postMessage(message: WorkerToMain): void;
@@ -33,6 +34,7 @@ const PYODIDE_URL = new URL("/pyodide/pyodide.mjs", scope.location.origin).href;
 const HANDSHAKE_TIMEOUT_MS = 60_000;
 const post = (message: WorkerToMain): void => scope.postMessage(message);
 
+const snapshots = cacheSnapshotStore(scope.location.origin);
 const sandbox = new SandboxRunner(scope.location.origin);
 const adapter = new Adapter({
   toRuntime: (bytes) => feedRuntime(bytes),
@@ -51,39 +53,112 @@ function feedRuntime(bytes: Uint8Array): void {
   else pendingToRuntime.push(bytes);
 }
 
+const stepStarts: string[] = [];
 function progress(step: BootStep, fraction = 0): void {
+  if (fraction === 0) stepStarts.push(`${step}@${Math.round(performance.now())}`);
   const index = BOOT_STEPS.findIndex((s) => s.step === step);
   const label = BOOT_STEPS[index]?.label ?? step;
   post({ type: "boot_progress", step, index, total: BOOT_STEPS.length, label, fraction });
 }
 
-async function loadPython(): Promise<PyodideAPI> {
+type PyodideModule = typeof import("pyodide");
+
+/** How this boot got its Python: from a stored snapshot, making a new one, or plainly. */
+type BootMode = "from-snapshot" | "make-snapshot" | "plain";
+
+interface LoadedPython {
+  pyodide: PyodideAPI;
+  mode: BootMode;
+  key: string | null;
+}
+
+/**
+ * Load Pyodide: from the stored memory snapshot for this manifest when there is one (dropping it
+ * if it fails to load), otherwise ready to make one. The manifest is fetched alongside.
+ */
+async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
   progress("load-pyodide");
-  const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as typeof import("pyodide");
-  const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/" });
+  const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as PyodideModule;
+  const key = await manifest.then((m) => snapshotKey(mod.version, m.wheels.map((w) => w.sha256))).catch(() => null);
+  const stored = key && snapshots ? await snapshots.load(key).catch(() => null) : null;
+  if (key && stored) {
+    try {
+      const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _loadSnapshot: stored });
+      // A heap that loads but lacks the runtime's modules is no use: check before trusting it.
+      pyodide.runPython(SNAPSHOT_CHECK);
+      return { pyodide: withStdio(pyodide), mode: "from-snapshot", key };
+    } catch (err) {
+      log("warning", `the stored Python snapshot did not load, booting without it: ${String(err)}`);
+      await snapshots?.drop(key).catch(() => undefined);
+    }
+  }
+  const make = key !== null && snapshots !== null;
+  const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _makeSnapshot: make });
+  return { pyodide: withStdio(pyodide), mode: make ? "make-snapshot" : "plain", key };
+}
+
+function withStdio(pyodide: PyodideAPI): PyodideAPI {
   pyodide.setStdout({ batched: (line: string) => post({ type: "log", source: "stdout", level: "info", message: line }) });
   pyodide.setStderr({ batched: (line: string) => post({ type: "log", source: "stderr", level: "warning", message: line }) });
   return pyodide;
 }
 
-async function fetchManifest(): Promise<Manifest> {
-  progress("fetch-manifest");
-  const response = await fetch("/wheels/manifest.json", { cache: "no-cache" });
-  if (!response.ok) throw new Error(`/wheels/manifest.json answered ${response.status}`);
-  const manifest = (await response.json()) as Manifest;
-  if (!Array.isArray(manifest.wheels) || manifest.wheels.length === 0) throw new Error("the wheel manifest is empty");
-  return manifest;
+function log(level: "info" | "warning", message: string): void {
+  post({ type: "log", source: "adapter", level, message });
 }
 
-async function installWheels(pyodide: PyodideAPI, manifest: Manifest): Promise<void> {
-  const total = manifest.wheels.length;
-  const buffers = manifest.wheels.map(async (wheel) => {
-    const response = await fetch(`/wheels/${encodeURIComponent(wheel.file)}`);
-    if (!response.ok) throw new Error(`/wheels/${wheel.file} answered ${response.status}`);
-    const buf = await response.arrayBuffer();
-    await checkDigest(wheel.file, buf, wheel.sha256);
-    return buf;
+/**
+ * After a fresh install: import what the runtime needs at start (without starting it) and store
+ * the heap as a snapshot for the next visit. The copy is taken at once, synchronously; the store
+ * completes when the returned promise settles. Any failure only costs the next visit its fast boot.
+ */
+async function makeSnapshot(pyodide: PyodideAPI, key: string): Promise<void> {
+  if (!snapshots) return;
+  const t0 = performance.now();
+  let bytes: Uint8Array;
+  try {
+    pyodide.runPython(importSource(SNAPSHOT_IMPORTS));
+    bytes = pyodide.makeMemorySnapshot();
+  } catch (err) {
+    log("warning", `no Python snapshot was made: ${String(err)}`);
+    return;
+  }
+  const t1 = performance.now();
+  try {
+    await snapshots.save(key, bytes);
+    const took = `made in ${Math.round(t1 - t0)} ms, stored in ${Math.round(performance.now() - t1)} ms`;
+    log("info", `stored a Python snapshot (${Math.round(bytes.length / 1048576)} MiB, ${took}) for the next visit`);
+  } catch (err) {
+    log("warning", `the Python snapshot was not stored: ${String(err)}`);
+  }
+}
+
+function fetchManifest(): Promise<Manifest> {
+  return fetch("/wheels/manifest.json", { cache: "no-cache" }).then(async (response) => {
+    if (!response.ok) throw new Error(`/wheels/manifest.json answered ${response.status}`);
+    const manifest = (await response.json()) as Manifest;
+    if (!Array.isArray(manifest.wheels) || manifest.wheels.length === 0) throw new Error("the wheel manifest is empty");
+    return manifest;
   });
+}
+
+/** Fetch and check every wheel at once (they are HTTP-cached); each promise is marked handled. */
+function fetchWheels(manifest: Manifest): Promise<ArrayBuffer>[] {
+  return manifest.wheels.map((wheel) => {
+    const buffer = (async () => {
+      const response = await fetch(`/wheels/${encodeURIComponent(wheel.file)}`);
+      if (!response.ok) throw new Error(`/wheels/${wheel.file} answered ${response.status}`);
+      const buf = await response.arrayBuffer();
+      await checkDigest(wheel.file, buf, wheel.sha256);
+      return buf;
+    })();
+    buffer.catch(() => undefined); // awaited (and reported) by installWheels
+    return buffer;
+  });
+}
+
+async function installWheels(pyodide: PyodideAPI, manifest: Manifest, buffers: Promise<ArrayBuffer>[]): Promise<void> {
+  const total = manifest.wheels.length;
   // Into site-packages explicitly: unpackArchive's default is the current directory.
   const extractDir = String(pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')"));
   for (const [i, wheel] of manifest.wheels.entries()) {
@@ -162,25 +237,40 @@ function toBytes(data: unknown): Uint8Array {
 
 async function boot(): Promise<void> {
   let step: BootStep = "load-pyodide";
+  let loaded: LoadedPython | null = null;
   try {
-    const pyodide = await loadPython();
+    const manifestPromise = fetchManifest();
+    // The wheels download while Python loads.
+    const wheelsPromise = manifestPromise.then(fetchWheels);
+    wheelsPromise.catch(() => undefined); // a manifest failure is reported at fetch-manifest
+    loaded = await loadPython(manifestPromise);
+    const { pyodide, mode, key } = loaded;
     step = "fetch-manifest";
-    const manifest = await fetchManifest();
+    progress("fetch-manifest");
+    const manifest = await manifestPromise;
     step = "install-wheels";
-    await installWheels(pyodide, manifest);
+    // From a snapshot the modules are in memory but Pyodide's file system is new: unpack again.
+    await installWheels(pyodide, manifest, await wheelsPromise);
+    const stored = mode === "make-snapshot" && key ? makeSnapshot(pyodide, key) : Promise.resolve();
+    if (mode === "from-snapshot") log("info", "booted Python from the stored snapshot");
     step = "restore-storage";
     await restoreStorage(pyodide);
+    // Stored before the runtime starts, so that a reload right after `ready` finds it.
+    await stored;
     step = "start-runtime";
     adapter.start();
     startRuntime(pyodide);
     step = "handshake";
     progress("handshake");
     await adapter.whenReady(HANDSHAKE_TIMEOUT_MS);
+    log("info", `boot (${mode}): ${stepStarts.join(" ")} ready@${Math.round(performance.now())} ms`);
     sandbox.warmUp().catch((err: unknown) => {
       post({ type: "log", source: "adapter", level: "warning", message: `the code sandbox did not start: ${String(err)}` });
     });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
+    // A boot that failed after loading from a snapshot must not fail the same way next visit.
+    if (loaded?.mode === "from-snapshot" && loaded.key) await snapshots?.drop(loaded.key).catch(() => undefined);
     post({ type: "boot_failed", step, message: cleanTraceback(message) });
   }
 }

@@ -17,7 +17,7 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 from tests.runtime.loopback_adapter import LoopbackAdapter
 
-KEY = "sk-or-v1-loopbacktestkey0000000000"
+KEY = "sk-or-v1-test-loopback-key"  # a made-up key, shaped like a real one only in its prefix
 
 
 @dataclass

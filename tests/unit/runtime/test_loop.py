@@ -62,7 +62,7 @@ def big() -> str:
 @tool("read")
 def leak() -> str:
     """Returns a secret-looking string."""
-    return "the key is sk-or-v1-0123456789abcdef0123456789abcdef"
+    return "the key is sk-or-v1-" + "0123456789abcdef" * 2  # made up; built so no key-shaped string is committed
 
 
 @dataclass

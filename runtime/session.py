@@ -90,21 +90,16 @@ class Session:
         self._turn: asyncio.Task[None] | None = None
         self._turn_id: str | None = None
         self.requests = Requests(self)
-        self._turn_ids = itertools.count(1)
-        self._run_token = secrets.token_hex(3)
+        self._turn_ids = (f"t{n}-{secrets.token_hex(3)}" for n in itertools.count(1))  # unique across restarts
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []
 
     # ---- the message pump ---------------------------------------------------------------------------
 
     async def run(self) -> None:
+        agent = f"tidepool-runtime/{__version__}"
         self.transport.send(
-            {
-                "type": "hello",
-                "protocol": PROTOCOL_VERSION,
-                "capabilities": CAPABILITIES,
-                "agent": f"tidepool-runtime/{__version__}",
-            }
+            {"type": "hello", "protocol": PROTOCOL_VERSION, "capabilities": CAPABILITIES, "agent": agent}
         )
         try:
             async for raw in self.transport.messages():
@@ -306,7 +301,7 @@ class Session:
         return self._turn is not None and not self._turn.done()
 
     def _start_turn(self, text: str, turn_id: str | None) -> None:
-        turn_id = turn_id or f"t{next(self._turn_ids)}-{self._run_token}"
+        turn_id = turn_id or next(self._turn_ids)
         if self.turn_running:
             self.emit(
                 {

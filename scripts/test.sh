@@ -8,6 +8,15 @@ cd "$(dirname "$0")/.."
 export PYTHONUNBUFFERED=1
 
 source scripts/setup.sh "test,dev"
+# The end-to-end tests drive Debian's Chromium (not a browser downloaded by Playwright).
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+  else
+    echo "The end-to-end tests need Chromium at /usr/bin/chromium: sudo apt-get install chromium" >&2
+    exit 1
+  fi
+fi
 npm run build
 
 failed=()

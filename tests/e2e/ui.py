@@ -44,6 +44,8 @@ def choose_model(page: Page, model_id: str) -> None:
 
 
 def send(page: Page, text: str) -> None:
+    """Type and send a message, as a person would: once Send is enabled (the previous turn has ended)."""
+    expect(page.get_by_test_id("chat-send")).to_be_enabled(timeout=REPLY_TIMEOUT_MS)
     box = page.get_by_test_id("chat-input")
     box.fill(text)
     box.press("Enter")

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, expect, sync_playwright
 
 from tests.e2e.build import ROOT, ensure_built
 from tests.fakes.fake_llm import FakeLLM
@@ -32,6 +32,13 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
 KEY = "sk-or-v1-e2e-5f1c0a9d7b3e4f2a8c6d1e0b9a7f3c5d"
 MODEL = "openai/gpt-4o-mini"
 RESULTS = ROOT / "test-results"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def patient_expect() -> None:
+    """`expect` waits up to 15 s for its condition (Playwright's default is 5): on a loaded two-core machine
+    a boot or a save can take that long; a broken app still fails, only later."""
+    expect.set_options(timeout=15_000)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -171,13 +171,26 @@ async () => {
 """
 
 
-def test_damaged_save_restores_the_previous_one_with_a_notice(tab: tuple[BrowserContext, Page]) -> None:
+def test_damaged_save_restores_the_previous_one_with_a_notice(
+    tab: tuple[BrowserContext, Page], fake: FakeLLM, server: str
+) -> None:
     _, page = tab
     wait_ready(page)
-    page.wait_for_timeout(500)  # let the last save land before damaging it
-    assert "tidepool/workspaces/default/state/previous.sqlite" in dump_storage(page)["opfs"]
-    page.evaluate(DAMAGE_STATE_JS)
+    # Something saved in an earlier boot, then a save in this one: the earlier file becomes the previous one.
+    fake.script([Reply.text("Noted before the reload."), Reply.text("Noted after the reload.")])
+    expect(send_for_reply(page, "Note one")).to_have_text("Noted before the reload.", timeout=REPLY_TIMEOUT_MS)
+    eventually(page, lambda: saved_state_holds(page, "Noted before the reload."), 15, "the reply to be saved")
     page.reload()
+    wait_ready(page)
+    expect(messages(page, "assistant").last).to_have_text("Noted before the reload.")  # the session is back
+    expect(send_for_reply(page, "Note two")).to_have_text("Noted after the reload.", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    previous = "tidepool/workspaces/default/state/previous.sqlite"
+    eventually(page, lambda: previous in dump_storage(page)["opfs"], 15, "a previous generation to be saved")
+    # Damage the save while no app runs in this origin, so no later save can race the damage.
+    page.goto(server + "/assets/no-such-file.txt")
+    page.evaluate(DAMAGE_STATE_JS)
+    page.goto(server + "/")
     wait_ready(page)
     notice = page.get_by_test_id("notice")
     expect(notice).to_have_attribute("data-code", "state_previous")

@@ -304,7 +304,10 @@ CANCEL = """async ([limit]) => {
   await __bounded(runner.warmUp(), limit, "warm-up");
   const started = performance.now();
   const pending = runner.run({ id: "c1", code: "while True: pass", files: {}, timeout_s: 60 });
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Cancel once the code is running (the sandbox says so), not after a guessed delay.
+  await __bounded((async () => {
+    while (runner.active?.current !== "running") await new Promise((resolve) => setTimeout(resolve, 10));
+  })(), limit, "the run to start");
   const unknown = runner.cancel("not-running");
   const cancelled = runner.cancel("c1");
   const result = await __bounded(pending, limit, "the cancelled run");

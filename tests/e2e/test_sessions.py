@@ -103,8 +103,10 @@ def test_rename_inline(two_sessions: tuple[App, str, str]) -> None:
     target.get_by_test_id("session-rename-input").fill("Discarded")
     target.get_by_test_id("session-rename-input").press("Escape")
     expect(target.get_by_test_id("session-title")).to_have_text("Lisbon itinerary")
-    page.wait_for_timeout(400)  # a refresh from the runtime shows the stored name
-    expect(target.get_by_test_id("session-title")).to_have_text("Lisbon itinerary")
+    # The stored name, not only the one on screen: after a reload the list comes from the store.
+    page.reload()
+    wait_ready(page)
+    expect(entry(page, first).get_by_test_id("session-title")).to_have_text("Lisbon itinerary")
 
 
 @pytest.mark.parametrize(

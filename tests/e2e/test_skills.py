@@ -18,19 +18,28 @@ from typing import Any
 import pytest
 from playwright.sync_api import Dialog, Locator, Page, expect
 
+from tests import skill_archives
 from tests.e2e.conftest import KEY, RESULTS, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, eventually, send_for_reply, wait_ready
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "skills"
 IMPORT_TIMEOUT_MS = 60_000
-REPO_SKILLS = ["brand-guidelines", "doc-coauthoring", "frontend-design", "internal-comms"]
-# A sentence of brand-guidelines' SKILL.md body (not in its description): the model sees it only once loaded.
-BRAND_BODY = "To access Anthropic's official brand identity and style resources"
+REPO_SKILLS = sorted(skill_archives.REPO_SKILLS)
+BRAND_BODY = skill_archives.BRAND_BODY
 COMPLETIONS = "/api/v1/chat/completions"
 
 
+
+
+@pytest.fixture(scope="module")
+def archives(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding every real-shaped skill archive (built by the tests) and a README that is not one."""
+    folder = tmp_path_factory.mktemp("archives")
+    for archive in skill_archives.all_archives().values():
+        archive.write(folder)
+    (folder / "README.md").write_text("# Skills\n\nNot an archive.\n")
+    return folder
 
 
 @pytest.fixture
@@ -45,9 +54,9 @@ def page(connected_app: App, fake: FakeLLM) -> Page:
 
 
 @pytest.fixture
-def archive_server() -> Iterator[str]:
-    """The fixture archives served over http://127.0.0.1 (fetched by the app's proxy, not the browser)."""
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(FIXTURES))
+def archive_server(archives: Path) -> Iterator[str]:
+    """The archives served over http://127.0.0.1 (fetched by the app's proxy, not the browser)."""
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(archives))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
     thread.start()
@@ -158,8 +167,8 @@ def chat_turn(page: Page, fake: FakeLLM, text: str, requests: int) -> None:
         pytest.param("anthropic-skills-main.zip", REPO_SKILLS, id="repository-archive"),
     ],
 )
-def test_fixture_archive_imports(page: Page, archive: str, names: list[str]) -> None:
-    report = import_archive(page, FIXTURES / archive, "ok")
+def test_fixture_archive_imports(page: Page, archive: str, names: list[str], archives: Path) -> None:
+    report = import_archive(page, archives / archive, "ok")
     expect(entries(page)).to_have_count(len(names), timeout=REPLY_TIMEOUT_MS)
     for name in names:
         expect(entry(page, name)).to_have_attribute("data-enabled", "true")
@@ -220,8 +229,8 @@ def test_report_says_whether_scripts_run(page: Page, tmp_path: Path, name: str, 
     expect(compat).to_contain_text(words)
 
 
-def test_skills_survive_a_reload(page: Page) -> None:
-    import_archive(page, FIXTURES / "brand-guidelines.zip", "ok")
+def test_skills_survive_a_reload(page: Page, archives: Path) -> None:
+    import_archive(page, archives / "brand-guidelines.zip", "ok")
     entry(page, "brand-guidelines").get_by_test_id("skill-toggle").uncheck()
     expect(entry(page, "brand-guidelines")).to_have_attribute("data-enabled", "false")
     page.reload()
@@ -230,12 +239,12 @@ def test_skills_survive_a_reload(page: Page) -> None:
     expect(entry(page, "brand-guidelines")).to_have_attribute("data-enabled", "false", timeout=REPLY_TIMEOUT_MS)
 
 
-def test_removed_then_reimported_skill_is_enabled(page: Page) -> None:
-    import_archive(page, FIXTURES / "brand-guidelines.zip", "ok")
+def test_removed_then_reimported_skill_is_enabled(page: Page, archives: Path) -> None:
+    import_archive(page, archives / "brand-guidelines.zip", "ok")
     entry(page, "brand-guidelines").get_by_test_id("skill-toggle").uncheck()
     expect(entry(page, "brand-guidelines")).to_have_attribute("data-enabled", "false")
     remove_all(page)
-    import_archive(page, FIXTURES / "brand-guidelines.zip", "ok")
+    import_archive(page, archives / "brand-guidelines.zip", "ok")
     expect(entry(page, "brand-guidelines")).to_have_attribute("data-enabled", "true")
 
 
@@ -255,8 +264,8 @@ def test_not_an_archive_is_rejected(page: Page, tmp_path: Path) -> None:
     expect(entries(page)).to_have_count(0)
 
 
-def test_reimport_asks_before_replacing(page: Page) -> None:
-    archive = FIXTURES / "brand-guidelines.zip"
+def test_reimport_asks_before_replacing(page: Page, archives: Path) -> None:
+    archive = archives / "brand-guidelines.zip"
     import_archive(page, archive, "ok")
     asked: list[str] = []
     answer_dialogs(page, False, asked)
@@ -302,8 +311,8 @@ DROP_FILES_JS = """
 """
 
 
-def test_drop_onto_the_panel_imports(page: Page) -> None:
-    archive = FIXTURES / "theme-factory.tar.gz"
+def test_drop_onto_the_panel_imports(page: Page, archives: Path) -> None:
+    archive = archives / "theme-factory.tar.gz"
     transfer = page.evaluate_handle(DROP_FILES_JS, [archive.name, base64.b64encode(archive.read_bytes()).decode()])
     target = page.get_by_test_id("skill-import-input")
     target.dispatch_event("dragover", {"dataTransfer": transfer})
@@ -314,8 +323,8 @@ def test_drop_onto_the_panel_imports(page: Page) -> None:
     expect(entry(page, "theme-factory")).to_have_attribute("data-enabled", "true")
 
 
-def test_show_disable_and_remove(page: Page) -> None:
-    import_archive(page, FIXTURES / "internal-comms.zip", "ok")
+def test_show_disable_and_remove(page: Page, archives: Path) -> None:
+    import_archive(page, archives / "internal-comms.zip", "ok")
     skill = entry(page, "internal-comms")
     skill.get_by_test_id("skill-show").click()
     detail = skill.get_by_test_id("skill-detail")
@@ -336,8 +345,8 @@ def test_show_disable_and_remove(page: Page) -> None:
     expect(skill).to_have_count(0)
 
 
-def test_model_sees_catalog_then_body(page: Page, fake: FakeLLM) -> None:
-    import_archive(page, FIXTURES / "anthropic-skills-main.zip", "ok")
+def test_model_sees_catalog_then_body(page: Page, fake: FakeLLM, archives: Path) -> None:
+    import_archive(page, archives / "anthropic-skills-main.zip", "ok")
     fake.script([Reply.text("Done.")])
     chat_turn(page, fake, "What can you do?", 1)
     first = prompt_of(fake, 0)
@@ -354,8 +363,8 @@ def test_model_sees_catalog_then_body(page: Page, fake: FakeLLM) -> None:
     assert BRAND_BODY in prompt_of(fake, 2), "activate_skill did not bring the body into the next request"
 
 
-def test_slash_command_loads_the_skill(page: Page, fake: FakeLLM) -> None:
-    import_archive(page, FIXTURES / "brand-guidelines.zip", "ok")
+def test_slash_command_loads_the_skill(page: Page, fake: FakeLLM, archives: Path) -> None:
+    import_archive(page, archives / "brand-guidelines.zip", "ok")
     fake.script([Reply.text("Done.")])
     chat_turn(page, fake, "/brand-guidelines a poster for the launch", 1)
     prompt = prompt_of(fake, 0)
@@ -363,8 +372,8 @@ def test_slash_command_loads_the_skill(page: Page, fake: FakeLLM) -> None:
     assert "a poster for the launch" in prompt
 
 
-def test_disabled_skill_leaves_the_catalog(page: Page, fake: FakeLLM) -> None:
-    import_archive(page, FIXTURES / "anthropic-skills-main.zip", "ok")
+def test_disabled_skill_leaves_the_catalog(page: Page, fake: FakeLLM, archives: Path) -> None:
+    import_archive(page, archives / "anthropic-skills-main.zip", "ok")
     skill = entry(page, "brand-guidelines")
     skill.get_by_test_id("skill-toggle").uncheck()
     expect(skill).to_have_attribute("data-enabled", "false")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from runtime.skills.importer import import_archive
-from tests.unit.skills.support import FIXTURES
+from tests.skill_archives import ARCHIVES
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def workspace(tmp_path: Path) -> Path:
 def populated(workspace: Path) -> Path:
     """The workspace with brand-guidelines installed."""
     report = import_archive(
-        (FIXTURES / "brand-guidelines.zip").read_bytes(), workspace, filename="brand-guidelines.zip"
+        ARCHIVES["brand-guidelines.zip"].data, workspace, filename="brand-guidelines.zip"
     )
     assert report.state == "ok", report
     return workspace

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-FIXTURES = Path(__file__).resolve().parents[3] / ".." / "shared" / "fixtures" / "skills"
-
 EntryType = Literal["file", "dir", "symlink", "hardlink", "chr", "blk", "fifo"]
 
 

@@ -16,8 +16,8 @@ import pytest
 from runtime.skills.archive import ArchiveError, Limits, extract, read_archive
 from runtime.skills.errors import ArchiveReason
 from runtime.skills.importer import import_archive
+from tests.skill_archives import ARCHIVES
 from tests.unit.skills.support import (
-    FIXTURES,
     Item,
     make_tar,
     make_zip,
@@ -348,7 +348,7 @@ def test_extract_refuses_an_existing_destination(tmp_path: Path) -> None:
 def test_damaged_real_archives_are_refused_cleanly(tmp_path: Path, fixture: str) -> None:
     """Seeded truncations and byte flips: every outcome is a report, never an exception."""
     rng = random.Random(fixture)
-    original = (FIXTURES / fixture).read_bytes()
+    original = ARCHIVES[fixture].data
     states: set[str] = set()
     for n in range(150):
         data = bytearray(original)

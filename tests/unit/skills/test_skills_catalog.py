@@ -10,12 +10,13 @@ import pytest
 from runtime.skills.catalog import InstalledSkill, activate, available_skills_block, list_skills, set_enabled
 from runtime.skills.errors import SkillError
 from runtime.skills.importer import import_archive
-from tests.unit.skills.support import FIXTURES, Item, make_zip, skill_md
+from tests.skill_archives import ARCHIVES
+from tests.unit.skills.support import Item, make_zip, skill_md
 
 
 @pytest.fixture
 def repo_workspace(workspace: Path) -> Path:
-    data = (FIXTURES / "anthropic-skills-main.zip").read_bytes()
+    data = ARCHIVES["anthropic-skills-main.zip"].data
     assert import_archive(data, workspace, filename="anthropic-skills-main.zip").state == "ok"
     return workspace
 

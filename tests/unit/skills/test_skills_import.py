@@ -9,7 +9,8 @@ import pytest
 
 from runtime.skills.archive import read_archive
 from runtime.skills.importer import archive_stem, import_archive
-from tests.unit.skills.support import FIXTURES, Item, make_tar, make_zip, skill_md, tree_fingerprint
+from tests.skill_archives import ARCHIVES
+from tests.unit.skills.support import Item, make_tar, make_zip, skill_md, tree_fingerprint
 
 REPO_SKILLS = ["internal-comms", "brand-guidelines", "frontend-design", "doc-coauthoring"]
 
@@ -24,7 +25,7 @@ REPO_SKILLS = ["internal-comms", "brand-guidelines", "frontend-design", "doc-coa
     ],
 )
 def test_fixture_archives_import_with_their_skill_names(workspace: Path, fixture: str, names: list[str]) -> None:
-    data = (FIXTURES / fixture).read_bytes()
+    data = ARCHIVES[fixture].data
     report = import_archive(data, workspace, filename=fixture)
     assert report.state == "ok", report
     assert [s.name for s in report.skills] == names
@@ -35,7 +36,7 @@ def test_fixture_archives_import_with_their_skill_names(workspace: Path, fixture
 
 
 def test_installed_files_are_byte_identical_to_the_archive(workspace: Path) -> None:
-    data = (FIXTURES / "theme-factory.tar.gz").read_bytes()
+    data = ARCHIVES["theme-factory.tar.gz"].data
     import_archive(data, workspace, filename="theme-factory.tar.gz")
     files = read_archive(data).files()
     root = workspace / ".agents" / "skills"
@@ -45,7 +46,7 @@ def test_installed_files_are_byte_identical_to_the_archive(workspace: Path) -> N
 
 
 def test_repository_archive_leaves_out_what_is_not_a_skill(workspace: Path) -> None:
-    import_archive((FIXTURES / "anthropic-skills-main.zip").read_bytes(), workspace, filename="x.zip")
+    import_archive(ARCHIVES["anthropic-skills-main.zip"].data, workspace, filename="x.zip")
     root = workspace / ".agents" / "skills"
     assert not (root / "spec").exists()
     assert sorted(p.relative_to(root / "internal-comms").as_posix() for p in (root / "internal-comms").rglob("*")) == [
@@ -117,7 +118,7 @@ def test_nested_skill_is_its_own_skill_and_not_part_of_its_parent(workspace: Pat
 
 def test_reimport_needs_confirmation_then_replaces(populated: Path) -> None:
     before = tree_fingerprint(populated)
-    original = (FIXTURES / "brand-guidelines.zip").read_bytes()
+    original = ARCHIVES["brand-guidelines.zip"].data
     report = import_archive(original, populated, filename="brand-guidelines.zip")
     assert (report.state, report.reason, report.needs_confirmation) == ("rejected", "exists", True)
     assert [(s.status, s.message) for s in report.skills] == [("exists", "exists; confirm to replace")]
@@ -153,7 +154,7 @@ def test_failure_while_writing_restores_the_workspace(workspace: Path) -> None:
 
 
 def test_report_serializes_to_plain_json_values(workspace: Path) -> None:
-    report = import_archive((FIXTURES / "internal-comms.zip").read_bytes(), workspace, filename="internal-comms.zip")
+    report = import_archive(ARCHIVES["internal-comms.zip"].data, workspace, filename="internal-comms.zip")
     out = report.to_dict()
     assert out["state"] == "ok"
     assert out["needs_confirmation"] is False

@@ -1,4 +1,4 @@
-"""Explicit wiring: ``boot(config, transport)`` builds a Session; nothing happens at import time."""
+"""Explicit wiring: ``boot(config, transport)`` builds a Conversation; nothing happens at import time."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.agent.gate import Gate
+from runtime.conversation.conversation import Conversation
 from runtime.host.log_frames import FrameLogHandler
 from runtime.host.transport import Transport
 from runtime.policy.hooks import Hooks, default_hooks
 from runtime.providers.registry import ProviderRegistry, builtin_providers
-from runtime.session import Session
 from runtime.tools.registry import Registry, builtin_registry
 
 
@@ -42,14 +42,14 @@ def default_state_dir() -> Path | None:
     return Path("/state") if sys.platform == "emscripten" else None
 
 
-def boot(config: BootConfig, transport: Transport) -> Session:
-    """Build the session for ``transport``; ``await session.run()`` runs it until the host goes away."""
+def boot(config: BootConfig, transport: Transport) -> Conversation:
+    """Build the conversation for ``transport``; ``await conversation.run()`` runs it until the host goes away."""
     handler = FrameLogHandler(transport, config.log_level)
     root = logging.getLogger("runtime")
     root.addHandler(handler)
     if root.level == logging.NOTSET or root.level > config.log_level:
         root.setLevel(config.log_level)
-    session = Session(
+    conversation = Conversation(
         transport,
         workspace=config.workspace,
         tools=config.tools(),
@@ -60,5 +60,5 @@ def boot(config: BootConfig, transport: Transport) -> Session:
         state_dir=config.state_dir,
         session_id=config.session_id,
     )
-    session.on_close.append(lambda: root.removeHandler(handler))
-    return session
+    conversation.on_close.append(lambda: root.removeHandler(handler))
+    return conversation

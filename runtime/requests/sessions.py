@@ -7,64 +7,63 @@ import re
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from runtime.requests.dispatch import RequestError, integer, text
+from runtime.requests.params import RequestError, integer, text
 
 if TYPE_CHECKING:
-    from runtime.requests.dispatch import Handler
-    from runtime.session import Session
+    from runtime.requests.ports import Handler, Ports
 
 
-async def sessions_list(session: Session, params: dict[str, Any]) -> dict[str, Any]:
-    store = await session.state.store()
+async def sessions_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    store = await ports.state.store()
     limit = integer(params, "limit", default=200, low=1, high=10_000)
-    current = session.state.session_id
+    current = ports.state.session_id
     rows = [{**asdict(s), "current": s.id == current} for s in store.list_sessions(limit)]
     return {"sessions": rows, "current": current}
 
 
-async def session_new(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+async def session_new(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     """A new, empty session becomes current (the current one is reused when it is still empty)."""
-    store = await session.state.store()
-    current = session.state.session_id
-    if current and not store.list_messages(current, limit=1) and not session.turn_running:
-        return session.session_view()
-    return await session.switch_session(None, create=True)
+    store = await ports.state.store()
+    current = ports.state.session_id
+    if current and not store.list_messages(current, limit=1) and not ports.sessions.turn_running:
+        return ports.sessions.view()
+    return await ports.sessions.switch(None, create=True)
 
 
-async def session_open(session: Session, params: dict[str, Any]) -> dict[str, Any]:
-    return await session.switch_session(text(params, "session_id"))
+async def session_open(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    return await ports.sessions.switch(text(params, "session_id"))
 
 
-async def session_current(session: Session, params: dict[str, Any]) -> dict[str, Any]:
-    await session.state.store()
-    return session.session_view()
+async def session_current(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    await ports.state.store()
+    return ports.sessions.view()
 
 
-async def session_rename(session: Session, params: dict[str, Any]) -> dict[str, Any]:
-    store = await session.state.store()
+async def session_rename(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    store = await ports.state.store()
     renamed = store.rename_session(text(params, "session_id"), text(params, "title", empty=True))
-    await session.state.save()
+    await ports.state.save()
     return {"session": asdict(renamed)}
 
 
-async def session_delete(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+async def session_delete(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     """Delete a session; deleting the current one opens the latest other one (or a new one)."""
-    store = await session.state.store()
+    store = await ports.state.store()
     session_id = text(params, "session_id")
     store.get_session(session_id)
-    if session_id == session.state.session_id:
-        await session.leave_session()
+    if session_id == ports.state.session_id:
+        await ports.sessions.leave()
         store.delete_session(session_id)
-        await session.switch_session(None)
+        await ports.sessions.switch(None)
     else:
         store.delete_session(session_id)
-        await session.state.save()
-    return {"deleted": session_id, "current": session.state.session_id}
+        await ports.state.save()
+    return {"deleted": session_id, "current": ports.state.session_id}
 
 
-async def session_export(session: Session, params: dict[str, Any]) -> dict[str, Any]:
-    store = await session.state.store()
-    session_id = text(params, "session_id", default=session.state.session_id)
+async def session_export(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    store = await ports.state.store()
+    session_id = text(params, "session_id", default=ports.state.session_id)
     fmt = params.get("format", "markdown")
     meta = store.get_session(session_id)
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", meta.title or session_id).strip("-")[:60] or session_id

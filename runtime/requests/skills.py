@@ -12,26 +12,25 @@ import shutil
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from runtime.requests.dispatch import RequestError, flag, text
+from runtime.requests.params import RequestError, flag, text
 from runtime.skills.errors import SkillError
 
 if TYPE_CHECKING:
-    from runtime.requests.dispatch import Handler
-    from runtime.session import Session
+    from runtime.requests.ports import Handler, Ports
 
 MAX_ARCHIVE_BYTES = 50 * 1024 * 1024  # the importer's own archive limit
 
 
-def _installed(session: Session, name: str) -> Any:
+def _installed(ports: Ports, name: str) -> Any:
     from runtime.skills.catalog import list_skills
 
-    skill = next((s for s in list_skills(session.workspace) if s.name == name), None)
+    skill = next((s for s in list_skills(ports.workspace) if s.name == name), None)
     if skill is None:
         raise SkillError("not-found", f"No installed skill is named {name!r}.", name=name)
     return skill
 
 
-async def skill_import(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     from runtime.skills.importer import import_archive
 
     try:
@@ -41,45 +40,45 @@ async def skill_import(session: Session, params: dict[str, Any]) -> dict[str, An
     if len(data) > MAX_ARCHIVE_BYTES:
         raise RequestError("too_large", f"The archive is over {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB.")
     report = import_archive(
-        data, session.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
+        data, ports.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
     )
     changed = [s.location for s in report.skills if s.status in ("installed", "replaced") and s.location]
-    await session.state.flusher.workspace(changed)
+    await ports.state.flusher.workspace(changed)
     return report.to_dict()
 
 
-async def skills_list(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+async def skills_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     from runtime.skills.catalog import list_skills
 
-    return {"skills": [asdict(s) for s in list_skills(session.workspace)]}
+    return {"skills": [asdict(s) for s in list_skills(ports.workspace)]}
 
 
-async def skill_set_enabled(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     from runtime.skills.catalog import STATE_FILE, set_enabled
     from runtime.skills.importer import SKILLS_DIR
 
-    set_enabled(session.workspace, text(params, "name"), flag(params, "enabled"))
-    await session.state.flusher.workspace([str(SKILLS_DIR / STATE_FILE)])
-    return await skills_list(session, {})
+    set_enabled(ports.workspace, text(params, "name"), flag(params, "enabled"))
+    await ports.state.flusher.workspace([str(SKILLS_DIR / STATE_FILE)])
+    return await skills_list(ports, {})
 
 
-async def skill_remove(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_remove(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     from runtime.skills.catalog import STATE_FILE, forget
     from runtime.skills.importer import SKILLS_DIR, skills_dir
 
-    name = _installed(session, text(params, "name")).name
-    shutil.rmtree(skills_dir(session.workspace) / name)
-    forget(session.workspace, name)
-    await session.state.flusher.workspace([str(SKILLS_DIR / name), str(SKILLS_DIR / STATE_FILE)])
+    name = _installed(ports, text(params, "name")).name
+    shutil.rmtree(skills_dir(ports.workspace) / name)
+    forget(ports.workspace, name)
+    await ports.state.flusher.workspace([str(SKILLS_DIR / name), str(SKILLS_DIR / STATE_FILE)])
     return {"removed": name}
 
 
-async def skill_show(session: Session, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     from runtime.skills.importer import SKILL_FILE, skills_dir
     from runtime.skills.spec import InvalidSkill, check_skill_bytes
 
-    skill = _installed(session, text(params, "name"))
-    folder = skills_dir(session.workspace) / skill.name
+    skill = _installed(ports, text(params, "name"))
+    folder = skills_dir(ports.workspace) / skill.name
     check = check_skill_bytes((folder / SKILL_FILE).read_bytes(), skill.name)
     if isinstance(check, InvalidSkill):
         raise SkillError("invalid", check.message, name=skill.name)

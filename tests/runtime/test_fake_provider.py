@@ -48,8 +48,8 @@ async def rig(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[R
     provider_base = f"{base}/api/v1" if flavor == "openrouter" else base
     host = LoopbackAdapter(provider_base, KEY if flavor == "openrouter" else None)
     (tmp_path / "notes.md").write_text("remember the milk\n")
-    session = boot(BootConfig(workspace=tmp_path, gate=lambda mode: AllowReadsGate()), host.transport)
-    task = asyncio.get_running_loop().create_task(session.run())
+    conversation = boot(BootConfig(workspace=tmp_path, gate=lambda mode: AllowReadsGate()), host.transport)
+    task = asyncio.get_running_loop().create_task(conversation.run())
     host.send({"type": "hello", "protocol": 1})
     host.send(
         {

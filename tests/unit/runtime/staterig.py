@@ -1,4 +1,4 @@
-"""A session with a state directory, played over frames: restartable, so tests can "reload the page".
+"""A conversation with a state directory, played over frames: restartable, so tests can "reload the page".
 
 ``StateRig.start`` boots a session on ``state_dir`` with a scripted provider, the real permission
 policy and a small tool set (a read tool, a write tool that asks in ``ask`` mode, the memory tools,
@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from runtime.boot import BootConfig, boot
+from runtime.conversation.conversation import Conversation
 from runtime.host.http import HttpClient
 from runtime.providers.base import ProviderSettings
 from runtime.providers.registry import ProviderRegistry
-from runtime.session import Session
 from runtime.tools import memory
 from runtime.tools.base import ToolContext, ToolOutput, tool
 from runtime.tools.registry import Registry
@@ -52,7 +52,7 @@ class StateRig:
     provider: ScriptedProvider = field(default_factory=ScriptedProvider)
     capabilities: tuple[str, ...] = ("http", "flush")
     host: FrameHost = field(default_factory=FrameHost)
-    session: Session | None = None
+    conversation: Conversation | None = None
     task: asyncio.Task[None] | None = None
 
     async def start(self, *, configure: bool = True, session_id: str | None = None) -> StateRig:
@@ -70,8 +70,8 @@ class StateRig:
             state_dir=self.state_dir,
             session_id=session_id,
         )
-        self.session = boot(config, self.host.transport)
-        self.task = asyncio.get_running_loop().create_task(self.session.run())
+        self.conversation = boot(config, self.host.transport)
+        self.task = asyncio.get_running_loop().create_task(self.conversation.run())
         self.host.send({"type": "hello", "protocol": 1, "capabilities": list(self.capabilities)})
         if configure:
             self.host.send(

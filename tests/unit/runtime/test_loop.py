@@ -1,4 +1,4 @@
-"""The agent loop through a real Session: a scripted provider registered in the real provider registry,
+"""The agent loop through a real Conversation: a scripted provider registered in the real provider registry,
 tools registered in a real Registry, the host played over a real FeedTransport."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import pytest
 from runtime.agent.gate import AllowReadsGate, Gate
 from runtime.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.boot import BootConfig, boot
+from runtime.conversation.conversation import Conversation
 from runtime.errors import ProviderError
 from runtime.host.http import HttpClient
 from runtime.policy.hooks import Denied, HookCall, Hooks, default_hooks
 from runtime.policy.permissions import Policy
 from runtime.providers.base import Finished, ProviderSettings, TextDelta
 from runtime.providers.registry import ProviderRegistry
-from runtime.session import Session
 from runtime.tools.base import ToolContext, ToolError, tool
 from runtime.tools.registry import Registry
 from runtime.tools.skills import activate_skill
@@ -69,7 +69,7 @@ def leak() -> str:
 class Rig:
     host: FrameHost
     provider: ScriptedProvider
-    session: Session
+    conversation: Conversation
     task: asyncio.Task[None]
     workspace: Path
 
@@ -111,8 +111,8 @@ async def _rig(
         gate=gate,
         hooks=hooks,
     )
-    session = boot(config, host.transport)
-    task = asyncio.get_running_loop().create_task(session.run())
+    conversation = boot(config, host.transport)
+    task = asyncio.get_running_loop().create_task(conversation.run())
     host.send({"type": "hello", "protocol": 1, "capabilities": []})
     if configure:
         host.send(
@@ -124,7 +124,7 @@ async def _rig(
             }
         )
     await host.wait_for(lambda: host.events("ready"))
-    return Rig(host, provider, session, task, tmp_path)
+    return Rig(host, provider, conversation, task, tmp_path)
 
 
 @pytest.fixture
@@ -142,7 +142,7 @@ async def test_text_turn(rig: Rig) -> None:
     assert "".join(e["text"] for e in rig.host.events("text_delta")) == "Hello there"
     (usage,) = rig.host.events("usage")
     assert (usage["total_tokens"], usage["cost"], usage["turn_id"]) == (15, 0.001, "t1")
-    assert rig.session.history == [UserMessage("hi"), AssistantMessage("Hello there")]
+    assert rig.conversation.sessions.history == [UserMessage("hi"), AssistantMessage("Hello there")]
     messages, tools, model = rig.provider.calls[0]
     assert messages[0].role == "system" and "`save_note` (write)" in messages[0].content
     assert [t["function"]["name"] for t in tools] == [
@@ -240,7 +240,7 @@ async def test_abort_mid_stream_keeps_partial_text(rig: Rig) -> None:
     rig.host.send({"type": "abort_turn"})
     assert (await rig.finished("t1"))["reason"] == "aborted"
     assert [e["text"] for e in rig.host.events("text_delta")] == ["Partial ans"]
-    assert rig.session.history == [UserMessage("long question"), AssistantMessage("Partial ans")]
+    assert rig.conversation.sessions.history == [UserMessage("long question"), AssistantMessage("Partial ans")]
     rig.provider.rounds = [says("Fine.")]
     assert (await rig.turn("next", "t2"))["reason"] == "stop"
     assert rig.provider.calls[-1][0][1:] == [
@@ -256,8 +256,8 @@ async def test_abort_while_waiting_for_approval(rig: Rig) -> None:
     await rig.host.wait_for(lambda: rig.host.events("approval_needed"))
     rig.host.send({"type": "abort_turn"})
     assert (await rig.finished("t1"))["reason"] == "aborted"
-    assert rig.session.approvals.pending() == []
-    last = rig.session.history[-1]
+    assert rig.conversation.approvals.pending() == []
+    last = rig.conversation.sessions.history[-1]
     assert isinstance(last, ToolResultMessage) and last.call_id == "c1" and not last.ok  # the history stays valid
 
 
@@ -280,7 +280,7 @@ async def test_provider_error_ends_the_turn(rig: Rig) -> None:
     (error,) = rig.host.events("error")
     assert (error["code"], error["turn_id"], error["retryable"]) == ("credits", "t1", False)
     assert "openrouter.ai/settings/credits" in error["message"]
-    assert rig.session.history[-1] == AssistantMessage("Hm")
+    assert rig.conversation.sessions.history[-1] == AssistantMessage("Hm")
 
 
 async def test_a_second_message_while_busy_is_refused(rig: Rig) -> None:

@@ -38,7 +38,7 @@ async def test_a_turn_is_stored_and_comes_back_after_a_restart(rig: StateRig) ->
     (again,) = rig.events("session_opened")
     assert again["session_id"] == opened["session_id"] and again["resumed_turn"] is None
     assert again["title"] == "what is k1?"
-    assert rig.session is not None and rig.session.history == [
+    assert rig.conversation is not None and rig.conversation.sessions.history == [
         UserMessage("what is k1?"),
         AssistantMessage("Looking.", (call("lookup", {"key": "k1"}, "c1"),)),
         ToolResultMessage("c1", "lookup", "value-of-k1", True),
@@ -147,16 +147,16 @@ async def test_a_turn_cut_off_by_a_reload_is_marked_interrupted(rig: StateRig) -
 
 
 async def test_a_call_running_at_the_reload_gets_an_interrupted_result(rig: StateRig) -> None:
-    store = rig.session.state.opened.store if rig.session and rig.session.state.opened else None
-    assert store is not None and rig.session is not None
-    sid = rig.session.state.session_id or ""
+    store = rig.conversation.state.opened.store if rig.conversation and rig.conversation.state.opened else None
+    assert store is not None and rig.conversation is not None
+    sid = rig.conversation.state.session_id or ""
     store.append_message(sid, "user", "do two things", turn_id="t0", status="streaming")
     calls = [{"id": i, "type": "function", "function": {"name": "lookup", "arguments": "{}"}} for i in ("a", "b")]
     store.append_message(sid, "assistant", "", turn_id="t0", tool_calls=calls)
     store.append_message(sid, "tool", "value-of-x", turn_id="t0", tool_call_id="a", name="lookup")
     store.ledger_append(sid, "b", "lookup", {}, turn_id="t0")
     await rig.restart()
-    assert store is not None and rig.session is not None
+    assert store is not None and rig.conversation is not None
     view = await rig.result("session_current")
     assert [c["status"] for c in view["messages"][1]["tool_calls"]] == ["interrupted", "error"]
     rig.provider.rounds = [says("ok")]

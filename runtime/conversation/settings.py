@@ -1,11 +1,19 @@
-"""The session's settings (never secrets) and how a host ``config`` message changes them."""
+"""The conversation's settings (never secrets), how a host ``config`` message changes them, and the
+permission gate that follows the chosen mode."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from runtime.agent.gate import Gate
 from runtime.host.messages import Config
 from runtime.providers.base import ProviderSettings
+
+log = logging.getLogger(__name__)
+
+GateFactory = Callable[[str], Gate]
 
 
 @dataclass(frozen=True)
@@ -41,3 +49,30 @@ def apply_config(settings: Settings, message: Config) -> SettingsChange:
     if mode_changed:
         settings = replace(settings, permission_mode=message["permission_mode"])
     return SettingsChange(settings, provider_changed, mode_changed)
+
+
+class Configuration:
+    """The current settings and permission gate; ``apply`` takes each ``config`` message."""
+
+    def __init__(self, gate_factory: GateFactory) -> None:
+        self.settings = Settings()
+        self._gate_factory = gate_factory
+        self.gate = gate_factory("ask")
+
+    def apply(self, message: Config) -> SettingsChange:
+        change = apply_config(self.settings, message)
+        settings = change.settings
+        if change.mode_changed:
+            set_mode = getattr(self.gate, "set_mode", None)
+            if callable(set_mode):
+                set_mode(settings.permission_mode)
+            else:
+                self.gate = self._gate_factory(settings.permission_mode)
+        self.settings = settings
+        log.info(
+            "settings: provider=%s model=%s mode=%s",
+            settings.provider.kind if settings.provider else None,
+            settings.model,
+            settings.permission_mode,
+        )
+        return change

@@ -1,4 +1,4 @@
-"""The session's boundary in-process: handshake, bad input, host requests, and the tools' context."""
+"""The conversation's boundary in-process: handshake, bad input, host requests, and the tools' context."""
 
 from __future__ import annotations
 
@@ -12,21 +12,21 @@ import pytest
 from runtime.agent.gate import AllowReadsGate
 from runtime.agent.tool_context import AgentToolContext
 from runtime.boot import BootConfig, boot
+from runtime.conversation.conversation import Conversation
 from runtime.errors import HostHttpError, HostRequestError
 from runtime.host.codec import encode
 from runtime.host.rpc import Rpc
-from runtime.session import Session
 from runtime.tools.registry import Registry
 from tests.unit.runtime.framehost import FrameHost, HttpReply
 
 
 @pytest.fixture
-async def started(tmp_path: Path) -> AsyncIterator[tuple[FrameHost, Session, asyncio.Task[None]]]:
+async def started(tmp_path: Path) -> AsyncIterator[tuple[FrameHost, Conversation, asyncio.Task[None]]]:
     host = FrameHost()
     config = BootConfig(workspace=tmp_path, tools=Registry, gate=lambda mode: AllowReadsGate())
-    session = boot(config, host.transport)
-    task = asyncio.get_running_loop().create_task(session.run())
-    yield host, session, task
+    conversation = boot(config, host.transport)
+    task = asyncio.get_running_loop().create_task(conversation.run())
+    yield host, conversation, task
     await host.close()
     await asyncio.wait_for(task, 5)
 
@@ -167,10 +167,10 @@ async def test_an_error_mid_body_is_not_cancelled(tmp_path: Path) -> None:
 
 
 async def test_a_malformed_answer_fails_the_request_at_once(started: Any) -> None:
-    host, session, _ = started
+    host, conversation, _ = started
     host.send({"type": "hello", "protocol": 1})
     host.responder = lambda request: HttpReply(silent=True)
-    fetch = asyncio.ensure_future(session.http.fetch("https://example.org/", timeout_s=30))
+    fetch = asyncio.ensure_future(conversation.http.fetch("https://example.org/", timeout_s=30))
     await host.wait_for(lambda: host.requests)
     host.send({"type": "http_head", "id": host.requests[0]["id"], "status": "two hundred", "headers": {}})
     with pytest.raises(HostHttpError, match="bad 'http_head' message"):
@@ -192,10 +192,10 @@ async def test_a_malformed_answer_fails_the_request_at_once(started: Any) -> Non
 async def test_package_index_urls_reach_the_tools_context(
     started: Any, configs: list[dict[str, Any]], expected: tuple[str, ...]
 ) -> None:
-    host, session, _ = started
+    host, conversation, _ = started
     host.send({"type": "hello", "protocol": 1, "capabilities": []})
     for config in configs:
         host.send({"type": "config", **config})
     host.send({"type": "request", "id": "p1", "method": "ping", "params": {}})
     await host.wait_for(lambda: _ping_replied(host, "p1"))
-    assert session.context.package_index_urls == expected
+    assert conversation.context.package_index_urls == expected

@@ -1,0 +1,179 @@
+"""One conversation with the host: the message pump and the handshake, wiring the pieces together.
+
+``Conversation.run`` reads messages until the host goes away. Each message is checked once at the
+boundary (``parse_host_message``); answers to the runtime's own requests go to the RPC layer; the
+rest goes to its piece: ``config`` to the settings (``settings.Configuration``), turns and aborts to
+the turn runner (``turns.TurnRunner``), approvals to ``Approvals``, host ``request``s to
+``runtime.requests.dispatch``. The state store opens right after ``ready``; then the session
+switcher (``switcher.SessionSwitcher``) opens the latest stored session (or ``session_id``), and a
+turn that waited for approval when the page went away resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from runtime import PROTOCOL_VERSION, __version__
+from runtime.agent.approvals import Approvals
+from runtime.agent.tool_context import AgentToolContext
+from runtime.conversation.providers import ProviderCache
+from runtime.conversation.settings import Configuration, GateFactory
+from runtime.conversation.switcher import SessionSwitcher
+from runtime.conversation.turns import TurnParts, TurnRunner
+from runtime.host.codec import Message
+from runtime.host.http import HttpClient
+from runtime.host.messages import BadMessage, Config, Event, HostMessage, parse_host_message
+from runtime.host.rpc import Rpc
+from runtime.host.transport import Transport
+from runtime.persist.state import State
+from runtime.policy.hooks import Hooks
+from runtime.prompts.gather import warm_up
+from runtime.providers.registry import ProviderRegistry
+from runtime.requests.dispatch import Requests
+from runtime.requests.ports import Ports
+from runtime.store import Store
+from runtime.tools.registry import Registry
+
+log = logging.getLogger(__name__)
+
+CAPABILITIES = ["http", "events", "approvals", "list_models", "sessions", "memory", "skills", "flush"]
+
+
+class Conversation:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        workspace: Path,
+        tools: Registry,
+        providers: ProviderRegistry,
+        gate_factory: GateFactory,
+        max_rounds: int,
+        hooks: Hooks | None = None,
+        state_dir: Path | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.transport = transport
+        self.rpc = Rpc(transport)
+        self.http = HttpClient(self.rpc)
+        self.tools = tools
+        self.workspace = workspace
+        self._host_capabilities: frozenset[str] = frozenset()
+        self.state = State(state_dir, self.rpc, self.emit, lambda: "flush" in self._host_capabilities)
+        self.context = AgentToolContext(
+            workspace, self.rpc, self.http, self.state.flusher.workspace, lambda: self._open_store()
+        )
+        self.approvals = Approvals()
+        self.configuration = Configuration(gate_factory)
+        self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings)
+        parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
+        self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
+        self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
+        self.requests = Requests(Ports(self.state, self.sessions, self.providers, tools, workspace), transport.send)
+        self._handshaken = False
+        self.on_close: list[Callable[[], None]] = []
+
+    async def run(self) -> None:
+        agent = f"tidepool-runtime/{__version__}"
+        self.transport.send(
+            {"type": "hello", "protocol": PROTOCOL_VERSION, "capabilities": CAPABILITIES, "agent": agent}
+        )
+        try:
+            async for raw in self.transport.messages():
+                if not self._receive(raw):
+                    break
+        finally:
+            await self._shutdown()
+
+    def emit(self, event: Event) -> None:
+        self.transport.send({"type": "event", "event": event})
+
+    def _open_store(self) -> Store | None:
+        return self.state.opened.store if self.state.opened else None
+
+    def _receive(self, raw: Message) -> bool:
+        """Handle one message; ``False`` ends the conversation."""
+        try:
+            message = parse_host_message(raw)
+        except BadMessage as exc:
+            log.warning("%s", exc)
+            self._send_error("bad_message", str(exc), exc.request_id)
+            if exc.request_id:  # a broken answer to one of our requests fails that request now
+                self.rpc.dispatch({"type": "error", "id": exc.request_id, "code": "bad_message", "message": str(exc)})
+            return True
+        if message is None or self.rpc.dispatch(raw):
+            return True
+        if message["type"] == "hello":
+            return self._hello(message["protocol"], message.get("capabilities") or [])
+        if not self._handshaken:
+            self._send_error("handshake_required", f"send hello before {message['type']!r}", raw.get("id"))
+            return True
+        self._handle(message)
+        return True
+
+    def _handle(self, message: HostMessage) -> None:
+        if message["type"] == "config":
+            self._configure(message)
+        elif message["type"] == "user_message":
+            self.turns.start(message["text"], message.get("turn_id"))
+        elif message["type"] == "abort_turn":
+            self.turns.abort()
+        elif message["type"] == "approval":
+            self.approvals.resolve(message["call_id"], message["decision"])
+        elif message["type"] == "request":
+            self.requests.start(message)
+        elif message["type"] == "cancel":
+            self.requests.cancel(message["id"])
+        elif message["type"] == "error":
+            log.warning("the host reported an error: %s: %s", message["code"], message["message"])
+        else:
+            log.debug("nothing to do with a %r message here", message["type"])
+
+    def _hello(self, protocol: int, capabilities: list[str]) -> bool:
+        if protocol != PROTOCOL_VERSION:
+            self._send_error(
+                "protocol_mismatch",
+                f"the host speaks protocol {protocol}, this runtime speaks {PROTOCOL_VERSION}; "
+                "reload the page so both come from the same build",
+            )
+            return False
+        if self._handshaken:
+            log.warning("a second hello; ignored")
+            return True
+        self._handshaken = True
+        self._host_capabilities = frozenset(capabilities)
+        self.emit({"kind": "ready", "models_known": False, "tools": self.tools.catalog()})
+        self.state.start()  # opens right after the ready frame went out
+        self.sessions.open_initial()
+        asyncio.get_running_loop().call_later(0.05, warm_up)
+        return True
+
+    def _configure(self, message: Config) -> None:
+        change = self.configuration.apply(message)
+        if change.provider_changed:
+            self.providers.forget()
+        if "package_index_urls" in message:
+            self.context.package_index_urls = tuple(str(url) for url in message["package_index_urls"] or ())
+
+    def _send_error(self, code: str, message: str, request_id: Any = None) -> None:
+        error: Message = {"type": "error", "code": code, "message": message}
+        if isinstance(request_id, str):
+            error["id"] = request_id
+        self.transport.send(error)
+
+    async def _shutdown(self) -> None:
+        self.state.detach()  # the host went away: the stored turn stays as it was, like after a reload
+        running = [self.turns.task, self.sessions.activation, *self.requests.running()]
+        tasks = [t for t in running if t and not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=2.0)
+        self.state.close()
+        await self.transport.close()
+        for callback in self.on_close:
+            callback()

@@ -1,0 +1,171 @@
+"""The turn runner: one turn at a time, each its own task (so ``abort`` can cancel it at any await
+point), built from the current settings, and a stored turn that waited for approval resumed."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from runtime.agent.approvals import Approvals
+from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
+from runtime.agent.messages import ToolCall
+from runtime.agent.tool_context import AgentToolContext
+from runtime.conversation.providers import ProviderCache
+from runtime.conversation.settings import Configuration
+from runtime.errors import ProviderError
+from runtime.host.messages import Event
+from runtime.persist.restore import Resumable
+from runtime.persist.state import State
+from runtime.policy.hooks import Hooks
+from runtime.prompts.gather import slash_skill, system_prompt
+from runtime.providers.lazy import LazyProvider
+from runtime.tools.registry import Registry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TurnParts:
+    """What every turn is built from, besides the settings of the moment."""
+
+    workspace: Path
+    tools: Registry
+    context: AgentToolContext
+    approvals: Approvals
+    hooks: Hooks
+    max_rounds: int
+    emit: Callable[[Event], None]
+
+
+class TurnRunner:
+    def __init__(
+        self,
+        parts: TurnParts,
+        configuration: Configuration,
+        providers: ProviderCache,
+        state: State,
+        session_ready: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._parts = parts
+        self._configuration = configuration
+        self._providers = providers
+        self._state = state
+        self._session_ready = session_ready
+        self.task: asyncio.Task[None] | None = None
+        self._turn_id: str | None = None
+        self._turn_ids = (f"t{n}-{secrets.token_hex(3)}" for n in itertools.count(1))  # unique across restarts
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    @property
+    def running_id(self) -> str | None:
+        """The running turn's id, or ``None``."""
+        return self._turn_id if self.running else None
+
+    def start(self, text: str, turn_id: str | None) -> None:
+        turn_id = turn_id or next(self._turn_ids)
+        if self.running:
+            self._parts.emit(
+                {
+                    "kind": "error",
+                    "turn_id": turn_id,
+                    "code": "busy",
+                    "message": "A turn is already running. Wait for it, or stop it first.",
+                    "retryable": True,
+                }
+            )
+            return
+        self._launch(turn_id, lambda started: self._run(turn_id, text, started))
+
+    def resume(self, resumable: Resumable) -> None:
+        """Go on with a stored turn that waited for approval when the page went away."""
+        self._parts.approvals.expect(resumable.ask_first)
+        resume = Resume(resumable.calls, resumable.ask_first)
+        self._launch(resumable.turn_id, lambda started: self._run(resumable.turn_id, None, started, resume))
+
+    def abort(self) -> None:
+        if self.running and self.task:
+            log.info("aborting the running turn")
+            self.task.cancel()
+
+    async def stop(self) -> None:
+        """Stop the running turn as if the page went away (its stored state stays as it is)."""
+        turn = self.task
+        if turn and not turn.done():
+            turn.cancel()
+            await asyncio.wait([turn], timeout=5.0)
+
+    def system_prompt(self) -> str:
+        opened = self._state.opened
+        pinned = [m.text for m in opened.store.memory_pinned()] if opened is not None else []
+        mode = self._configuration.settings.permission_mode
+        return system_prompt(self._parts.workspace, self._parts.tools.catalog(), mode, pinned)
+
+    def _launch(self, turn_id: str, work: Callable[[list[bool]], Awaitable[None]]) -> None:
+        started: list[bool] = []
+        self._turn_id = turn_id
+        self.task = asyncio.ensure_future(work(started))
+        self.task.add_done_callback(lambda task: self._done(task, turn_id, started))
+
+    async def _run(self, turn_id: str, text: str | None, started: list[bool], resume: Resume | None = None) -> None:
+        started.append(True)
+        await self._session_ready()
+        journal = self._state.journal
+        if journal is None:
+            self._fail(turn_id, "internal", "No session could be opened. Reload the page.")
+            return
+        settings = self._configuration.settings
+        try:  # a resumed turn needs the provider only after the approval it waits for
+            provider = (
+                LazyProvider(self._providers.provider, lambda: self._configuration.settings.model)
+                if resume
+                else self._providers.configured()
+            )
+        except ProviderError as exc:
+            self._fail(turn_id, "not_configured", exc.message)
+            return
+        try:
+            prompt = self.system_prompt()
+        except Exception as exc:
+            log.exception("rendering the system prompt failed")
+            self._fail(turn_id, "internal", f"The system prompt could not be built: {exc}. Reload the page.")
+            return
+        parts = self._parts
+        deps = TurnDeps(
+            provider,
+            settings.model or "",
+            parts.tools,
+            self._configuration.gate,
+            parts.context,
+            parts.emit,
+            parts.approvals,
+            journal,
+            hooks=parts.hooks,
+            max_rounds=parts.max_rounds,
+            context_tokens=self._providers.context_tokens(),
+        )
+        if settings.model:
+            journal.note_model(settings.model)
+        slash = slash_skill(text, parts.workspace) if text is not None and "activate_skill" in parts.tools else None
+        first = (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": slash})),) if slash else ()
+        await run_turn(deps, turn_id, text, prompt, first, resume)
+
+    def _fail(self, turn_id: str, code: str, message: str) -> None:
+        """A turn that could not start: still a whole turn for the UI (started, error, finished)."""
+        for event in failed_turn(turn_id, code, message):
+            self._parts.emit(event)
+
+    def _done(self, task: asyncio.Task[None], turn_id: str, started: list[bool]) -> None:
+        if task.cancelled() and not started:  # aborted before it began
+            self._parts.emit({"kind": "turn_started", "turn_id": turn_id})
+            self._parts.emit({"kind": "turn_finished", "turn_id": turn_id, "reason": "aborted"})
+        elif not task.cancelled() and task.exception():
+            log.error("turn %s crashed: %r", turn_id, task.exception())

@@ -17,8 +17,8 @@ from typing import Any
 from runtime.agent.approvals import Approvals
 from runtime.agent.gate import Gate, Verdict
 from runtime.agent.journal import Journal
-from runtime.agent.messages import ToolCall, ToolResultMessage
 from runtime.agent.tool_context import AgentToolContext
+from runtime.chat.messages import ToolCall, ToolResultMessage
 from runtime.host.messages import ApprovalNeeded, Event, ToolStatus
 from runtime.policy.guardrails import RepeatedFailures, spill
 from runtime.policy.hooks import Denied, HookCall, HookResult, Hooks, result_of

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.agent.journal import Journal
-from runtime.agent.messages import ChatMessage, SystemMessage, UserMessage
+from runtime.chat.history import estimate_tokens, model_view
+from runtime.chat.messages import ChatMessage, SystemMessage, UserMessage
 from runtime.errors import ProviderError
 from runtime.host.messages import Event
-from runtime.persist.history import estimate_tokens, model_view
 from runtime.providers.base import Finished, Provider, TextDelta
 from runtime.store.compaction import select_for_compaction
 from runtime.store.export import content_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from runtime.agent.messages import AssistantMessage, ToolResultMessage
+from runtime.chat.messages import AssistantMessage, ToolResultMessage
 from runtime.host.messages import Decision, ToolStatus, TurnEndReason
 from runtime.store.values import MessageStatus, StoredMessage
 

@@ -24,8 +24,8 @@ from runtime.agent.calls import CallDeps, CallRunner, parse_arguments
 from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from runtime.agent.gate import Gate
 from runtime.agent.journal import Journal
-from runtime.agent.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage
 from runtime.agent.tool_context import AgentToolContext
+from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, TurnEndReason
 from runtime.policy.hooks import Hooks

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from runtime.agent.approvals import Approvals
-from runtime.agent.messages import ChatMessage
+from runtime.chat.history import chat_history
+from runtime.chat.messages import ChatMessage
 from runtime.conversation.turns import TurnRunner
 from runtime.host.messages import Event
 from runtime.persist.display import session_view
-from runtime.persist.history import chat_history
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.store import StoreError

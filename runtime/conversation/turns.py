@@ -14,8 +14,8 @@ from pathlib import Path
 
 from runtime.agent.approvals import Approvals
 from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
-from runtime.agent.messages import ToolCall
 from runtime.agent.tool_context import AgentToolContext
+from runtime.chat.messages import ToolCall
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
 from runtime.errors import ProviderError

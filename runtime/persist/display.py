@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from runtime.persist.history import tool_calls_of
+from runtime.chat.history import tool_calls_of
 from runtime.store import Store
 from runtime.store.export import content_text
 from runtime.store.values import LedgerEntry, StoredMessage

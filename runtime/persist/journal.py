@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from runtime.agent.messages import AssistantMessage, ToolResultMessage
+from runtime.chat.messages import AssistantMessage, ToolResultMessage
 from runtime.host.messages import Decision, Event, ToolStatus, TurnEndReason
 from runtime.persist.flusher import Flusher
 from runtime.store import Store, StoreError

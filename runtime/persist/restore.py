@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from runtime.agent.messages import ToolCall
-from runtime.persist.history import INTERRUPTED_RESULT, tool_calls_of
+from runtime.chat.history import INTERRUPTED_RESULT, tool_calls_of
+from runtime.chat.messages import ToolCall
 from runtime.store import Store
 from runtime.store.values import StoredMessage
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from runtime.agent.messages import ChatMessage, ToolCall
+from runtime.chat.messages import ChatMessage, ToolCall
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from runtime.agent.messages import ChatMessage
+from runtime.chat.messages import ChatMessage
 from runtime.errors import ProviderError
 from runtime.providers.base import ModelInfo, Provider, StreamEvent
 

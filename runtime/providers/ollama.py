@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from runtime.agent.messages import ChatMessage
+from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import HttpClient
 from runtime.providers.base import ModelInfo, ProviderSettings, StreamEvent

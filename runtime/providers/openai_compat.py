@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.agent.messages import ChatMessage, ToolCall, wire_messages
+from runtime.chat.messages import ChatMessage, ToolCall, wire_messages
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import Auth, HttpClient
 from runtime.providers.base import Finished, StreamEvent, TextDelta, UsageReport

@@ -3,7 +3,7 @@
 //   node tests/pyodide/harness.mjs <repo-root> <scenario.json>
 //
 // Loads Pyodide from web/public/pyodide/, installs every wheel in web/public/wheels/manifest.json
-// offline, starts the runtime through runtime.host.pyodide_binding.start, then plays the scenario:
+// offline, starts the runtime through runtime.pyodide_entry.start, then plays the scenario:
 // it sends scenario.send (frames) after the handshake, answers every http_request with the next
 // scripted response (SSE/JSON body split into odd chunks), confirms every flush_request the way the
 // adapter does after copying the file to OPFS, and stops when an event of kind scenario.until arrives.
@@ -137,5 +137,5 @@ function finish() {
   process.stdout.write(`RESULT ${JSON.stringify(out)}\n`, () => process.exit(0));
 }
 
-feed = pyodide.pyimport("runtime.host.pyodide_binding").start((u8) => onRuntimeBytes(u8));
+feed = pyodide.pyimport("runtime.pyodide_entry").start((u8) => onRuntimeBytes(u8));
 send({ type: "hello", protocol: 1, capabilities: ["http", "flush"] });

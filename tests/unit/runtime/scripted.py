@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.agent.messages import ChatMessage, ToolCall
+from runtime.chat.messages import ChatMessage, ToolCall
 from runtime.errors import ProviderError
 from runtime.providers.base import Finished, ModelInfo, StreamEvent, TextDelta, UsageReport
 

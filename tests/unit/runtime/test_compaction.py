@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from runtime.agent.messages import ChatMessage, SystemMessage, ToolResultMessage, UserMessage
-from runtime.persist.history import INTERRUPTED_RESULT, model_view
+from runtime.chat.history import INTERRUPTED_RESULT, model_view
+from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage, UserMessage
 from runtime.providers.base import Finished, StreamEvent
 from runtime.store.values import StoredMessage
 from tests.unit.runtime.scripted import ScriptedProvider, call, says

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from runtime.agent.gate import AllowReadsGate, Gate
-from runtime.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.boot import BootConfig, boot
+from runtime.chat.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.conversation.conversation import Conversation
 from runtime.errors import ProviderError
 from runtime.host.http import HttpClient

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from runtime.agent.messages import AssistantMessage, ToolResultMessage, UserMessage
+from runtime.chat.messages import AssistantMessage, ToolResultMessage, UserMessage
 from runtime.providers.base import TextDelta
 from runtime.store import Store
 from tests.unit.runtime.scripted import Pause, call, says

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from runtime.agent.messages import ChatMessage, ToolCall, UserMessage
+from runtime.chat.messages import ChatMessage, ToolCall, UserMessage
 from runtime.errors import ProviderError
 from runtime.providers.base import Finished, ModelInfo, Provider, ProviderSettings, StreamEvent, TextDelta, UsageReport
 from runtime.providers.openai_compat import OpenAICompatChat

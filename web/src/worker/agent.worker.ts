@@ -214,7 +214,7 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
 
 function startRuntime(pyodide: PyodideAPI): void {
   progress("start-runtime");
-  const binding = pyodide.pyimport("runtime.host.pyodide_binding") as unknown as {
+  const binding = pyodide.pyimport("runtime.pyodide_entry") as unknown as {
     start(onBytes: (data: unknown) => void): Feed;
   };
   feed = binding.start((data: unknown) => adapter.onRuntimeBytes(toBytes(data)));

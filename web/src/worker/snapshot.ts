@@ -10,7 +10,7 @@ const CACHE_NAME = "tidepool-snapshot-v1";
 const KEY_PREFIX = "/__tidepool/snapshot/";
 
 /** The Python modules imported before a snapshot is taken: what the runtime needs at start. */
-export const SNAPSHOT_IMPORTS: readonly string[] = ["runtime.boot", "runtime.host.transport", "runtime.host.pyodide_binding"];
+export const SNAPSHOT_IMPORTS: readonly string[] = ["runtime.boot", "runtime.host.transport", "runtime.pyodide_entry"];
 
 /** Python run right after loading a snapshot: raises unless the snapshot's modules are there. */
 export const SNAPSHOT_CHECK = [

@@ -2,7 +2,7 @@
 
 The adapter does::
 
-    const feed = pyodide.pyimport("runtime.host.pyodide_binding").start((u8) => onRuntimeBytes(u8));
+    const feed = pyodide.pyimport("runtime.pyodide_entry").start((u8) => onRuntimeBytes(u8));
     feed(bytes);  // a Uint8Array of host bytes, in any split
 
 ``start`` schedules the runtime on Pyodide's asyncio loop and returns at once.

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from runtime.agent.messages import (
+from runtime.chat.messages import (
     AssistantMessage,
     ChatMessage,
     SystemMessage,
@@ -90,7 +90,7 @@ def _close(out: list[ChatMessage], open_calls: dict[str, ToolCall]) -> None:
 
 def estimate_tokens(messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()) -> int:
     """About 4 characters per token over the wire form, plus a little per message."""
-    from runtime.agent.messages import wire_messages
+    from runtime.chat.messages import wire_messages
 
     text = json.dumps(wire_messages(list(messages)), ensure_ascii=False) + json.dumps(list(tools))
     return len(text) // 4 + 4 * len(messages)

@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from app_build import ensure_built  # noqa: E402
 from benchlib import boot, pyodide_node, sandbox, skills_ui, storage, throughput, tools  # noqa: E402
 from benchlib.common import Row, launch, raw, table  # noqa: E402
 from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 
-from tests.e2e.build import ensure_built  # noqa: E402
 from tests.fakes.processes import serve_process  # noqa: E402
 from tests.fakes.replies import Reply  # noqa: E402
 

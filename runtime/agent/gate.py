@@ -1,7 +1,6 @@
 """The gate every tool call passes: allow, ask the person, or deny.
 
-``runtime.policy.permissions.Policy`` implements this Protocol with modes and rules; ``AllowReadsGate``
-is the default until a policy is configured: read and memory tools run, everything else asks.
+``runtime.policy.permissions.Policy`` implements this Protocol with modes and rules.
 """
 
 from __future__ import annotations
@@ -21,18 +20,3 @@ class Gate(Protocol):
     def grant_session(self, tool_name: str) -> None:
         """The person chose "allow for this session" for this tool."""
         ...
-
-
-class AllowReadsGate:
-    def __init__(self) -> None:
-        self._granted: set[str] = set()
-
-    def decide(self, tool: ToolDefinition, arguments: dict[str, Any]) -> tuple[Verdict, str]:
-        if tool.effect in ("read", "memory"):
-            return "allow", f"{tool.effect} tools run without asking"
-        if tool.name in self._granted:
-            return "allow", "allowed for this session"
-        return "ask", f"{tool.effect} tools ask first"
-
-    def grant_session(self, tool_name: str) -> None:
-        self._granted.add(tool_name)

@@ -19,7 +19,7 @@ NODE_LIMIT_S = 420
 
 SEARCH = """
 import json
-from runtime.store.bench import bench_search
+from benchlib.search import bench_search
 out = {}
 for n in SIZES:
     r = bench_search(n, queries=QUERIES)

@@ -3,7 +3,8 @@
 //   node scripts/benchlib/pyodide_run.mjs <repo-root> <script.py>
 //
 // Loads Pyodide from web/public/pyodide/, installs the vendored wheels offline (all but the runtime's own),
-// copies the current runtime/ sources into /src so the code measured is the code in the tree, then runs
+// copies the current runtime/ sources (and scripts/benchlib, whose search bench runs in there) into /src
+// so the code measured is the code in the tree, then runs
 // the script with runPythonAsync. The script's last expression must be a JSON string; it is printed as
 // one line `RESULT <json>`.
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -33,6 +34,7 @@ function copyTree(from, to) {
   }
 }
 copyTree(path.join(root, "runtime"), "/src/runtime");
+copyTree(path.join(root, "scripts/benchlib"), "/src/benchlib");
 pyodide.runPython("import sys; sys.path.insert(0, '/src')");
 
 try {

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, expect, sync_playwright
 
-from tests.e2e.build import ROOT, ensure_built
+from scripts.app_build import ROOT, ensure_built
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.processes import serve_process
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.e2e.build import ROOT
+from scripts.app_build import ROOT
 from tests.e2e.conftest import App, running_app
 from tests.e2e.ui import wait_ready
 from tests.fakes.processes import serve_process

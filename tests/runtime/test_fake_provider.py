@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from runtime.agent.gate import AllowReadsGate
 from runtime.boot import BootConfig, boot
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 from tests.runtime.loopback_adapter import LoopbackAdapter
+from tests.support.gates import AllowReadsGate
 
 KEY = "sk-or-v1-test-loopback-key"  # a made-up key, shaped like a real one only in its prefix
 

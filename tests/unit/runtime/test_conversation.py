@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from runtime.agent.gate import AllowReadsGate
 from runtime.agent.tool_context import AgentToolContext
 from runtime.boot import BootConfig, boot
 from runtime.conversation.conversation import Conversation
@@ -17,6 +16,7 @@ from runtime.errors import HostHttpError, HostRequestError
 from runtime.host.codec import encode
 from runtime.host.rpc import Rpc
 from runtime.tools.registry import Registry
+from tests.support.gates import AllowReadsGate
 from tests.unit.runtime.framehost import FrameHost, HttpReply
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from runtime.agent.gate import AllowReadsGate, Gate
+from runtime.agent.gate import Gate
 from runtime.boot import BootConfig, boot
 from runtime.chat.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.conversation.conversation import Conversation
@@ -24,6 +24,7 @@ from runtime.providers.registry import ProviderRegistry
 from runtime.tools.base import ToolContext, ToolError, tool
 from runtime.tools.registry import Registry
 from runtime.tools.skills import activate_skill
+from tests.support.gates import AllowReadsGate
 from tests.unit.runtime.framehost import FrameHost
 from tests.unit.runtime.scripted import Pause, ScriptedProvider, call, says
 

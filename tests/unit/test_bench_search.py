@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.store.bench import Corpus, bench_search
+from scripts.benchlib.search import Corpus, bench_search
 
 
 @pytest.mark.parametrize("corpus", [pytest.param("natural", id="natural"), pytest.param("worst", id="worst")])

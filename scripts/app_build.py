@@ -1,4 +1,6 @@
-"""Build `dist/` once per test session when it is missing or older than its sources (`npm run build`)."""
+"""The built app: `dist/` rebuilt (`npm run build`) when it is missing or older than its sources.
+
+Used by the benchmarks and the end-to-end tests, so each builds at most once per run."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 # TIDEPOOL_DIST lets parallel work build and test into a separate folder (default: dist/).
 DIST_INDEX = Path(os.environ.get("TIDEPOOL_DIST", ROOT / "dist")).resolve() / "index.html"
 SOURCES = ["web", "runtime", "package.json", "package-lock.json", "pyproject.toml", "scripts/build_wheels.py"]

@@ -31,14 +31,6 @@ class TidepoolError(Exception):
         self.message = message
 
 
-class ProtocolError(TidepoolError):
-    """The other side sent something the protocol does not allow."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 class HostRequestError(TidepoolError):
     """A request to the host failed: it timed out, was cancelled, or the host answered with an error."""
 

@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from runtime.policy.permissions import Verdict
 from runtime.tools.base import ToolDefinition
 
-Verdict = Literal["allow", "ask", "deny"]
+__all__ = ["Gate", "Verdict"]
 
 
 class Gate(Protocol):

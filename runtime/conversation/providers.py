@@ -9,7 +9,7 @@ from runtime.agent.context import DEFAULT_CONTEXT_TOKENS
 from runtime.conversation.settings import Settings
 from runtime.errors import ProviderError
 from runtime.host.http import HttpClient
-from runtime.providers.base import ModelInfo, Provider, ProviderSettings
+from runtime.providers.base import ModelInfo, Provider, ProviderEndpoint
 from runtime.providers.registry import ProviderRegistry, UnknownProvider
 
 
@@ -25,7 +25,7 @@ class ProviderCache:
         """The provider settings changed: the next use makes a new client."""
         self._provider = None
 
-    def provider(self, override: ProviderSettings | None = None) -> Provider:
+    def provider(self, override: ProviderEndpoint | None = None) -> Provider:
         """The configured provider (or one for ``override``); raises ``ProviderError`` with advice."""
         settings = override or self._settings().provider
         if settings is None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from runtime.agent.gate import Gate
 from runtime.host.messages import Config
-from runtime.providers.base import ProviderSettings
+from runtime.providers.base import ProviderEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -18,7 +18,7 @@ GateFactory = Callable[[str], Gate]
 
 @dataclass(frozen=True)
 class Settings:
-    provider: ProviderSettings | None = None
+    provider: ProviderEndpoint | None = None
     model: str | None = None
     permission_mode: str = "ask"
     context_length: int | None = None
@@ -36,7 +36,7 @@ def apply_config(settings: Settings, message: Config) -> SettingsChange:
     provider_changed = False
     if "provider" in message:
         p = message["provider"]
-        settings = replace(settings, provider=ProviderSettings(p["kind"], p["base_url"], p["has_key"]))
+        settings = replace(settings, provider=ProviderEndpoint(p["kind"], p["base_url"], p["has_key"]))
         provider_changed = True
     if "page_origin" in message and settings.provider:
         settings = replace(settings, provider=replace(settings.provider, page_origin=message["page_origin"]))

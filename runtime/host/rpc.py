@@ -102,8 +102,3 @@ class Rpc:
             return message.get("type") != "error"
         stream.put(message)
         return True
-
-    def fail_all(self, code: str, text: str) -> None:
-        """The connection is gone: every waiting request gets an error message."""
-        for request_id, stream in list(self._streams.items()):
-            stream.put({"type": "error", "code": code, "message": text, "id": request_id})

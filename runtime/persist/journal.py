@@ -21,12 +21,12 @@ from runtime.chat.messages import AssistantMessage, ToolResultMessage
 from runtime.host.messages import Decision, Event, ToolStatus, TurnEndReason
 from runtime.persist.flusher import Flusher
 from runtime.store import Store, StoreError
-from runtime.store.values import CallStatus, MessageStatus, StoredMessage
+from runtime.store.values import CallDecision, CallStatus, MessageStatus, StoredMessage
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[Event], None]
-_DECISIONS: dict[Decision, Any] = {"allow": "allow", "allow_session": "allow_session", "deny": "deny"}
+_DECISIONS: dict[Decision, CallDecision] = {"allow": "allow", "allow_session": "allow_session", "deny": "deny"}
 
 
 def wire_calls(message: AssistantMessage) -> list[dict[str, Any]]:

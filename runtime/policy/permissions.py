@@ -31,9 +31,9 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["ask", "auto-edit", "full-auto", "read-only"]
 MODES: tuple[Mode, ...] = get_args(Mode)
-Decision = Literal["allow", "ask", "deny"]
+Verdict = Literal["allow", "ask", "deny"]
 
-MODE_TABLE: dict[Mode, dict[Effect, Decision]] = {
+MODE_TABLE: dict[Mode, dict[Effect, Verdict]] = {
     "ask": {"read": "allow", "memory": "allow", "write": "ask", "network": "ask", "execute": "ask"},
     "auto-edit": {"read": "allow", "memory": "allow", "write": "allow", "network": "ask", "execute": "ask"},
     "full-auto": {"read": "allow", "memory": "allow", "write": "allow", "network": "allow", "execute": "allow"},
@@ -153,7 +153,7 @@ class Policy:
         """A new session starts with no grants."""
         self._granted.clear()
 
-    def decide(self, tool: ToolDefinition, arguments: dict[str, Any]) -> tuple[Decision, str]:
+    def decide(self, tool: ToolDefinition, arguments: dict[str, Any]) -> tuple[Verdict, str]:
         for rule in self.deny_rules:
             if rule.matches(tool.name, arguments):
                 return "deny", f"{tool.name} is denied by the rule {rule}"

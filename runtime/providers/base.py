@@ -58,8 +58,8 @@ class ModelInfo:
 
 
 @dataclass(frozen=True)
-class ProviderSettings:
-    """The host's provider settings (never the key: ``has_key`` only says one is configured)."""
+class ProviderEndpoint:
+    """The provider the host chose: its kind and base URL (never the key: ``has_key`` says one is set)."""
 
     kind: str
     base_url: str

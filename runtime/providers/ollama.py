@@ -11,7 +11,7 @@ from typing import Any
 from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import HttpClient
-from runtime.providers.base import ModelInfo, ProviderSettings, StreamEvent
+from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
 from runtime.providers.failures import Hints, from_host_failure, from_status
 from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
 
@@ -32,7 +32,7 @@ def unreachable_advice(page_origin: str | None) -> str:
 class OllamaProvider:
     kind = "ollama"
 
-    def __init__(self, settings: ProviderSettings, http: HttpClient) -> None:
+    def __init__(self, settings: ProviderEndpoint, http: HttpClient) -> None:
         base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.base_url = base.removesuffix("/v1")
         self._http = http

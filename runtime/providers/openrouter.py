@@ -10,7 +10,7 @@ from typing import Any
 from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError
 from runtime.host.http import HttpClient
-from runtime.providers.base import ModelInfo, ProviderSettings, StreamEvent
+from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
 from runtime.providers.failures import Hints, from_host_failure, from_status
 from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
 
@@ -23,7 +23,7 @@ APP_HEADERS = {"X-Title": "Tidepool"}  # OpenRouter's app attribution; HTTP-Refe
 class OpenRouterProvider:
     kind = "openrouter"
 
-    def __init__(self, settings: ProviderSettings, http: HttpClient) -> None:
+    def __init__(self, settings: ProviderEndpoint, http: HttpClient) -> None:
         self.base_url = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._http = http
         headers = dict(APP_HEADERS)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from runtime.host.http import HttpClient
-from runtime.providers.base import Provider, ProviderSettings
+from runtime.providers.base import Provider, ProviderEndpoint
 
-ProviderFactory = Callable[[ProviderSettings, HttpClient], Provider]
+ProviderFactory = Callable[[ProviderEndpoint, HttpClient], Provider]
 
 
 class UnknownProvider(KeyError):
@@ -23,7 +23,7 @@ class ProviderRegistry:
             raise ValueError(f"provider {kind!r} is registered twice")
         self._factories[kind] = factory
 
-    def create(self, settings: ProviderSettings, http: HttpClient) -> Provider:
+    def create(self, settings: ProviderEndpoint, http: HttpClient) -> Provider:
         try:
             factory = self._factories[settings.kind]
         except KeyError:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from runtime.providers.base import ModelInfo, Provider, ProviderSettings
+from runtime.providers.base import ModelInfo, Provider, ProviderEndpoint
 from runtime.store import Store
 
 
@@ -51,7 +51,7 @@ class SessionSwitch(Protocol):
 class ModelSource(Protocol):
     """The provider for listing models, and where the listed context lengths go."""
 
-    def provider(self, override: ProviderSettings | None = None) -> Provider: ...
+    def provider(self, override: ProviderEndpoint | None = None) -> Provider: ...
 
     def page_origin(self) -> str | None: ...
 

@@ -32,7 +32,7 @@ FindingKind = Literal[
     "native-binary",
     "syntax-error",
 ]
-Verdict = Literal["runnable", "instructions-only", "needs"]
+SkillVerdict = Literal["runnable", "instructions-only", "needs"]
 BLOCKING: frozenset[FindingKind] = frozenset({"unavailable-module", "process-call", "shell-script", "native-binary"})
 
 UNAVAILABLE_MODULES: dict[str, str] = {
@@ -120,7 +120,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class ScanResult:
-    verdict: Verdict
+    verdict: SkillVerdict
     needs: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     scripts: tuple[str, ...] = ()
@@ -145,7 +145,7 @@ def scan_skill(files: Mapping[str, bytes]) -> ScanResult:
         if not any(f.kind in BLOCKING for f in found):
             runnable.append(path)
     needs = sorted({f.detail.split(" ")[0] for f in findings if f.kind == "third-party" and f.path in runnable})
-    verdict: Verdict = "instructions-only" if not runnable else ("needs" if needs else "runnable")
+    verdict: SkillVerdict = "instructions-only" if not runnable else ("needs" if needs else "runnable")
     return ScanResult(verdict, tuple(needs), tuple(findings), tuple(scripts))
 
 

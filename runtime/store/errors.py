@@ -11,7 +11,6 @@ StoreErrorCode = Literal[
     "corrupt",  # the bytes or file are not a readable SQLite database
     "not_found",  # no session / memory / ledger entry / approval with that id
     "invalid",  # a value the store refuses (empty text, unknown status, ...)
-    "secret_setting",  # a setting whose key looks like a credential
     "in_transaction",  # serialize() while a transaction is open would persist uncommitted work
 ]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from runtime.store.base import Row, StoreBase, dumps, loads
 from runtime.store.errors import StoreError
-from runtime.store.values import CALL_STATUSES, DECISIONS, CallStatus, Decision, LedgerEntry, PendingApproval
+from runtime.store.values import CALL_DECISIONS, CALL_STATUSES, CallDecision, CallStatus, LedgerEntry, PendingApproval
 
 RESULT_SUMMARY_CHARS = 2000
 _FINAL: frozenset[CallStatus] = frozenset({"ok", "error", "denied"})
@@ -59,7 +59,7 @@ class LedgerMixin(StoreBase):
         *,
         turn_id: str | None = None,
         status: CallStatus = "running",
-        decision: Decision | None = None,
+        decision: CallDecision | None = None,
     ) -> LedgerEntry:
         """Record a tool call as it starts (or as it waits for approval)."""
         _check_values(status, decision)
@@ -76,7 +76,7 @@ class LedgerMixin(StoreBase):
         call_id: str,
         *,
         status: CallStatus | None = None,
-        decision: Decision | None = None,
+        decision: CallDecision | None = None,
         result_summary: str | None = None,
     ) -> LedgerEntry:
         """Change a call's decision or status. A final status (ok/error/denied) stamps the timings.
@@ -151,8 +151,8 @@ class LedgerMixin(StoreBase):
         return [_approval(r) for r in self._rows(sql + " ORDER BY created, rowid", params)]
 
 
-def _check_values(status: CallStatus | None, decision: Decision | None) -> None:
+def _check_values(status: CallStatus | None, decision: CallDecision | None) -> None:
     if status is not None and status not in CALL_STATUSES:
         raise StoreError("invalid", f"unknown tool call status {status!r}")
-    if decision is not None and decision not in DECISIONS:
+    if decision is not None and decision not in CALL_DECISIONS:
         raise StoreError("invalid", f"unknown approval decision {decision!r}")

@@ -9,7 +9,6 @@ Open it on a path (CPython, tests), on bytes (the browser: the database lives in
 from __future__ import annotations
 
 import logging
-import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from runtime.store.base import Clock, dumps, loads, utc_now
+from runtime.store.base import Clock, utc_now
 from runtime.store.durability import Choice, Generations, connect_bytes
 from runtime.store.errors import StoreError
 from runtime.store.export import session_json, session_markdown
@@ -29,10 +28,6 @@ from runtime.store.sessions import SessionsMixin
 log = logging.getLogger(__name__)
 
 Source = str | Path | bytes | bytearray | memoryview | None
-_SECRET_KEY = re.compile(
-    r"(^|[._-])(api[._-]?key|keys?|tokens?|secrets?|passwords?|passphrases?|authorization|credentials?)($|[._-])",
-    re.IGNORECASE,
-)
 
 
 def _connect(source: Source) -> sqlite3.Connection:
@@ -111,32 +106,6 @@ class Store(SessionsMixin, LedgerMixin, MemoriesMixin):
         if self._db.conn.in_transaction:
             raise StoreError("in_transaction", "Cannot save in the middle of a transaction; save after it commits.")
         return self._db.conn.serialize()
-
-    # -- settings (never secrets: keys live in IndexedDB, encrypted, on the JS side) ------------
-
-    def setting_get(self, key: str, default: Any = None) -> Any:
-        row = self._one("SELECT value FROM settings WHERE key = ?", [key])
-        return default if row is None else loads(row["value"])
-
-    def setting_set(self, key: str, value: Any) -> None:
-        if _SECRET_KEY.search(key):
-            raise StoreError(
-                "secret_setting",
-                f"Setting {key!r} looks like a credential; credentials are never stored in the database.",
-                entity="setting",
-                key=key,
-            )
-        self._db.execute(
-            "INSERT INTO settings (key, value, updated) VALUES (?, ?, ?)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated = excluded.updated",
-            [key, dumps(value), self._now()],
-        )
-
-    def setting_delete(self, key: str) -> None:
-        self._db.execute("DELETE FROM settings WHERE key = ?", [key])
-
-    def settings_all(self) -> dict[str, Any]:
-        return {r["key"]: loads(r["value"]) for r in self._rows("SELECT key, value FROM settings ORDER BY key")}
 
     # -- export ---------------------------------------------------------------------------------
 

@@ -19,8 +19,8 @@ MESSAGE_KINDS: tuple[MessageKind, ...] = ("message", "summary")
 MessageStatus = Literal["complete", "streaming", "interrupted", "error"]
 MESSAGE_STATUSES: tuple[MessageStatus, ...] = ("complete", "streaming", "interrupted", "error")
 
-Decision = Literal["auto", "allow", "allow_session", "deny"]
-DECISIONS: tuple[Decision, ...] = ("auto", "allow", "allow_session", "deny")
+CallDecision = Literal["auto", "allow", "allow_session", "deny"]
+CALL_DECISIONS: tuple[CallDecision, ...] = ("auto", "allow", "allow_session", "deny")
 
 CallStatus = Literal["pending-approval", "running", "ok", "error", "denied"]
 CALL_STATUSES: tuple[CallStatus, ...] = ("pending-approval", "running", "ok", "error", "denied")
@@ -67,7 +67,7 @@ class LedgerEntry:
     turn_id: str | None
     tool: str
     arguments: dict[str, Any]
-    decision: Decision | None
+    decision: CallDecision | None
     status: CallStatus
     result_summary: str | None
     started: str

@@ -7,34 +7,24 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from runtime.boot import BootConfig, boot
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
-from tests.runtime.loopback_adapter import LoopbackAdapter
 from tests.support.gates import AllowReadsGate
+from tests.support.loopback_host import LoopbackAdapter
+from tests.support.rigs import Driver
 
 KEY = "sk-or-v1-test-loopback-key"  # a made-up key, shaped like a real one only in its prefix
 
 
 @dataclass
-class Rig:
+class Rig(Driver):
     fake: FakeLLM
     host: LoopbackAdapter
     flavor: str
-
-    async def turn(self, text: str, turn_id: str) -> dict[str, Any]:
-        self.host.send({"type": "user_message", "text": text, "turn_id": turn_id})
-        return await self.finished(turn_id)  # type: ignore[no-any-return]
-
-    async def finished(self, turn_id: str) -> Any:
-        def done() -> Any:
-            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
-
-        return await self.host.wait_for(done, 15)
 
     def text(self, turn_id: str) -> str:
         return "".join(e["text"] for e in self.host.events("text_delta") if e["turn_id"] == turn_id)

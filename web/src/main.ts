@@ -2,7 +2,7 @@
 
 import "./styles.css";
 import { normalizeBaseUrl } from "./worker/egress";
-import type { WorkerToMain } from "./worker/bridge";
+import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { isPermissionMode, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
@@ -10,7 +10,7 @@ import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { ChatView } from "./ui/chat";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
-import { parseSessionView } from "./ui/history";
+import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
 import { StatusView } from "./ui/status";
 import { UsageView } from "./ui/usage";

@@ -5,7 +5,7 @@
 
 import type { JsonObject } from "./protocol/codec";
 import { parseModels, type ModelInfo } from "./protocol/messages";
-import { TAKE_OVER_NAME, type MainToWorker, type RequestResult, type WorkerToMain } from "./worker/bridge";
+import { TAKE_OVER_NAME, type MainToWorker, type RequestResult, type WorkerToMain } from "./worker/main-worker-messages";
 import type { WorkspaceRequest } from "./worker/workspace-fs";
 
 const REQUEST_TIMEOUT_MS = 45_000;

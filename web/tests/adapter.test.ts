@@ -7,9 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder, type WireMessage } from "../src/protocol/codec";
-import { Adapter, type AdapterIO } from "../src/worker/adapter";
-import type { WorkerToMain } from "../src/worker/bridge";
+import type { WireMessage } from "../src/protocol/codec";
+import { AdapterHarness } from "./support/adapter-harness";
 
 const KEY = "sk-or-v1-very-secret-key";
 const seen: { url: string; auth: string | undefined }[] = [];
@@ -52,29 +51,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-class Harness {
-  readonly toRuntime: WireMessage[] = [];
-  readonly toMain: WorkerToMain[] = [];
-  readonly rawBytes: Uint8Array[] = [];
-  private readonly decoder = new FrameDecoder();
-  readonly adapter: Adapter;
-
-  constructor(extra: Partial<Pick<AdapterIO, "exec">> = {}) {
-    this.adapter = new Adapter({
-      toRuntime: (bytes) => {
-        this.rawBytes.push(bytes);
-        for (const item of this.decoder.feed(bytes)) if (item.kind === "message") this.toRuntime.push(item.message);
-      },
-      toMain: (m) => this.toMain.push(m),
-      appOrigin: "http://127.0.0.1:1",
-      ...extra,
-    });
-  }
-
-  fromRuntime(message: WireMessage): void {
-    this.adapter.onRuntimeBytes(encodeFrame(message));
-  }
-
+class Harness extends AdapterHarness {
   handshake(): void {
     this.adapter.start();
     this.adapter.onMain({
@@ -84,18 +61,6 @@ class Harness {
     });
     this.fromRuntime({ type: "hello", protocol: 1, capabilities: [], agent: "test" });
     this.fromRuntime({ type: "event", event: { kind: "ready", models_known: false, tools: [] } });
-  }
-
-  sent(type: string, id?: string): WireMessage[] {
-    return this.toRuntime.filter((m) => m.type === type && (id === undefined || m.id === id));
-  }
-
-  async until(check: () => boolean, ms = 5000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`timed out; sent so far: ${JSON.stringify(this.toRuntime)}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
   }
 
   request(id: string, path: string, extra: Partial<WireMessage> = {}): void {

@@ -5,10 +5,10 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder, type WireMessage } from "../src/protocol/codec";
+import type { WireMessage } from "../src/protocol/codec";
 import { parseExecRequest, parseFromSandbox } from "../src/sandbox/messages";
-import { Adapter } from "../src/worker/adapter";
-import type { ProviderSettings } from "../src/worker/bridge";
+import type { AgentSettings } from "../src/worker/main-worker-messages";
+import { AdapterHarness } from "./support/adapter-harness";
 
 const BASE = { id: "x1", code: "print(1)", files: {} };
 
@@ -63,23 +63,15 @@ describe("results from the sandbox worker", () => {
 });
 
 describe("config.package_index_urls", () => {
-  function configSent(settings: ProviderSettings): WireMessage | undefined {
-    const sent: WireMessage[] = [];
-    const decoder = new FrameDecoder();
-    const adapter = new Adapter({
-      toRuntime: (bytes) => {
-        for (const item of decoder.feed(bytes)) if (item.kind === "message") sent.push(item.message);
-      },
-      toMain: () => undefined,
-      appOrigin: "http://127.0.0.1:1",
-    });
-    adapter.start();
-    adapter.onMain({ type: "configure", settings, key: null });
-    adapter.onRuntimeBytes(encodeFrame({ type: "hello", protocol: 1, capabilities: [], agent: "test" }));
-    return sent.find((m) => m.type === "config");
+  function configSent(settings: AgentSettings): WireMessage | undefined {
+    const h = new AdapterHarness();
+    h.adapter.start();
+    h.adapter.onMain({ type: "configure", settings, key: null });
+    h.fromRuntime({ type: "hello", protocol: 1, capabilities: [], agent: "test" });
+    return h.sent("config")[0];
   }
 
-  const settings: ProviderSettings = { provider: "ollama", baseUrl: "http://127.0.0.1:9", model: null, permissionMode: "ask" };
+  const settings: AgentSettings = { provider: "ollama", baseUrl: "http://127.0.0.1:9", model: null, permissionMode: "ask" };
 
   it("is sent when the page names an index", () => {
     const config = configSent({ ...settings, packageIndexUrls: ["http://127.0.0.1:9/simple"] });

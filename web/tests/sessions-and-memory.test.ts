@@ -7,7 +7,7 @@ import {
   relativeTime,
   safeFilename,
   sessionLabel,
-} from "../src/ui/panels/store-model";
+} from "../src/ui/panels/records";
 
 describe("sessions_list results", () => {
   it("reads sessions and marks the current one", () => {

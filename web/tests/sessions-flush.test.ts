@@ -1,32 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder, type WireMessage } from "../src/protocol/codec";
-import { Adapter } from "../src/worker/adapter";
+import type { WireMessage } from "../src/protocol/codec";
 import type { FlushOutcome } from "../src/worker/persistence";
-
-/** An adapter whose frames to the runtime are decoded into `sent`. */
-function adapterWith(flusher: () => Promise<FlushOutcome>): { adapter: Adapter; sent: WireMessage[] } {
-  const sent: WireMessage[] = [];
-  const decoder = new FrameDecoder();
-  const adapter = new Adapter({
-    toRuntime: (bytes) => {
-      for (const item of decoder.feed(bytes)) if (item.kind === "message") sent.push(item.message);
-    },
-    toMain: () => undefined,
-    appOrigin: "http://127.0.0.1:1",
-  });
-  adapter.enableFlush(flusher);
-  adapter.start();
-  adapter.onRuntimeBytes(encodeFrame({ type: "hello", protocol: 1 }));
-  return { adapter, sent };
-}
+import { AdapterHarness } from "./support/adapter-harness";
 
 async function replyTo(flusher: () => Promise<FlushOutcome>): Promise<WireMessage | undefined> {
-  const { adapter, sent } = adapterWith(flusher);
-  adapter.onRuntimeBytes(encodeFrame({ type: "flush_request", id: "r7", what: "state", paths: ["current.sqlite"], rotate: false }));
-  const end = Date.now() + 2000;
-  while (!sent.some((m) => m.type === "reply") && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
-  expect(sent[0]).toMatchObject({ type: "hello", capabilities: expect.arrayContaining(["flush"]) });
-  return sent.find((m) => m.type === "reply");
+  const h = new AdapterHarness();
+  h.adapter.enableFlush(flusher);
+  h.adapter.start();
+  h.fromRuntime({ type: "hello", protocol: 1 });
+  h.fromRuntime({ type: "flush_request", id: "r7", what: "state", paths: ["current.sqlite"], rotate: false });
+  await h.until(() => h.sent("reply").length > 0, 2000);
+  expect(h.toRuntime[0]).toMatchObject({ type: "hello", capabilities: expect.arrayContaining(["flush"]) });
+  return h.sent("reply")[0];
 }
 
 describe("every flush_request is answered (the runtime waits for it)", () => {

@@ -13,8 +13,8 @@ from runtime.chat.history import INTERRUPTED_RESULT, model_view
 from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage, UserMessage
 from runtime.providers.base import Finished, StreamEvent
 from runtime.store.values import StoredMessage
-from tests.unit.runtime.scripted import ScriptedProvider, call, says
-from tests.unit.runtime.staterig import StateRig
+from tests.support.rigs import StateRig
+from tests.support.scripted import ScriptedProvider, call, says
 
 SUMMARY = "SUMMARY: the user described topics 0 to 2."
 

@@ -16,8 +16,8 @@ from runtime.errors import HostHttpError, HostRequestError
 from runtime.host.codec import encode
 from runtime.host.rpc import Rpc
 from runtime.tools.registry import Registry
+from tests.support.framehost import FrameHost, HttpReply
 from tests.support.gates import AllowReadsGate
-from tests.unit.runtime.framehost import FrameHost, HttpReply
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ def test_the_checker_finds_a_circle_in_a_made_up_graph() -> None:
 
 def test_the_checker_sees_imports_inside_functions_and_type_checking_blocks() -> None:
     graph = module_graph()
-    assert "runtime.requests.basic" in graph["runtime.requests.dispatch"]  # imported inside methods()
+    assert "runtime.requests.runtime_info" in graph["runtime.requests.dispatch"]  # imported inside methods()
     assert "runtime.requests.ports" in graph["runtime.requests.memory"]  # under TYPE_CHECKING
 
 

@@ -19,14 +19,15 @@ from runtime.errors import ProviderError
 from runtime.host.http import HttpClient
 from runtime.policy.hooks import Denied, HookCall, Hooks, default_hooks
 from runtime.policy.permissions import Policy
-from runtime.providers.base import Finished, ProviderSettings, TextDelta
+from runtime.providers.base import Finished, ProviderEndpoint, TextDelta
 from runtime.providers.registry import ProviderRegistry
 from runtime.tools.base import ToolContext, ToolError, tool
 from runtime.tools.registry import Registry
 from runtime.tools.skills import activate_skill
+from tests.support.framehost import FrameHost
 from tests.support.gates import AllowReadsGate
-from tests.unit.runtime.framehost import FrameHost
-from tests.unit.runtime.scripted import Pause, ScriptedProvider, call, says
+from tests.support.rigs import Driver
+from tests.support.scripted import Pause, ScriptedProvider, call, says
 
 
 @tool("read")
@@ -67,7 +68,7 @@ def leak() -> str:
 
 
 @dataclass
-class Rig:
+class Rig(Driver):
     host: FrameHost
     provider: ScriptedProvider
     conversation: Conversation
@@ -76,16 +77,6 @@ class Rig:
 
     def kinds(self) -> list[str]:
         return [e["kind"] for e in self.host.events() if e["kind"] not in ("ready", "session_opened", "notice")]
-
-    async def turn(self, text: str, turn_id: str = "t1") -> dict[str, Any]:
-        self.host.send({"type": "user_message", "text": text, "turn_id": turn_id})
-        return await self.finished(turn_id)
-
-    async def finished(self, turn_id: str) -> dict[str, Any]:
-        def done() -> Any:
-            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
-
-        return await self.host.wait_for(done)  # type: ignore[no-any-return]
 
 
 async def _rig(
@@ -99,7 +90,7 @@ async def _rig(
     provider = ScriptedProvider()
     providers = ProviderRegistry()
 
-    def make(settings: ProviderSettings, http: HttpClient) -> ScriptedProvider:
+    def make(settings: ProviderEndpoint, http: HttpClient) -> ScriptedProvider:
         return provider
 
     providers.register("scripted", make)

@@ -13,8 +13,8 @@ import pytest
 from runtime.chat.messages import AssistantMessage, ToolResultMessage, UserMessage
 from runtime.providers.base import TextDelta
 from runtime.store import Store
-from tests.unit.runtime.scripted import Pause, call, says
-from tests.unit.runtime.staterig import StateRig
+from tests.support.rigs import StateRig
+from tests.support.scripted import Pause, call, says
 
 
 @pytest.fixture
@@ -249,7 +249,7 @@ async def test_memory_tools_run_without_asking_and_pinned_memories_reach_the_pro
 async def test_saves_asked_for_during_a_save_share_the_next_one() -> None:
     from runtime.host.rpc import Rpc
     from runtime.persist.flusher import Flusher
-    from tests.unit.runtime.framehost import FrameHost
+    from tests.support.framehost import FrameHost
 
     host = FrameHost()
     held: list[dict[str, Any]] = []

@@ -12,15 +12,15 @@ import pytest
 
 from runtime.chat.messages import ChatMessage, ToolCall, UserMessage
 from runtime.errors import ProviderError
-from runtime.providers.base import Finished, ModelInfo, Provider, ProviderSettings, StreamEvent, TextDelta, UsageReport
+from runtime.providers.base import Finished, ModelInfo, Provider, ProviderEndpoint, StreamEvent, TextDelta, UsageReport
 from runtime.providers.openai_compat import OpenAICompatChat
 from runtime.providers.registry import builtin_providers
 from runtime.providers.retry import RetryPolicy
-from tests.unit.runtime.framehost import FrameHost, HttpReply, split_at
+from tests.support.framehost import FrameHost, HttpReply, split_at
 
 STREAMS = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
-OPENROUTER = ProviderSettings("openrouter", "https://openrouter.ai/api/v1", True, "http://localhost:5173")
-OLLAMA = ProviderSettings("ollama", "http://localhost:11434", False, "http://localhost:5173")
+OPENROUTER = ProviderEndpoint("openrouter", "https://openrouter.ai/api/v1", True, "http://localhost:5173")
+OLLAMA = ProviderEndpoint("ollama", "http://localhost:11434", False, "http://localhost:5173")
 HELLO: list[ChatMessage] = [UserMessage("hi")]
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read.", "parameters": {}}}]
 
@@ -30,7 +30,7 @@ class Sleeps(list[float]):
         self.append(seconds)
 
 
-async def _provider(host: FrameHost, settings: ProviderSettings, sleeps: Sleeps | None = None) -> Provider:
+async def _provider(host: FrameHost, settings: ProviderEndpoint, sleeps: Sleeps | None = None) -> Provider:
     provider: Any = builtin_providers().create(settings, host.http())
     if sleeps is not None:
         provider.chat = OpenAICompatChat(provider.chat._http, provider.chat.endpoint, RetryPolicy(), sleep=sleeps)
@@ -94,7 +94,7 @@ RECORDED = [
 async def test_recorded_stream(
     host: FrameHost,
     fixture: str,
-    settings: ProviderSettings,
+    settings: ProviderEndpoint,
     text: str,
     calls: tuple[ToolCall, ...],
     usage: tuple[Any, ...],
@@ -122,7 +122,7 @@ async def test_recorded_stream(
         ),
         pytest.param(OLLAMA, "http://localhost:11434/v1/chat/completions", {}, id="ollama"),
         pytest.param(
-            ProviderSettings("ollama", "http://127.0.0.1:11434/v1/", False),
+            ProviderEndpoint("ollama", "http://127.0.0.1:11434/v1/", False),
             "http://127.0.0.1:11434/v1/chat/completions",
             {},
             id="ollama base url given with /v1",
@@ -130,7 +130,7 @@ async def test_recorded_stream(
     ],
 )
 async def test_request_shape(
-    host: FrameHost, settings: ProviderSettings, url: str, extra_headers: dict[str, str]
+    host: FrameHost, settings: ProviderEndpoint, url: str, extra_headers: dict[str, str]
 ) -> None:
     host.responder = lambda request: HttpReply.sse((STREAMS / "ollama_text.sse").read_bytes())
     provider = await _provider(host, settings)

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.runtime.scripted import says
-from tests.unit.runtime.staterig import StateRig
+from tests.support.rigs import StateRig
+from tests.support.scripted import says
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ async def test_tools_list_and_ping(rig: StateRig) -> None:
 
 
 async def test_session_open_while_a_turn_waits_keeps_the_approval(rig: StateRig) -> None:
-    from tests.unit.runtime.scripted import call
+    from tests.support.scripted import call
 
     rig.provider.rounds = [says("", call("save_note", {"path": "n.md", "text": "x"}, "c9")), says("Done.")]
     rig.host.send({"type": "user_message", "text": "note it", "turn_id": "t1"})

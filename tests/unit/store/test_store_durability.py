@@ -21,7 +21,6 @@ def _filled(clock: SteppingClock) -> Store:
     store.append_message(sid, "assistant", [{"type": "text", "text": "hi"}], turn_id="t1")
     store.ledger_append(sid, "c1", "read_file", {"path": "a"}, turn_id="t1", status="ok")
     store.memory_save("remember the milk", ["errand"], pinned=True)
-    store.setting_set("ui.theme", "dark")
     return store
 
 
@@ -31,7 +30,6 @@ def _snapshot(store: Store) -> tuple[object, ...]:
         store.list_messages("s-1"),
         store.ledger_list("s-1"),
         store.memory_list(),
-        store.settings_all(),
         [h.memory.id for h in store.memory_search("milk")],
     )
 

@@ -56,7 +56,7 @@ def test_earlier_version_migrates_to_latest_keeping_everything(tmp_path: Path, v
         assert messages[1].tool_calls[0]["function"]["name"] == "memory_search"
         assert messages[2].name == "memory_search"
         assert store.ledger_get("c1").duration_ms == 12
-        assert store.setting_get("ui.theme") == "dark"
+        assert store._one("SELECT value FROM settings WHERE key = ?", ["ui.theme"])["value"] == '"dark"'
         # 0002 added pinning: a v1 memory is unpinned, a v2 pin is kept; FTS stays in sync across steps.
         pinned = {m.text: m.pinned for m in store.memory_list()}
         assert pinned == {"Prefers trains over planes": False, "Allergic to peanuts": version >= 2}

@@ -84,42 +84,6 @@ def test_long_first_message_makes_a_short_title(store: Store) -> None:
     assert len(title) <= 60 and title.endswith("…")
 
 
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [
-        pytest.param("ui.theme", "dark", id="string"),
-        pytest.param("model.recent", ["a", "b"], id="list"),
-        pytest.param("permission_mode", {"mode": "ask", "rules": []}, id="object"),
-        pytest.param("keybindings", {"send": "Enter"}, id="key-prefix-is-not-a-secret"),
-    ],
-)
-def test_settings_round_trip(store: Store, key: str, value: Any) -> None:
-    assert store.setting_get(key, "default") == "default"
-    store.setting_set(key, value)
-    store.setting_set(key, value)  # upsert
-    assert store.setting_get(key) == value
-    assert store.settings_all() == {key: value}
-    store.setting_delete(key)
-    assert store.setting_get(key) is None
-
-
-@pytest.mark.parametrize(
-    "key",
-    [
-        pytest.param("openrouter.api_key", id="api_key"),
-        pytest.param("apiKey", id="camel-apikey"),
-        pytest.param("provider.token", id="token"),
-        pytest.param("oauth-secret", id="secret"),
-        pytest.param("password", id="password"),
-    ],
-)
-def test_secret_looking_settings_are_refused(store: Store, key: str) -> None:
-    with pytest.raises(StoreError) as err:
-        store.setting_set(key, "sk-or-v1-abc")
-    assert (err.value.code, err.value.key) == ("secret_setting", key)
-    assert store.settings_all() == {}
-
-
 def test_ledger_records_decisions_status_and_timings(store: Store) -> None:
     sid = store.create_session().id
     asked = store.ledger_append(sid, "c1", "write_file", {"path": "a.md"}, turn_id="t1", status="pending-approval")

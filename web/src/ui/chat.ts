@@ -6,7 +6,7 @@
 
 import type { ApprovalDecision, UiEvent } from "../protocol/messages";
 import { byTestId, el } from "./dom";
-import type { SessionView } from "./history";
+import type { SessionView } from "./session-view";
 import { renderMarkdown } from "./markdown";
 import { stableCut } from "./stream-split";
 import { ToolCard } from "./tool-card";

@@ -3,7 +3,7 @@
 import type { ApprovalDecision } from "../protocol/messages";
 import { codeArgument, renderPreview } from "./diff-view";
 import { el } from "./dom";
-import type { HistoryCallStatus } from "./history";
+import type { HistoryCallStatus } from "./session-view";
 
 export type ToolStatus = "pending-approval" | "running" | "ok" | "error" | "denied";
 

@@ -12,7 +12,7 @@ import {
   type HostMessage,
   type RuntimeMessage,
 } from "../protocol/messages";
-import type { LogSource, MainToWorker, ProviderSettings, WorkerToMain } from "./bridge";
+import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
 import { HttpExecutor } from "./http";
 import type { FlushOutcome } from "./persistence";
 
@@ -46,7 +46,7 @@ type HandshakeState = "waiting" | "hello" | "ready" | "failed";
 export class Adapter {
   private readonly decoder = new FrameDecoder(DEFAULT_MAX_FRAME);
   private readonly http: HttpExecutor;
-  private settings: ProviderSettings | null = null;
+  private settings: AgentSettings | null = null;
   private key: string | null = null;
   private state: HandshakeState = "waiting";
   private nextId = 1;

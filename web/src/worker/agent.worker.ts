@@ -6,7 +6,7 @@
 
 import type { PyodideAPI } from "pyodide";
 import { Adapter } from "./adapter";
-import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "./bridge";
+import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "./main-worker-messages";
 import { Persistence } from "./persistence";
 import { acquireWorkspaceLock } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";

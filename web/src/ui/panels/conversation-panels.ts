@@ -3,10 +3,10 @@
  * ask the runtime only while it is ready, and follow its events (a session opened, a memory saved).
  */
 
-import type { WorkerToMain } from "../../worker/bridge";
+import type { WorkerToMain } from "../../worker/main-worker-messages";
 import { MemoryPanel } from "./memory";
 import { SessionsPanel } from "./sessions";
-import type { Requester } from "./store-model";
+import type { Requester } from "./records";
 import "./panels.css";
 
 export type WorkerFollower = (message: WorkerToMain) => void;

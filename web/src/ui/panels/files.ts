@@ -7,7 +7,7 @@
  * spilled tool results) is not listed; the zip keeps it.
  */
 
-import type { RequestResult } from "../../worker/bridge";
+import type { RequestResult } from "../../worker/main-worker-messages";
 import type { Changed, FileView, WorkspaceEntry, WorkspaceRequest } from "../../worker/workspace-fs";
 import { el } from "../dom";
 import "./files.css";

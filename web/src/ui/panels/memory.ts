@@ -7,7 +7,7 @@
 import type { UiEvent } from "../../protocol/messages";
 import { el } from "../dom";
 import { registerPanel, type PanelHandle } from "./registry";
-import { MEMORY_CHANGING_TOOLS, parseMemories, parseTags, relativeTime, type MemoryInfo, type Requester } from "./store-model";
+import { MEMORY_CHANGING_TOOLS, parseMemories, parseTags, relativeTime, type MemoryInfo, type Requester } from "./records";
 
 const SEARCH_DELAY_MS = 120;
 const LIST_LIMIT = 500;

@@ -7,7 +7,7 @@
 
 import type { UiEvent } from "../../protocol/messages";
 import { el } from "../dom";
-import { parseExport, parseSessions, relativeTime, sessionLabel, type ExportFile, type Requester, type SessionInfo } from "./store-model";
+import { parseExport, parseSessions, relativeTime, sessionLabel, type ExportFile, type Requester, type SessionInfo } from "./records";
 
 export interface SessionsActions {
   /** Show a failure to the person (an error message in the chat). */

@@ -6,7 +6,7 @@
  */
 
 import type { JsonObject } from "../../protocol/codec";
-import type { RequestResult } from "../../worker/bridge";
+import type { RequestResult } from "../../worker/main-worker-messages";
 import { PROXY_PATH } from "../../worker/egress";
 import { el } from "../dom";
 import { registerPanel, type PanelHandle } from "./registry";

@@ -9,54 +9,27 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from typing import Any
 
 import aiohttp
 
-from runtime.host.codec import Decoder, Frame, encode
-from runtime.host.transport import FeedTransport
-
-Message = dict[str, Any]
+from tests.support.recording import Message, RecordingHost
 
 
-class LoopbackAdapter:
+class LoopbackAdapter(RecordingHost):
+    timeout_s = 15.0  # real HTTP to the fake provider
     def __init__(self, base_url: str, key: str | None) -> None:
+        super().__init__()
         self.base_url = base_url.rstrip("/")
         self.key = key
-        self.transport = FeedTransport(self._from_runtime)
-        self._decoder = Decoder()
-        self.received: list[Message] = []
-        self.changed = asyncio.Event()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._session: aiohttp.ClientSession | None = None
 
-    def send(self, message: Message) -> None:
-        self.transport.received(encode(message))
-
-    def events(self, kind: str | None = None) -> list[Message]:
-        out = [m["event"] for m in self.received if m["type"] == "event"]
-        return [e for e in out if kind is None or e["kind"] == kind]
-
-    async def wait_for(self, predicate: Any, timeout_s: float = 10.0) -> Any:
-        async def loop() -> Any:
-            while not (result := predicate()):
-                self.changed.clear()
-                await self.changed.wait()
-            return result
-
-        return await asyncio.wait_for(loop(), timeout_s)
-
-    def _from_runtime(self, data: bytes) -> None:
-        for item in self._decoder.feed(data):
-            assert isinstance(item, Frame), f"the runtime wrote a non-frame: {item}"
-            message = item.message
-            self.received.append(message)
-            self.changed.set()
-            if message["type"] == "http_request":
-                task = asyncio.get_running_loop().create_task(self._perform(message))
-                self._tasks[message["id"]] = task
-            elif message["type"] == "cancel" and message["id"] in self._tasks:
-                self._tasks[message["id"]].cancel()
+    def on_message(self, message: Message) -> None:
+        if message["type"] == "http_request":
+            task = asyncio.get_running_loop().create_task(self._perform(message))
+            self._tasks[message["id"]] = task
+        elif message["type"] == "cancel" and message["id"] in self._tasks:
+            self._tasks[message["id"]].cancel()
 
     async def _perform(self, request: Message) -> None:
         rid = request["id"]
@@ -88,4 +61,4 @@ class LoopbackAdapter:
         await asyncio.sleep(0)
         if self._session is not None:
             await self._session.close()
-        await self.transport.close()
+        await super().close()

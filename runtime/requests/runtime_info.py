@@ -1,11 +1,12 @@
-"""``ping``, ``list_models`` (its context lengths feed the token budget) and ``tools_list``."""
+"""What the runtime tells about itself and its provider: ``ping`` (its version), ``list_models``
+(the provider's models; their context lengths feed the token budget) and ``tools_list``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from runtime import __version__
-from runtime.providers.base import ProviderSettings
+from runtime.providers.base import ProviderEndpoint
 
 if TYPE_CHECKING:
     from runtime.requests.ports import Handler, Ports
@@ -20,7 +21,7 @@ async def list_models(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     p = params.get("provider")
     if isinstance(p, dict) and isinstance(p.get("kind"), str):
         origin = ports.models.page_origin()
-        override = ProviderSettings(p["kind"], str(p.get("base_url") or ""), bool(p.get("has_key")), origin)
+        override = ProviderEndpoint(p["kind"], str(p.get("base_url") or ""), bool(p.get("has_key")), origin)
     models = await ports.models.provider(override).list_models()
     if override is None:
         ports.models.remember_models(models)

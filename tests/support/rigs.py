@@ -1,6 +1,9 @@
-"""A conversation with a state directory, played over frames: restartable, so tests can "reload the page".
+"""Conversation rigs: a conversation booted over an in-process host, driven with frames.
 
-``StateRig.start`` boots a session on ``state_dir`` with a scripted provider, the real permission
+``Driver`` is what every rig can do (turns, requests). ``StateRig`` is a conversation with a state
+directory, restartable, so tests can "reload the page".
+
+``StateRig.start`` boots a conversation on ``state_dir`` with a scripted provider, the real permission
 policy and a small tool set (a read tool, a write tool that asks in ``ask`` mode, the memory tools,
 ``activate_skill``); ``restart`` closes it (as the page going away) and boots a new one on the same
 directory, with the same provider script object.
@@ -16,14 +19,15 @@ from typing import Any
 from runtime.boot import BootConfig, boot
 from runtime.conversation.conversation import Conversation
 from runtime.host.http import HttpClient
-from runtime.providers.base import ProviderSettings
+from runtime.providers.base import ProviderEndpoint
 from runtime.providers.registry import ProviderRegistry
 from runtime.tools import memory
 from runtime.tools.base import ToolContext, ToolOutput, tool
 from runtime.tools.registry import Registry
 from runtime.tools.skills import activate_skill
-from tests.unit.runtime.framehost import FrameHost
-from tests.unit.runtime.scripted import ScriptedProvider
+from tests.support.framehost import FrameHost
+from tests.support.recording import RecordingHost
+from tests.support.scripted import ScriptedProvider
 
 Message = dict[str, Any]
 
@@ -45,8 +49,41 @@ def registry() -> Registry:
     return Registry([lookup, save_note, *memory.TOOLS, activate_skill])
 
 
+class Driver:
+    """Turns and host requests played over frames, for any rig with a ``host``."""
+
+    host: RecordingHost
+
+    def events(self, kind: str | None = None) -> list[Message]:
+        return self.host.events(kind)
+
+    async def finished(self, turn_id: str) -> Message:
+        def done() -> Any:
+            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
+
+        return await self.host.wait_for(done)  # type: ignore[no-any-return]
+
+    async def turn(self, text: str, turn_id: str = "t1") -> Message:
+        self.host.send({"type": "user_message", "text": text, "turn_id": turn_id})
+        return await self.finished(turn_id)
+
+    async def request(self, method: str, **params: Any) -> Message:
+        rid = f"h{len(self.host.received)}-{method}"
+        self.host.send({"type": "request", "id": rid, "method": method, "params": params})
+
+        def replied() -> Any:
+            return next((m for m in self.host.received if m["type"] == "reply" and m["id"] == rid), None)
+
+        return await self.host.wait_for(replied)  # type: ignore[no-any-return]
+
+    async def result(self, method: str, **params: Any) -> Any:
+        reply = await self.request(method, **params)
+        assert reply["ok"], reply
+        return reply["result"]
+
+
 @dataclass
-class StateRig:
+class StateRig(Driver):
     workspace: Path
     state_dir: Path | None
     provider: ScriptedProvider = field(default_factory=ScriptedProvider)
@@ -58,7 +95,7 @@ class StateRig:
     async def start(self, *, configure: bool = True, session_id: str | None = None) -> StateRig:
         providers = ProviderRegistry()
 
-        def make(settings: ProviderSettings, http: HttpClient) -> ScriptedProvider:
+        def make(settings: ProviderEndpoint, http: HttpClient) -> ScriptedProvider:
             return self.provider
 
         providers.register("scripted", make)
@@ -93,30 +130,3 @@ class StateRig:
     async def restart(self, **options: Any) -> StateRig:
         await self.stop()
         return await self.start(**options)
-
-    def events(self, kind: str | None = None) -> list[Message]:
-        return self.host.events(kind)
-
-    async def finished(self, turn_id: str) -> Message:
-        def done() -> Any:
-            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
-
-        return await self.host.wait_for(done)  # type: ignore[no-any-return]
-
-    async def turn(self, text: str, turn_id: str) -> Message:
-        self.host.send({"type": "user_message", "text": text, "turn_id": turn_id})
-        return await self.finished(turn_id)
-
-    async def request(self, method: str, **params: Any) -> Message:
-        rid = f"h{len(self.host.received)}-{method}"
-        self.host.send({"type": "request", "id": rid, "method": method, "params": params})
-
-        def replied() -> Any:
-            return next((m for m in self.host.received if m["type"] == "reply" and m["id"] == rid), None)
-
-        return await self.host.wait_for(replied)  # type: ignore[no-any-return]
-
-    async def result(self, method: str, **params: Any) -> Any:
-        reply = await self.request(method, **params)
-        assert reply["ok"], reply
-        return reply["result"]

@@ -14,7 +14,7 @@ import type {
 } from "../protocol/messages";
 import type { WorkspaceRequest } from "./workspace-fs";
 
-export interface ProviderSettings {
+export interface AgentSettings {
   provider: ProviderKind;
   baseUrl: string;
   model: string | null;
@@ -41,7 +41,7 @@ export const BOOT_STEPS: readonly { step: BootStep; label: string }[] = [
 ];
 
 export type MainToWorker =
-  | { type: "configure"; settings: ProviderSettings; key: string | null }
+  | { type: "configure"; settings: AgentSettings; key: string | null }
   | { type: "user_message"; text: string }
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }

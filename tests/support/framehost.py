@@ -14,12 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.host.codec import Decoder, Frame, encode
 from runtime.host.http import HttpClient
 from runtime.host.rpc import Rpc
-from runtime.host.transport import FeedTransport
-
-Message = dict[str, Any]
+from tests.support.recording import Message, RecordingHost
 
 
 @dataclass(frozen=True)
@@ -56,39 +53,30 @@ def flush_ok(request: Message) -> Message | None:
     return {"ok": True, "result": {}}
 
 
-class FrameHost:
+class FrameHost(RecordingHost):
     def __init__(self, responder: Responder | None = None) -> None:
-        self.transport = FeedTransport(self._from_runtime)
-        self._decoder = Decoder()
-        self.received: list[Message] = []
+        super().__init__()
         self.requests: list[Message] = []
         self.cancelled: list[str] = []
         self.flushes: list[Message] = []
         self.flush_responder: FlushResponder = flush_ok
         self.responder = responder or (lambda request: HttpReply(404))
         self._tasks: set[asyncio.Task[None]] = set()
-        self.changed = asyncio.Event()
 
-    # runtime → host
-    def _from_runtime(self, data: bytes) -> None:
-        for item in self._decoder.feed(data):
-            assert isinstance(item, Frame), f"the runtime wrote a non-frame: {item}"
-            message = item.message
-            self.received.append(message)
-            self.changed.set()
-            if message["type"] == "http_request":
-                self.requests.append(message)
-                task = asyncio.get_running_loop().create_task(self._answer(message))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-            elif message["type"] == "cancel":
-                self.cancelled.append(message["id"])
-            elif message["type"] == "flush_request":
-                self.flushes.append(message)
-                answer = self.flush_responder(message)
-                if answer is not None:
-                    reply = {**answer, "type": "reply", "id": message["id"]}
-                    asyncio.get_running_loop().call_soon(self.send, reply)
+    def on_message(self, message: Message) -> None:
+        if message["type"] == "http_request":
+            self.requests.append(message)
+            task = asyncio.get_running_loop().create_task(self._answer(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        elif message["type"] == "cancel":
+            self.cancelled.append(message["id"])
+        elif message["type"] == "flush_request":
+            self.flushes.append(message)
+            answer = self.flush_responder(message)
+            if answer is not None:
+                reply = {**answer, "type": "reply", "id": message["id"]}
+                asyncio.get_running_loop().call_soon(self.send, reply)
 
     async def _answer(self, request: Message) -> None:
         reply = self.responder(request)
@@ -108,23 +96,6 @@ class FrameHost:
         if not reply.hold:
             self.send({"type": "http_end", "id": rid})
 
-    # host → runtime
-    def send(self, message: Message) -> None:
-        self.transport.received(encode(message))
-
-    def events(self, kind: str | None = None) -> list[Message]:
-        out = [m["event"] for m in self.received if m["type"] == "event"]
-        return [e for e in out if kind is None or e["kind"] == kind]
-
-    async def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 5.0) -> Any:
-        async def loop() -> Any:
-            while not (result := predicate()):
-                self.changed.clear()
-                await self.changed.wait()
-            return result
-
-        return await asyncio.wait_for(loop(), timeout_s)
-
     def http(self, grace_s: float = 5.0) -> HttpClient:
         """An HTTP client whose requests this host answers (for provider tests without a session)."""
         rpc = Rpc(self.transport)
@@ -138,4 +109,4 @@ class FrameHost:
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        await self.transport.close()
+        await super().close()

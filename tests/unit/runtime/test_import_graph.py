@@ -62,36 +62,22 @@ def package_graph(graph: Graph) -> dict[str, set[str]]:
     return packages
 
 
+def reachable(graph: Graph, start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
 def cycles(graph: Graph) -> list[list[str]]:
-    """The strongly connected parts with more than one member (Tarjan), each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for target in sorted(graph.get(node, ())):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            part = []
-            while True:
-                member = stack.pop()
-                part.append(member)
-                if member == node:
-                    break
-            if len(part) > 1:
-                found.append(sorted(part))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+    """Each set of nodes that reach one another (a circle, or circles that share a node), sorted."""
+    reach = {node: reachable(graph, node) for node in graph}
+    parts = {frozenset({n, *(m for m in reach[n] if n in reach.get(m, ()))}) for n in graph if n in reach[n]}
+    return sorted(sorted(part) for part in parts)
 
 
 def test_the_checker_finds_a_circle_in_a_made_up_graph() -> None:

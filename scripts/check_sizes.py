@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Size limits that keep modules one concept each: no source file in runtime/, web/src/ or scripts/
+over 400 lines, and no class in runtime/ with more than 20 methods. Exits 1 naming each offender.
+
+    python scripts/check_sizes.py
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("runtime", "web/src", "scripts")
+SOURCE_SUFFIXES = {".py", ".ts", ".mjs", ".js", ".css", ".html", ".sh", ".j2"}
+MAX_LINES = 400
+MAX_METHODS = 20
+
+
+def tracked_sources() -> list[Path]:
+    """The tracked (and new, not ignored) source files under FOLDERS."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", *FOLDERS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    return [ROOT / name for name in listed if Path(name).suffix in SOURCE_SUFFIXES and (ROOT / name).is_file()]
+
+
+def long_files(paths: list[Path]) -> list[str]:
+    out = []
+    for path in paths:
+        lines = len(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        if lines > MAX_LINES:
+            out.append(f"{path.relative_to(ROOT)}: {lines} lines (at most {MAX_LINES}); split it by concept")
+    return out
+
+
+def big_classes(paths: list[Path]) -> list[str]:
+    out = []
+    for path in paths:
+        if path.suffix != ".py" or path.relative_to(ROOT).parts[0] != "runtime":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ClassDef):
+                methods = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+                if len(methods) > MAX_METHODS:
+                    out.append(
+                        f"{path.relative_to(ROOT)}:{node.lineno}: class {node.name} has {len(methods)} methods "
+                        f"(at most {MAX_METHODS})"
+                    )
+    return out
+
+
+def main() -> int:
+    paths = tracked_sources()
+    problems = long_files(paths) + big_classes(paths)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if not problems:
+        print(f"sizes ok: {len(paths)} files, none over {MAX_LINES} lines; no runtime class over {MAX_METHODS} methods")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

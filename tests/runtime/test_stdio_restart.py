@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from tests.runtime.test_stdio_runtime import ROOT, STREAMS, StdioHost, _event, _sse_tool_call
+from tests.support.stdio_host import ROOT, STREAMS, StdioHost, event_of_kind, sse_tool_call
 
 CONFIG = {
     "type": "config",
@@ -35,7 +35,7 @@ async def _start(workspace: Path, state: Path) -> StdioHost:
     host = StdioHost(proc)
     host.send({"type": "hello", "protocol": 1, "capabilities": ["http", "flush"]})
     host.send(CONFIG)
-    await host.next(_event("ready"))
+    await host.next(event_of_kind("ready"))
     return host
 
 
@@ -57,23 +57,23 @@ async def test_a_restart_brings_back_sessions_memories_and_a_pending_approval(tm
     text = (STREAMS / "openrouter_text.sse").read_bytes()
     host = await _start(workspace, state)
     try:
-        first = (await host.next(_event("session_opened")))["event"]["session_id"]
-        rounds = [_sse_tool_call("call_m1", "memory_save", '{"text": "The user likes oolong tea"}'), text]
+        first = (await host.next(event_of_kind("session_opened")))["event"]["session_id"]
+        rounds = [sse_tool_call("call_m1", "memory_save", '{"text": "The user likes oolong tea"}'), text]
         host.responder = lambda request: (200, rounds.pop(0))
         host.send({"type": "user_message", "text": "remember: I like oolong", "turn_id": "t1"})
-        assert (await host.next(_event("turn_finished"), 20))["event"]["reason"] == "stop"
-        rounds = [_sse_tool_call("call_w1", "write_file", '{"path": "tea.md", "content": "oolong"}'), text]
+        assert (await host.next(event_of_kind("turn_finished"), 20))["event"]["reason"] == "stop"
+        rounds = [sse_tool_call("call_w1", "write_file", '{"path": "tea.md", "content": "oolong"}'), text]
         host.send({"type": "user_message", "text": "write it down", "turn_id": "t2"})
-        ask = (await host.next(_event("approval_needed"), 20))["event"]
+        ask = (await host.next(event_of_kind("approval_needed"), 20))["event"]
         assert ask["call_id"] == "call_w1"
     finally:
         await _kill(host)
 
     host = await _start(workspace, state)
     try:
-        opened = (await host.next(_event("session_opened")))["event"]
+        opened = (await host.next(event_of_kind("session_opened")))["event"]
         assert (opened["session_id"], opened["resumed_turn"]) == (first, "t2")
-        again = (await host.next(_event("approval_needed")))["event"]
+        again = (await host.next(event_of_kind("approval_needed")))["event"]
         assert (again["call_id"], again["arguments"]) == ("call_w1", {"path": "tea.md", "content": "oolong"})
         memories = await _call(host, "h1", "memory_list")
         assert [m["text"] for m in memories["memories"]] == ["The user likes oolong tea"]  # type: ignore[index]
@@ -82,7 +82,7 @@ async def test_a_restart_brings_back_sessions_memories_and_a_pending_approval(tm
         rounds = [text]
         host.responder = lambda request: (200, rounds.pop(0))
         host.send({"type": "approval", "call_id": "call_w1", "decision": "allow"})
-        assert (await host.next(_event("turn_finished"), 20))["event"]["reason"] == "stop"
+        assert (await host.next(event_of_kind("turn_finished"), 20))["event"]["reason"] == "stop"
         assert (workspace / "tea.md").read_text() == "oolong"
         request = await host.next(lambda m: m["type"] == "http_request")
         body = json.loads(request["body"])

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from runtime.host.codec import Decoder, Frame, encode
+from tests.support.stdio_host import ROOT, STREAMS, Message, StdioHost, event_of_kind, sse_tool_call
 
-ROOT = Path(__file__).resolve().parents[2]
-STREAMS = ROOT / "tests" / "fixtures" / "streams"
 MAX_FRAME = 65536
-Message = dict[str, Any]
 
 MODELS = {
     "data": [
@@ -31,87 +27,6 @@ MODELS = {
         }
     ]
 }
-
-
-def _sse_tool_call(call_id: str, name: str, args: str) -> bytes:
-    chunks = [
-        {
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "index": 0,
-                                "id": call_id,
-                                "type": "function",
-                                "function": {"name": name, "arguments": args[:5]},
-                            }
-                        ],
-                    },
-                }
-            ]
-        },
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": args[5:]}}]}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
-    ]
-    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
-
-
-class StdioHost:
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.decoder = Decoder()
-        self.received: list[Message] = []
-        self.stray = b""
-        self.responder: Callable[[Message], tuple[int, bytes]] = lambda request: (404, b"{}")
-        self.chunk_sizes = [1, 7, 3, 100, 13]
-
-    def send_bytes(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-
-    def send(self, message: Message) -> None:
-        self.send_bytes(encode(message))
-
-    async def next(self, predicate: Callable[[Message], bool], timeout_s: float = 10.0) -> Message:
-        async def read() -> Message:
-            while True:
-                for message in self.received:
-                    if predicate(message):
-                        self.received.remove(message)
-                        return message
-                assert self.proc.stdout is not None
-                data = await self.proc.stdout.read(65536)
-                assert data, "the runtime closed stdout"
-                for item in self.decoder.feed(data):
-                    if isinstance(item, Frame):
-                        await self._on_message(item.message)
-                    else:
-                        self.stray += repr(item).encode()
-
-        return await asyncio.wait_for(read(), timeout_s)
-
-    async def _on_message(self, message: Message) -> None:
-        if message["type"] == "flush_request":  # the file is already on disk: confirm at once
-            self.send({"type": "reply", "id": message["id"], "ok": True, "result": {}})
-        if message["type"] != "http_request":
-            self.received.append(message)
-            return
-        status, body = self.responder(message)
-        rid = message["id"]
-        self.send({"type": "http_head", "id": rid, "status": status, "headers": {"content-type": "x"}})
-        i, n = 0, 0
-        while i < len(body):  # the body in odd-sized chunks, each frame itself written in pieces
-            size = self.chunk_sizes[n % len(self.chunk_sizes)]
-            frame = encode({"type": "http_chunk", "id": rid, "data": base64.b64encode(body[i : i + size]).decode()})
-            for j in range(0, len(frame), 11):
-                self.send_bytes(frame[j : j + 11])
-            i, n = i + size, n + 1
-        self.send({"type": "http_end", "id": rid})
-        self.received.append(message)
 
 
 @pytest.fixture
@@ -137,15 +52,11 @@ async def host(tmp_path: Path) -> AsyncIterator[StdioHost]:
         await proc.wait()
 
 
-def _event(kind: str) -> Callable[[Message], bool]:
-    return lambda m: m["type"] == "event" and m["event"]["kind"] == kind
-
-
 async def _handshake(host: StdioHost) -> Message:
     host.send({"type": "hello", "protocol": 1, "capabilities": ["http"]})
     hello = await host.next(lambda m: m["type"] == "hello")
     assert hello["protocol"] == 1
-    ready = await host.next(_event("ready"))
+    ready = await host.next(event_of_kind("ready"))
     host.send(
         {
             "type": "config",
@@ -169,18 +80,18 @@ async def test_a_session_over_real_pipes(host: StdioHost) -> None:
     request = await host.next(lambda m: m["type"] == "http_request")
     assert request["url"] == "https://openrouter.ai/api/v1/models" and request["auth"] == "provider"
 
-    rounds = [_sse_tool_call("call_1", "list_files", '{"path": "."}'), (STREAMS / "openrouter_text.sse").read_bytes()]
+    rounds = [sse_tool_call("call_1", "list_files", '{"path": "."}'), (STREAMS / "openrouter_text.sse").read_bytes()]
     host.responder = lambda request: (200, rounds.pop(0))
     host.send({"type": "user_message", "text": "What is here?", "turn_id": "t1"})
-    finished = await host.next(_event("turn_finished"), timeout_s=20)
+    finished = await host.next(event_of_kind("turn_finished"), timeout_s=20)
     assert finished["event"]["reason"] == "stop"
-    tool = await host.next(_event("tool_finished"))
+    tool = await host.next(event_of_kind("tool_finished"))
     assert tool["event"]["name"] == "list_files" and "notes.md" in tool["event"]["result"]
     deltas = []
-    while any(_event("text_delta")(m) for m in host.received):
-        deltas.append((await host.next(_event("text_delta")))["event"]["text"])
+    while any(event_of_kind("text_delta")(m) for m in host.received):
+        deltas.append((await host.next(event_of_kind("text_delta")))["event"]["text"])
     assert "".join(deltas) == "Hello, **wörld** ☃!\n\nHow can I help?"
-    usage = await host.next(_event("usage"))
+    usage = await host.next(event_of_kind("usage"))
     assert usage["event"]["cost"] == pytest.approx(0.0000684)
     chat = [m for m in host.received if m["type"] == "http_request"]
     assert len(chat) == 2 and json.loads(chat[1]["body"])["messages"][-1]["role"] == "tool"
@@ -204,7 +115,7 @@ async def test_garbage_and_oversized_frames_are_survived(host: StdioHost) -> Non
     host.send({"type": "request", "id": "h2", "method": "ping"})
     pong = await host.next(lambda m: m["type"] == "reply" and m["id"] == "h2")
     assert pong["ok"] and pong["result"]["pong"] is True
-    assert not any(_event("turn_started")(m) for m in host.received)
+    assert not any(event_of_kind("turn_started")(m) for m in host.received)
     host.proc.stdin.close()  # type: ignore[union-attr]
     assert await asyncio.wait_for(host.proc.wait(), 10) == 0
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from yarl import URL
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -79,7 +80,7 @@ def api_refusal(request: web.Request) -> web.Response | None:
     return None
 
 
-def access_middleware(policy: HostPolicy) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def access_middleware(policy: HostPolicy) -> Middleware:
     @web.middleware
     async def check_access(request: web.Request, handler: Handler) -> web.StreamResponse:
         host = request.headers.get("Host")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from runtime.errors import HostRequestError
+from runtime.policy.untrusted import defuse, wrap_untrusted
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import relative, resolve
 
@@ -246,13 +247,13 @@ def bounded(text: str) -> str:
 
 def render(result: ExecResult, changed: tuple[str, ...], notes: list[str]) -> str:
     error = result["error"]
-    parts = ["[ok]" if error is None else f"[failed: {error['kind']}] {error['message']}".rstrip()]
+    parts = ["[ok]" if error is None else f"[failed: {error['kind']}] {defuse(error['message'])}".rstrip()]
+    output = []
     if result["stdout"]:
-        parts.append("stdout:\n" + bounded(result["stdout"]).rstrip("\n"))
+        output.append("stdout:\n" + bounded(result["stdout"]).rstrip("\n"))
     if result["stderr"]:
-        parts.append("stderr:\n" + bounded(result["stderr"]).rstrip("\n"))
-    if not result["stdout"] and not result["stderr"]:
-        parts.append("(no output)")
+        output.append("stderr:\n" + bounded(result["stderr"]).rstrip("\n"))
+    parts.append(wrap_untrusted("\n".join(output), "run_python", "output") if output else "(no output)")
     if changed:
         parts.append("files changed: " + ", ".join(changed))
     parts.extend(notes)

@@ -26,7 +26,8 @@ MODE_HELP = {
     "ask": "Read and memory tools run at once; writes, network and code execution wait for the user's approval.",
     "auto-edit": "Reads, memory and file writes run at once; network and code execution wait for approval.",
     "full-auto": "Every tool runs without asking.",
-    "read-only": "Only read and memory tools run; anything that writes, fetches or executes is refused.",
+    "read-only": "Only read tools and memory_search run; saving or deleting a memory asks the user first; "
+    "anything that writes, fetches or executes is refused.",
 }
 
 

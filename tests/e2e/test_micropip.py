@@ -2,8 +2,8 @@
 
 The fake model calls run_python with `packages=["tidepool-demo"]`; the call is approved; the sandbox's
 micropip (installed offline from /wheels/sandbox/ when it starts) fetches the wheel from a PEP 691
-(`application/vnd.pypi.simple.v1+json`) index on 127.0.0.1, which the page names with
-`?package_index=` (the app passes it to the runtime as `config.package_index_urls`). The sandbox's origin
+(`application/vnd.pypi.simple.v1+json`) index on 127.0.0.1, which the test server hands the page
+(`serve.py --test-config`; the app passes it to the runtime as `config.package_index_urls`). The sandbox's origin
 is `null`, so the index answers with `Access-Control-Allow-Origin: *`. Also: `import micropip` works in a
 plain run, a package the index lacks is an `install` failure, and pyodide-http lets `urllib` fetch.
 First, without a browser: the sandbox driver's `install` answers an `install` error where micropip is
@@ -24,8 +24,8 @@ import threading
 import zipfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
-from urllib.parse import quote
 
 import pytest
 from aiohttp import web
@@ -36,6 +36,7 @@ from tests.e2e.test_sandbox import DRIVER
 from tests.e2e.test_tools import call, result_text, tool_message
 from tests.e2e.ui import choose_model, configure_provider, wait_ready
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.processes import serve_process
 
 DEMO = "tidepool-demo"
 DEMO_WHEEL = "tidepool_demo-1.0-py3-none-any.whl"
@@ -174,11 +175,18 @@ def package_index() -> Iterator[PackageIndex]:
 
 
 @pytest.fixture(scope="module")
-def index_app_page(browser: Browser, server: str, fake: FakeLLM, package_index: PackageIndex) -> Iterator[App]:
-    """The app opened with `?package_index=` naming the local index, connected to the fake model."""
+def index_server(dist: Path, package_index: PackageIndex) -> Iterator[str]:
+    """The app served with the local index as its package index (a test-only server option)."""
+    config = json.dumps({"packageIndexUrls": [package_index.url + "/simple"]})
+    with serve_process(dist, "--allow-private-host", "127.0.0.1", "--test-config", config) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def index_app_page(browser: Browser, index_server: str, fake: FakeLLM, package_index: PackageIndex) -> Iterator[App]:
+    """The app served with the local index as its package index, connected to the fake model."""
     fake.reset(api_key=KEY)
-    url = f"{server}/?package_index={quote(package_index.url + '/simple', safe='')}"
-    with running_app(browser, url) as app:
+    with running_app(browser, index_server + "/") as app:
         wait_ready(app.page)
         configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
         expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")

@@ -163,7 +163,7 @@ export type HostMessage =
       model: string | null;
       permission_mode: PermissionMode;
       page_origin: string;
-      /** Package indexes run_python's micropip uses instead of PyPI (set by tests via `?package_index=`). */
+      /** Package indexes run_python's micropip uses instead of PyPI (set by tests through the server's test config). */
       package_index_urls?: string[];
     }
   | { type: "user_message"; text: string; turn_id?: string }

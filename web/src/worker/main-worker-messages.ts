@@ -19,7 +19,7 @@ export interface AgentSettings {
   baseUrl: string;
   model: string | null;
   permissionMode: PermissionMode;
-  /** Package indexes for run_python's micropip (from the page's `?package_index=`); absent: PyPI. */
+  /** Package indexes for run_python's micropip (from a test server's config, never the URL); absent: PyPI. */
   packageIndexUrls?: string[];
 }
 

@@ -47,7 +47,7 @@ def test_oauth_pkce_round_trip(browser: Browser, oauth_server: str, fake: FakeLL
         eventually(page, lambda: bool(fake.issued_keys), 30, "the app to exchange the code for a key")
         (issued,) = fake.issued_keys
         wait_ready(page)
-        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=30_000)
         assert page.url.startswith(server) and "code=" not in page.url
 
         (auth,) = fake.requests_to("/auth", "GET")

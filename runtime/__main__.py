@@ -28,8 +28,6 @@ sys.path[:] = without_folder(sys.path, os.getcwd())
 import argparse
 import asyncio
 import logging
-import os
-import sys
 import tempfile
 from pathlib import Path
 

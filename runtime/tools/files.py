@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from runtime.policy.untrusted import wrap_untrusted
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import PathRefused, display, relative, resolve
+from runtime.tools.untrusted import wrap_untrusted
 
 log = logging.getLogger(__name__)
 

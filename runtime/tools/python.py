@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from runtime.errors import HostRequestError
-from runtime.policy.untrusted import defuse, wrap_untrusted
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import relative, resolve
+from runtime.tools.untrusted import defuse, wrap_untrusted
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-from runtime.policy.untrusted import wrap_untrusted
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, tool
 from runtime.tools.files import BINARY_SNIFF_BYTES, looks_binary
 from runtime.tools.paths import display, relative, resolve
+from runtime.tools.untrusted import wrap_untrusted
 
 MAX_MATCHES = 200
 MAX_FILES = 5000

@@ -10,8 +10,8 @@ import copy
 from pathlib import Path
 from typing import Annotated
 
-from runtime.policy.untrusted import wrap_untrusted
 from runtime.tools.base import JSONSchema, ToolContext, ToolDefinition, ToolError, tool
+from runtime.tools.untrusted import wrap_untrusted
 
 
 def _installed_names(workspace: Path) -> JSONSchema | None:

@@ -3,7 +3,7 @@
 The request goes to ``/api/proxy?url=<quoted>`` (a path: the adapter resolves it against the app's
 origin; its egress rule allows nothing else without credentials). HTML becomes plain text without
 scripts, styles or markup; the result is bounded and wrapped in ``<untrusted_content>`` so the model
-treats it as data, never as instructions (``runtime.policy.untrusted``). A page that comes with a non-2xx
+treats it as data, never as instructions (``runtime.tools.untrusted``). A page that comes with a non-2xx
 status is an error whose page text is wrapped the same way; the proxy's own refusals are shown as is.
 """
 
@@ -17,8 +17,8 @@ from typing import Annotated
 from urllib.parse import quote, urljoin, urlsplit
 
 from runtime.errors import HostHttpError
-from runtime.policy.untrusted import NOTES, wrap_untrusted
 from runtime.tools.base import HttpResult, ToolContext, ToolDefinition, ToolError, tool
+from runtime.tools.untrusted import NOTES, wrap_untrusted
 
 log = logging.getLogger(__name__)
 

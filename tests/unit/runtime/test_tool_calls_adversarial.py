@@ -15,17 +15,17 @@ from typing import Any
 import pytest
 
 from runtime.agent.calls import unique_call_ids
-from runtime.agent.messages import ToolCall, ToolResultMessage
 from runtime.boot import BootConfig, boot
+from runtime.chat.messages import ToolCall, ToolResultMessage
 from runtime.host.http import HttpClient
 from runtime.policy.hooks import HookCall, Hooks
 from runtime.policy.permissions import Policy
-from runtime.providers.base import ProviderSettings
+from runtime.providers.base import ProviderEndpoint
 from runtime.providers.registry import ProviderRegistry
 from runtime.tools.base import ToolContext, tool
 from runtime.tools.registry import Registry
-from tests.unit.runtime.framehost import FrameHost
-from tests.unit.runtime.scripted import ScriptedProvider, call, says
+from tests.support.framehost import FrameHost
+from tests.support.scripted import ScriptedProvider, call, says
 
 
 @tool("write")
@@ -60,7 +60,7 @@ async def start(workspace: Path, hooks: Hooks | None = None) -> Rig:
     provider = ScriptedProvider()
     providers = ProviderRegistry()
 
-    def make(settings: ProviderSettings, http: HttpClient) -> ScriptedProvider:
+    def make(settings: ProviderEndpoint, http: HttpClient) -> ScriptedProvider:
         return provider
 
     providers.register("scripted", make)

@@ -63,7 +63,7 @@ async def call(tool: ToolDefinition, ctx: FakeContext, **arguments: Any) -> Any:
 def unwrapped(text: str, kind: str = "file") -> str:
     """The outside text inside a tool result's ``<untrusted_content>`` wrapper (which must be there),
     with anything the tool added after the wrapper's note kept on the end."""
-    from runtime.policy.untrusted import NOTES
+    from runtime.tools.untrusted import NOTES
 
     head, rest = text.split("\n", 1)
     assert head.startswith("<untrusted_content source=") and head.endswith(f' kind="{kind}">'), text[:200]

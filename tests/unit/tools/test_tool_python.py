@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from runtime.errors import HostRequestError
-from runtime.policy.untrusted import NOTES
 from runtime.tools import python
 from runtime.tools.base import ToolError, ToolOutput
+from runtime.tools.untrusted import NOTES
 from tests.unit.tools.support import FakeContext, call
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from runtime.policy.untrusted import NOTES, defuse, wrap_untrusted
 from runtime.tools import files, python, search, skills, web
 from runtime.tools.base import ToolError
+from runtime.tools.untrusted import NOTES, defuse, wrap_untrusted
 from tests.unit.tools.support import CannedResponse, FakeContext, call
 
 ESCAPES = [

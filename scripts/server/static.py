@@ -7,11 +7,13 @@ from pathlib import Path
 
 from aiohttp import web
 
+from .sandbox_policy import add_sandbox_routes
+
 CSP = "; ".join(
     [
         "default-src 'self'",
         "script-src 'self' 'wasm-unsafe-eval'",
-        "worker-src 'self' data: blob:",
+        "worker-src 'self'",
         "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
         "img-src 'self' data:",
         "style-src 'self'",
@@ -105,7 +107,8 @@ async def add_security_headers(request: web.Request, response: web.StreamRespons
     """on_response_prepare: the headers every response gets, the app's CSP on any without its own.
 
     The CSP matters on HTML and on worker scripts alike: a worker's policy comes from its script's response,
-    and a `data:` worker it starts (the sandbox) inherits that policy; on other responses it is ignored.
+    and a `data:` worker it starts inherits that policy; on other responses it is ignored. The sandbox's
+    bootstrap worker brings a stricter policy of its own (sandbox_policy.py), which is kept.
     """
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
@@ -115,4 +118,5 @@ async def add_security_headers(request: web.Request, response: web.StreamRespons
 def add_static_routes(app: web.Application, dist: Path) -> None:
     app[DIST] = dist.resolve()
     app.on_response_prepare.append(add_security_headers)
+    add_sandbox_routes(app, app[DIST])
     app.router.add_get("/{tail:.*}", handle_static)

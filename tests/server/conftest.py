@@ -29,7 +29,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "wheels/jinja2-3.1.6-py3-none-any.whl": "PK",
         "wheels/manifest.json": '{"wheels": []}',
         "favicon.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>",
-        "sandbox/bootstrap.js": "self.onmessage = () => {};",
+        "sandbox/bootstrap.js": "self.onmessage = () => {};\n",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,8 @@
 // /sandbox/bootstrap.js, whose strict CSP it inherits: it can reach /pyodide/ and /wheels/sandbox/ only
 // (and /api/proxy when made for runs approved with `network: true`). All messages pass the bootstrap.
 //
-// In:  {type: "init", origin, driver, network}   driver = the source of tidepool_sandbox.py
+// In:  {type: "init", origin, driver, network, grant}   driver = the source of tidepool_sandbox.py;
+//                                          grant: the proxy's token for a network sandbox (from the bootstrap)
 //      {type: "run", id, code, files, packages, indexUrls}
 //                                          files = {workspace-relative path: base64}; packages: installed
 //                                          with micropip before the code runs (indexUrls: null = PyPI)
@@ -140,7 +141,8 @@ async function init(message) {
     sys.destroy();
     await installWheels(message.origin);
     const driver = pyodide.pyimport(DRIVER_MODULE); // kept for the worker's life: `run` is borrowed from it
-    await driver.setup(message.network === true ? `${message.origin}/api/proxy` : "");
+    const grant = typeof message.grant === "string" ? message.grant : "";
+    await driver.setup(message.network === true && grant ? `${message.origin}/api/proxy?grant=${grant}` : "");
     runDriver = (code, filesJson) => driver.run(code, filesJson);
     installPackages = (packagesJson, indexUrlsJson, id) =>
       driver.install(packagesJson, indexUrlsJson, (url, accept) => hostFetch(id, url, accept));

@@ -187,7 +187,8 @@ def proxied(send: Callable[..., Any]) -> Callable[..., Any]:
         if request.params:
             url += ("&" if "?" in url else "?") + urllib.parse.urlencode(request.params)
             request.params = None
-        request.url = f"{_proxy_url}?url={urllib.parse.quote(url, safe='')}"
+        joiner = "&" if "?" in _proxy_url else "?"
+        request.url = f"{_proxy_url}{joiner}url={urllib.parse.quote(url, safe='')}"
         request.headers = {k: v for k, v in request.headers.items() if k.lower() in SIMPLE_HEADERS}
         return send(request, False)  # streaming needs a helper worker and cross-origin isolation: never here
 
@@ -213,7 +214,8 @@ def patch_http(requests_only: bool = False) -> None:
 def setup(proxy: str = "") -> None:
     """Once per sandbox, before it is ready: import micropip (so ``import micropip`` is instant) and patch HTTP.
 
-    ``proxy``: the URL of the app's /api/proxy when this sandbox is for runs approved for the network.
+    ``proxy``: the URL of the app's /api/proxy (with its ``grant``) when this sandbox is for runs approved
+    for the network.
     """
     global _proxy_url
     _proxy_url = str(proxy or "")

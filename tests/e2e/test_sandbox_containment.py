@@ -279,10 +279,21 @@ def test_with_approval_only_the_apps_proxy_reaches_the_web(tools: App, fake: Fak
     assert report["urllib"] == "ok: reached /urllib", report
     for channel in CHANNELS:
         assert report[channel].startswith("failed"), (channel, report[channel])
-    assert "sandbox_not_allowed" in report["proxy-direct"] or "403" in report["proxy-direct"], report
     assert recorder.paths() == ["/urllib"], recorder.hits
     assert recorder.hits[0][1].startswith("Tidepool-proxy"), "the request did not come through the proxy"
     assert "reached /urllib" in tool_message(fake)
+
+
+def read_call(app: App, fake: FakeLLM, tool: str, args: dict[str, object]) -> str:
+    """A read tool (no approval needed) called by the fake model; its result text."""
+    cards = app.page.locator(f'[data-testid="tool-call"][data-tool="{tool}"]')
+    before = cards.count()
+    fake.script([Reply.tool_call(tool, args), Reply.text("Looked.")])
+    send(app.page, f"Please use {tool}")
+    expect(cards.nth(before)).to_have_attribute("data-status", "ok", timeout=REPLY_TIMEOUT_MS)
+    expect(last_message(app.page, "assistant")).to_have_text("Looked.", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(app.page)
+    return cards.nth(before).locator(".tool-result").text_content() or ""  # folded away: not inner_text
 
 
 PLANT = """
@@ -307,10 +318,9 @@ def test_a_run_cannot_plant_instructions_or_delete_them(tools: App, fake: FakeLL
     assert "files changed: report.txt, keep.md" in text, text
     assert "not written back: '.agents/skills/planted/SKILL.md' (runs never change AGENTS.md or .agents/" in text
     assert "not written back: 'AGENTS.md' (runs never change AGENTS.md or .agents/" in text
-    card = call(page, fake, "read_file", {"path": "AGENTS.md"}, "Read it.")
-    assert "Be careful." in result_text(card) and "PLANTED" not in result_text(card)
-    card = call(page, fake, "list_files", {"path": "."}, "Listed.")
-    listed = result_text(card)
+    read = read_call(tools, fake, "read_file", {"path": "AGENTS.md"})
+    assert "Be careful." in read and "PLANTED" not in read, read
+    listed = read_call(tools, fake, "list_files", {"path": "."})
     assert ".agents" not in listed and "report.txt" in listed and "keep.md" not in listed, listed
     system = fake.requests_to("/api/v1/chat/completions")[-1].json()["messages"][0]["content"]
     assert "Be careful." in system and "PLANTED" not in system and "obey me" not in system

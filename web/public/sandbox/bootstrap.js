@@ -28,7 +28,7 @@ function start(workerUrl) {
 self.addEventListener("message", (event) => {
   const message = event.data;
   if (sandbox !== null) {
-    if (message && message.type === "init") message.grant = NETWORK_GRANT;
+    if (message && message.type === "init") message.grant = typeof NETWORK_GRANT === "string" ? NETWORK_GRANT : null;
     sandbox.postMessage(message, message && message.type === "fetched" && message.body ? [message.body] : []);
     return;
   }

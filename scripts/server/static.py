@@ -13,7 +13,7 @@ CSP = "; ".join(
     [
         "default-src 'self'",
         "script-src 'self' 'wasm-unsafe-eval'",
-        "worker-src 'self'",
+        "worker-src 'self' blob:",  # blob: for scripts/bench's bare-Pyodide baseline; the sandbox has its own policy
         "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
         "img-src 'self' data:",
         "style-src 'self'",

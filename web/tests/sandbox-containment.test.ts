@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { parseExecRequest, parseFromSandbox } from "../src/sandbox/messages";
+import { installHosts } from "../src/sandbox/sandbox";
 
 const BASE = { id: "x1", code: "print(1)", files: {} };
 
@@ -46,5 +47,17 @@ describe("messages from the sandbox about fetching", () => {
     { name: "crashed without message", data: { type: "crashed" } },
   ])("drops $name", ({ data }) => {
     expect(parseFromSandbox(data)).toBeNull();
+  });
+});
+
+describe("where a run's install may fetch from", () => {
+  it("is PyPI's hosts by default", () => {
+    expect([...installHosts(null)]).toEqual(["pypi.org", "files.pythonhosted.org"]);
+    expect([...installHosts([])]).toEqual(["pypi.org", "files.pythonhosted.org"]);
+  });
+
+  it("is the configured indexes' hosts, placeholders and all, and nothing that is not a URL", () => {
+    const hosts = installHosts(["http://127.0.0.1:9/simple", "https://mirror.test/{package_name}/json", "nope"]);
+    expect([...hosts]).toEqual(["127.0.0.1:9", "mirror.test"]);
   });
 });

@@ -57,6 +57,30 @@ interface PendingRun {
 const PARTIAL_OUTPUT_CHARS = 1024 * 1024;
 const BOOTSTRAP_PATH = "/sandbox/bootstrap.js";
 const MAX_INSTALL_FETCHES = 200;
+/** Where PyPI's index pages and files live (the default index). */
+const PYPI_HOSTS = ["pypi.org", "files.pythonhosted.org"];
+
+/** The hosts a run's install may fetch from: its index URLs' hosts, or PyPI's. */
+export function installHosts(indexUrls: string[] | null): Set<string> {
+  if (indexUrls === null || indexUrls.length === 0) return new Set(PYPI_HOSTS);
+  const hosts = new Set<string>();
+  for (const url of indexUrls) {
+    try {
+      hosts.add(new URL(url.replaceAll("{package_name}", "x")).host);
+    } catch {
+      // not a URL: nothing from it is fetched
+    }
+  }
+  return hosts;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
 
 export class Sandbox {
   private readonly worker: Worker;
@@ -67,6 +91,7 @@ export class Sandbox {
   /** The id of the run whose packages are being installed (its fetches are served), else null. */
   private installing: string | null = null;
   private installFetches = 0;
+  private installAllowed = new Set<string>();
 
   /** Starts the bootstrap worker and, through it, the sandbox; `new Worker` may throw. */
   constructor(
@@ -117,6 +142,7 @@ export class Sandbox {
     this.state = "running";
     this.installing = input.packages.length > 0 ? id : null;
     this.installFetches = 0;
+    this.installAllowed = installHosts(input.indexUrls);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.onTimeout(timeoutS), timeoutS * 1000);
       this.pending = { id, stdout: "", stderr: "", timer, resolve };
@@ -188,6 +214,12 @@ export class Sandbox {
   private async serveFetch(id: string, seq: number, url: string, accept: string | null): Promise<void> {
     if (this.installing === null || this.installing !== id || ++this.installFetches > MAX_INSTALL_FETCHES) {
       this.post({ type: "fetched", seq, ok: false, message: "the sandbox fetches nothing outside a package install" });
+      return;
+    }
+    const host = hostOf(url);
+    if (host === null || !this.installAllowed.has(host)) {
+      const allowed = [...this.installAllowed].join(", ");
+      this.post({ type: "fetched", seq, ok: false, message: `packages come only from ${allowed}, not ${host ?? url}` });
       return;
     }
     try {

@@ -20,6 +20,7 @@ from yarl import URL
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"", "0.0.0.0", "::"})
 SAME_ORIGIN_FETCH_SITES = frozenset({"same-origin", "none"})
+SANDBOX_ADMITTED_PATH = "/api/proxy"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -70,8 +71,13 @@ def same_origin(request: web.Request, origin: str) -> bool:
 
 
 def api_refusal(request: web.Request) -> web.Response | None:
-    """Why an `/api/` request from a browser must not be answered, or None."""
+    """Why an `/api/` request from a browser must not be answered, or None.
+
+    The opaque origin `null` asking `/api/proxy` is the sandbox: it is passed on to the sandbox admission
+    (sandbox_policy.admit_sandbox), which answers it only with the grant of a run approved with network."""
     origin = request.headers.get("Origin")
+    if origin == "null" and request.path == SANDBOX_ADMITTED_PATH:
+        return None
     if origin is not None and not same_origin(request, origin):
         return refusal("foreign_origin", f"requests from {origin} are not served; this API is for this app only", 403)
     site = request.headers.get("Sec-Fetch-Site")

@@ -14,11 +14,13 @@ from pathlib import Path
 
 from aiohttp import web
 
+from .sandbox_policy import add_sandbox_routes
+
 CSP = "; ".join(
     [
         "default-src 'self'",
         "script-src 'self' 'wasm-unsafe-eval'",
-        "worker-src 'self' data: blob:",
+        "worker-src 'self' blob:",  # blob: for scripts/bench's bare-Pyodide baseline; the sandbox has its own policy
         "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
         "img-src 'self' data:",
         "style-src 'self'",
@@ -127,7 +129,8 @@ async def add_security_headers(request: web.Request, response: web.StreamRespons
     """on_response_prepare: the headers every response gets, the app's CSP on any without its own.
 
     The CSP matters on HTML and on worker scripts alike: a worker's policy comes from its script's response,
-    and a `data:` worker it starts (the sandbox) inherits that policy; on other responses it is ignored.
+    and a `data:` worker it starts inherits that policy; on other responses it is ignored. The sandbox's
+    bootstrap worker brings a stricter policy of its own (sandbox_policy.py), which is kept.
     """
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
@@ -139,4 +142,5 @@ def add_static_routes(app: web.Application, dist: Path, test_config: dict[str, o
     if test_config is not None:
         app[TEST_CONFIG] = json.dumps(test_config)
     app.on_response_prepare.append(add_security_headers)
+    add_sandbox_routes(app, app[DIST])
     app.router.add_get("/{tail:.*}", handle_static)

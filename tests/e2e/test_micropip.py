@@ -1,11 +1,13 @@
 """run_python's `packages` through the app: micropip in the sandbox installs a pure wheel from a local index.
 
 The fake model calls run_python with `packages=["tidepool-demo"]`; the call is approved; the sandbox's
-micropip (installed offline from /wheels/sandbox/ when it starts) fetches the wheel from a PEP 691
+micropip (installed offline from /wheels/sandbox/ when it starts) resolves the wheel from a PEP 691
 (`application/vnd.pypi.simple.v1+json`) index on 127.0.0.1, which the test server hands the page
-(`serve.py --test-config`; the app passes it to the runtime as `config.package_index_urls`). The sandbox's origin
-is `null`, so the index answers with `Access-Control-Allow-Origin: *`. Also: `import micropip` works in a
-plain run, a package the index lacks is an `install` failure, and pyodide-http lets `urllib` fetch.
+(`serve.py --test-config`; the app passes it to the runtime as `config.package_index_urls`). The sandbox
+reaches no index itself: the host fetches the index page and the wheel through the app's /api/proxy (the
+server allows 127.0.0.1 as a private host in tests) and hands them in. Also: `import micropip` works in a
+plain run, a package the index lacks is an `install` failure, and pyodide-http lets `urllib` fetch through
+the proxy in a run approved with `network: true`, and only then.
 First, without a browser: the sandbox driver's `install` answers an `install` error where micropip is
 missing (CPython) rather than raising.
 
@@ -189,7 +191,7 @@ def index_app_page(browser: Browser, index_server: str, fake: FakeLLM, package_i
     with running_app(browser, index_server + "/") as app:
         wait_ready(app.page)
         configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=30_000)
+        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
         choose_model(app.page, MODEL)
         yield app
 
@@ -220,7 +222,8 @@ def test_a_package_from_the_index_is_installed_before_the_code_runs(
     [
         pytest.param({"code": "import micropip, pyodide_http\nprint('micropip', micropip.__version__)"}, "ok",
                      "micropip 0.11.1", id="micropip-importable"),
-        pytest.param({"code": URLLIB_CODE}, "ok", HELLO_TEXT, id="urllib-through-pyodide-http"),
+        pytest.param({"code": URLLIB_CODE, "network": True}, "ok", HELLO_TEXT, id="urllib-through-the-proxy"),
+        pytest.param({"code": URLLIB_CODE}, "error", "this run has no network", id="urllib-without-network"),
         pytest.param({"code": "print('not reached')", "packages": ["no-such-package"]}, "error",
                      "[failed: install]", id="unknown-package"),
     ],

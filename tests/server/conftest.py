@@ -32,6 +32,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ".env": "SECRET=dotfile",
         ".git/config": "[core] dotfile",
         "assets/.hidden.js": "dotfile",
+        "sandbox/bootstrap.js": "self.onmessage = () => {};\n",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

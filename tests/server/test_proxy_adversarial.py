@@ -43,7 +43,6 @@ async def error_of(response: aiohttp.ClientResponse) -> str | None:
 
 FOREIGN = [
     pytest.param({"Origin": "http://evil.example"}, id="foreign-origin"),
-    pytest.param({"Origin": "null"}, id="opaque-origin"),
     pytest.param({"Origin": "http://127.0.0.1:1"}, id="same-host-other-port"),
     pytest.param({"Origin": "https://127.0.0.1"}, id="same-host-other-scheme"),
     pytest.param({"Sec-Fetch-Site": "cross-site"}, id="cross-site"),
@@ -57,6 +56,17 @@ async def test_the_proxy_refuses_other_pages(client: aiohttp.ClientSession, serv
                                              headers: dict[str, str], method: str) -> None:
     response = await client.request(method, proxy_url(server, f"{upstream}/echo"), headers=headers, data=b"x")
     assert (response.status, await error_of(response)) == (403, "foreign_origin")
+
+
+@pytest.mark.parametrize("grant", [pytest.param("", id="no-grant"), pytest.param("made-up", id="made-up-grant")])
+async def test_the_opaque_origin_is_refused_without_a_network_grant(
+    client: aiohttp.ClientSession, server: str, upstream: str, grant: str
+) -> None:
+    """`Origin: null` is the sandbox; only a run approved with network holds a grant (sandbox_policy.py)."""
+    url = proxy_url(server, f"{upstream}/echo")
+    url = url.update_query(grant=grant) if grant else url
+    response = await client.get(url, headers={"Origin": "null", "Sec-Fetch-Site": "cross-site"})
+    assert (response.status, await error_of(response)) == (403, "sandbox_not_allowed")
 
 
 OWN = [

@@ -119,6 +119,7 @@ export const RUNTIME_FIELDS = {
     files: anything,
     packages: optional(orNull(listOf(str))),
     index_urls: optional(orNull(listOf(str))),
+    network: optional(bool),
   },
   flush_request: { id: str, what: oneOf("workspace", "state"), paths: anything },
   log: { level: str, logger: optional(str), message: str },

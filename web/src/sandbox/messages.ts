@@ -1,8 +1,8 @@
 /**
  * Values of the sandbox: the `exec_request` / `exec_result` payloads (mirroring `ExecRequest` and
- * `ExecResult` in runtime/tools/python.py) and the postMessage contract with sandbox-worker.js.
- * Everything the sandbox worker posts is untrusted (user code can call `postMessage` itself), so it is
- * checked here before anyone reads it.
+ * `ExecResult` in runtime/tools/python.py) and the postMessage contract with sandbox-worker.js (through
+ * bootstrap.js, which relays both ways). Everything the sandbox posts is untrusted (user code can call
+ * `postMessage` itself), so it is checked here before anyone reads it.
  */
 
 export type ExecErrorKind = "timeout" | "exception" | "sandbox" | "install";
@@ -39,14 +39,17 @@ export interface ExecRequest {
   packages?: string[];
   /** Package indexes for micropip (`{package_name}` placeholders allowed); null or left out → PyPI. */
   index_urls?: string[] | null;
+  /** Approved to reach the web (through the app's /api/proxy only); false or left out → no network at all. */
+  network?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_S = 30;
 export const MAX_TIMEOUT_S = 300;
 
-/** Runner → sandbox worker. */
+/** Runner → bootstrap (`start`) and → sandbox worker (the rest, relayed by the bootstrap). */
 export type ToSandbox =
-  | { type: "init"; origin: string; driver: string }
+  | { type: "start"; workerUrl: string }
+  | { type: "init"; origin: string; driver: string; network: boolean }
   | {
       type: "run";
       id: string;
@@ -54,12 +57,19 @@ export type ToSandbox =
       files: Record<string, string>;
       packages: string[];
       indexUrls: string[] | null;
-    };
+    }
+  | { type: "fetched"; seq: number; ok: true; status: number; contentType: string; body: ArrayBuffer }
+  | { type: "fetched"; seq: number; ok: false; message: string };
 
-/** Sandbox worker → runner (after `parseFromSandbox`). */
+/** Sandbox worker (or the bootstrap: `crashed`) → runner, after `parseFromSandbox`. */
 export type FromSandbox =
   | { type: "ready" }
   | { type: "boot_failed"; message: string }
+  | { type: "crashed"; message: string }
+  /** micropip asks the host for an index page or a wheel (honoured only while the run installs packages). */
+  | { type: "fetch"; id: string; seq: number; url: string; accept: string | null }
+  /** The run's packages are installed: from here on its own code runs, and no `fetch` is honoured. */
+  | { type: "installed"; id: string }
   | { type: "output"; id: string; stream: "stdout" | "stderr"; text: string }
   | {
       type: "result";
@@ -92,7 +102,14 @@ export function parseFromSandbox(data: unknown): FromSandbox | null {
     case "ready":
       return { type: "ready" };
     case "boot_failed":
-      return isString(data.message) ? { type: "boot_failed", message: data.message } : null;
+    case "crashed":
+      return isString(data.message) ? { type: data.type, message: data.message } : null;
+    case "fetch":
+      if (!isString(data.id) || !Number.isSafeInteger(data.seq) || !isString(data.url)) return null;
+      if (!(data.accept === null || isString(data.accept))) return null;
+      return { type: "fetch", id: data.id, seq: Number(data.seq), url: data.url, accept: data.accept };
+    case "installed":
+      return isString(data.id) ? { type: "installed", id: data.id } : null;
     case "output":
       if (!isString(data.id) || !isString(data.text)) return null;
       if (data.stream !== "stdout" && data.stream !== "stderr") return null;
@@ -120,6 +137,7 @@ export function parseExecRequest(fields: {
   timeout_s?: unknown;
   packages?: unknown;
   index_urls?: unknown;
+  network?: unknown;
 }): ExecRequest | string {
   if (!isString(fields.id)) return "exec_request has no string id";
   if (!isString(fields.code)) return "exec_request has no code";
@@ -135,6 +153,8 @@ export function parseExecRequest(fields: {
   if (indexUrls !== undefined && indexUrls !== null && !isStringList(indexUrls)) {
     return "exec_request index_urls are not a list of strings";
   }
+  const network = fields.network ?? false;
+  if (typeof network !== "boolean") return "exec_request network is not true or false";
   return {
     id: fields.id,
     code: fields.code,
@@ -142,6 +162,7 @@ export function parseExecRequest(fields: {
     timeout_s: t ?? null,
     packages: packages ?? [],
     index_urls: indexUrls ?? null,
+    network,
   };
 }
 

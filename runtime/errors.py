@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from runtime.host.constants import HttpErrorKind
+
 ProviderErrorCode = Literal[
     "auth",
     "credits",
@@ -18,7 +20,7 @@ ProviderErrorCode = Literal[
     "cancelled",
     "timeout",
 ]
-HostErrorKind = Literal["network", "timeout", "refused", "aborted"]
+HostErrorKind = HttpErrorKind
 
 
 class TidepoolError(Exception):

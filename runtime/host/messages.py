@@ -7,7 +7,8 @@ Messages from the host are checked once at the boundary (``runtime/host/validate
 runtime trusts their shape. Frames the runtime sends are built as these types, so mypy checks them.
 
 To add a frame: a TypedDict here (``type`` tag first), listed in ``HostMessage`` and/or
-``RuntimeMessage``, a row in docs/protocol.md, then ``npm run protocol:gen``.
+``RuntimeMessage``, a row in docs/protocol.md, then ``npm run protocol:gen``. (No ``from __future__
+import annotations`` in these modules: TypedDict would not see ``NotRequired`` in string annotations.)
 """
 
 from typing import Any, Literal, NotRequired, TypedDict, Union

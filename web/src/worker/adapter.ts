@@ -167,7 +167,7 @@ export class Adapter {
         if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.tokenArrived(null);
         if (message.event.kind === "ready") {
           this.state = "ready";
-          this.io.toMain({ type: "ready", tools: message.event.tools ?? [] });
+          this.io.toMain({ type: "ready", tools: message.event.tools });
           this.settleReady(null);
         }
         this.io.toMain({ type: "event", event: message.event });

@@ -5,25 +5,15 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder, type WireMessage } from "../src/protocol/codec";
-import { Adapter } from "../src/worker/adapter";
-import type { WorkerToMain } from "../src/worker/bridge";
+import type { WireMessage } from "../src/protocol/codec";
+import { AdapterHarness } from "./support/adapter-harness";
 
-function harness(): { adapter: Adapter; toRuntime: WireMessage[]; toMain: WorkerToMain[]; from: (m: WireMessage) => void } {
-  const toRuntime: WireMessage[] = [];
-  const toMain: WorkerToMain[] = [];
-  const decoder = new FrameDecoder();
-  const adapter = new Adapter({
-    toRuntime: (bytes) => {
-      for (const item of decoder.feed(bytes)) if (item.kind === "message") toRuntime.push(item.message);
-    },
-    toMain: (m) => toMain.push(m),
-    appOrigin: "http://127.0.0.1:1",
-  });
-  adapter.start();
-  const from = (m: WireMessage): void => adapter.onRuntimeBytes(encodeFrame(m));
-  from({ type: "hello", protocol: 1, capabilities: [], agent: "test" });
-  return { adapter, toRuntime, toMain, from };
+/** The adapter after the runtime's hello. */
+function harness(): AdapterHarness {
+  const h = new AdapterHarness();
+  h.adapter.start();
+  h.fromRuntime({ type: "hello", protocol: 1, capabilities: [], agent: "test" });
+  return h;
 }
 
 const errors = (sent: WireMessage[]): WireMessage[] => sent.filter((m) => m.type === "error");
@@ -47,7 +37,7 @@ describe("a runtime message with bad fields", () => {
     },
   ])("is answered with bad_message and its id: $name", ({ message, detail }) => {
     const h = harness();
-    h.from(message);
+    h.fromRuntime(message);
     expect(errors(h.toRuntime)).toEqual([
       { type: "error", code: "bad_message", message: `bad '${message.type}' message: ${detail}`, id: message.id },
     ]);
@@ -56,7 +46,7 @@ describe("a runtime message with bad fields", () => {
 
   it("is answered without an id when it had none, and the event does not reach the UI", () => {
     const h = harness();
-    h.from({ type: "event", event: { kind: "tool_finished", turn_id: "t1", call_id: "c1", name: "read_file" } });
+    h.fromRuntime({ type: "event", event: { kind: "tool_finished", turn_id: "t1", call_id: "c1", name: "read_file" } });
     expect(errors(h.toRuntime)).toEqual([
       {
         type: "error",
@@ -71,7 +61,7 @@ describe("a runtime message with bad fields", () => {
     const h = harness();
     h.adapter.onMain({ type: "request", requestId: "ui-1", method: "ping", params: {} });
     const request = h.toRuntime.find((m) => m.type === "request");
-    h.from({ type: "reply", id: String(request?.id), ok: "yes" });
+    h.fromRuntime({ type: "reply", id: String(request?.id), ok: "yes" });
     expect(h.toMain).toContainEqual({
       type: "reply",
       requestId: "ui-1",
@@ -81,7 +71,7 @@ describe("a runtime message with bad fields", () => {
 
   it("of an unknown type is skipped without an answer", () => {
     const h = harness();
-    h.from({ type: "reasoning_delta", text: "hm" });
+    h.fromRuntime({ type: "reasoning_delta", text: "hm" });
     expect(errors(h.toRuntime)).toEqual([]);
   });
 });

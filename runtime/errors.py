@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from runtime.host.constants import HttpErrorKind
-
 ProviderErrorCode = Literal[
     "auth",
     "credits",
@@ -20,7 +18,9 @@ ProviderErrorCode = Literal[
     "cancelled",
     "timeout",
 ]
-HostErrorKind = HttpErrorKind
+# How a request through the host failed; on the wire as ``http_error.kind`` (runtime/host/constants.py
+# exports it as ``HttpErrorKind``: defined here because host/ imports this module, not the reverse).
+HostErrorKind = Literal["network", "timeout", "refused", "aborted"]
 
 
 class TidepoolError(Exception):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runtime import PROTOCOL_VERSION, __version__
+from runtime import __version__
 from runtime.agent.approvals import Approvals
 from runtime.agent.tool_context import AgentToolContext
 from runtime.conversation.providers import ProviderCache
@@ -25,6 +25,7 @@ from runtime.conversation.settings import Configuration, GateFactory
 from runtime.conversation.switcher import SessionSwitcher
 from runtime.conversation.turns import TurnParts, TurnRunner
 from runtime.host.codec import Message
+from runtime.host.constants import PROTOCOL_VERSION
 from runtime.host.http import HttpClient
 from runtime.host.messages import Config, Error, Event, HostMessage
 from runtime.host.rpc import Rpc

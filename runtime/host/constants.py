@@ -8,6 +8,8 @@ an UPPER_CASE value as a ``const``, a ``Literal`` alias as a TS type plus a ``co
 
 from typing import Literal
 
+import runtime.errors as _errors
+
 PROTOCOL_VERSION = 1
 """Bumped whenever the wire changes (a frame, a field or a meaning); both sides refuse a mismatch."""
 
@@ -31,7 +33,7 @@ PROVIDER_DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
 
 PermissionMode = Literal["ask", "auto-edit", "full-auto", "read-only"]
 Decision = Literal["allow", "allow_session", "deny"]
-HttpErrorKind = Literal["network", "timeout", "refused", "aborted"]
+HttpErrorKind = _errors.HostErrorKind  # how a request through the host failed (errors.py sits below host/)
 HttpAuth = Literal["provider", "none"]
 TurnEndReason = Literal["stop", "aborted", "max_rounds", "error"]
 ToolStatus = Literal["ok", "error", "denied"]

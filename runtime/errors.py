@@ -18,6 +18,8 @@ ProviderErrorCode = Literal[
     "cancelled",
     "timeout",
 ]
+# How a request through the host failed; on the wire as ``http_error.kind`` (runtime/host/constants.py
+# exports it as ``HttpErrorKind``: defined here because host/ imports this module, not the reverse).
 HostErrorKind = Literal["network", "timeout", "refused", "aborted"]
 
 

@@ -13,20 +13,21 @@ Bytes outside frames are reported as stray output, never parsed as messages.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from runtime.host.constants import MAX_FRAME_BYTES
+
 MAGIC = b"\x1eTP1:"
-# 72 MiB: the largest skill archive (50 MiB) fits in base64 in one frame.
-DEFAULT_MAX_FRAME = 72 * 1024 * 1024
+DEFAULT_MAX_FRAME = MAX_FRAME_BYTES
 _MAX_DIGITS = 10
 MAX_DEPTH = 100  # objects and arrays, the message itself counting as 1
 
 Message = dict[str, Any]
 
 
-def encode(message: Message, max_frame: int = DEFAULT_MAX_FRAME) -> bytes:
+def encode(message: Mapping[str, Any], max_frame: int = DEFAULT_MAX_FRAME) -> bytes:
     """Encode one message as a frame; raises ``FrameTooLarge`` over the limit."""
     if not isinstance(message.get("type"), str):
         raise ValueError("a message needs a string 'type'")

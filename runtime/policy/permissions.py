@@ -27,11 +27,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from runtime.host.constants import PermissionMode
 from runtime.tools.base import Effect, ToolDefinition
 
 log = logging.getLogger(__name__)
 
-Mode = Literal["ask", "auto-edit", "full-auto", "read-only"]
+Mode = PermissionMode
 MODES: tuple[Mode, ...] = get_args(Mode)
 Verdict = Literal["allow", "ask", "deny"]
 

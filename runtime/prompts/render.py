@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ MODE_HELP = {
 
 @dataclass(frozen=True)
 class PromptInputs:
-    tools: Sequence[dict[str, Any]]  # registry catalog entries
+    tools: Sequence[Mapping[str, Any]]  # registry catalog entries
     permission_mode: str = "ask"
     agent_name: str = "Tidepool"
     workspace_map: Sequence[str] = ()
@@ -108,7 +108,7 @@ def _render(inputs: PromptInputs) -> str:
     return text.strip() + "\n"
 
 
-def _tool_line(entry: dict[str, Any]) -> dict[str, str]:
+def _tool_line(entry: Mapping[str, Any]) -> dict[str, str]:
     return {"name": str(entry["name"]), "effect": str(entry["effect"]), "description": str(entry["description"])}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
+from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
 from runtime.providers.failures import Hints, from_host_failure, from_status
@@ -17,7 +18,7 @@ from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "http://localhost:11434"
+DEFAULT_BASE_URL = PROVIDER_DEFAULT_BASE_URLS["ollama"]
 _SHOW_CONCURRENCY = 4
 
 

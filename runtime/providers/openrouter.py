@@ -9,6 +9,7 @@ from typing import Any
 
 from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError
+from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
 from runtime.providers.failures import Hints, from_host_failure, from_status
@@ -16,7 +17,7 @@ from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+DEFAULT_BASE_URL = PROVIDER_DEFAULT_BASE_URLS["openrouter"]
 APP_HEADERS = {"X-Title": "Tidepool"}  # OpenRouter's app attribution; HTTP-Referer is the page's origin
 
 

@@ -5,7 +5,7 @@ host answers ``exec_result``. Files the code created or changed come back and ar
 workspace by ``writeback.py`` (only what a file tool could change; never AGENTS.md or ``.agents/``, and
 deletions only of files handed in); the paths are reported as changed.
 
-Request payload (``ExecRequest``) and reply (``ExecResult``)::
+The frames (``ExecRequest``, ``ExecResult`` in runtime/host/messages.py)::
 
     {"type": "exec_request", "id": "r7", "code": "...", "timeout_s": 30,
      "files": {"data/in.csv": "<base64>", ...}, "packages": ["tabulate"], "index_urls": null,
@@ -27,9 +27,11 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, get_args
 
 from runtime.errors import HostRequestError
+from runtime.host.constants import EXEC_DEFAULT_TIMEOUT_S, EXEC_MAX_TIMEOUT_S, ExecErrorKind
+from runtime.host.messages import ExecError, ExecRequestBody, ExecResult
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import relative
 from runtime.tools.untrusted import defuse, wrap_untrusted
@@ -37,8 +39,8 @@ from runtime.tools.writeback import apply_run_changes
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30
-MAX_TIMEOUT_S = 300
+DEFAULT_TIMEOUT_S = EXEC_DEFAULT_TIMEOUT_S
+MAX_TIMEOUT_S = EXEC_MAX_TIMEOUT_S
 HOST_GRACE_S = 15.0
 MAX_CODE_CHARS = 200_000
 MAX_FILE_SEND_BYTES = 2 * 1024 * 1024
@@ -51,32 +53,7 @@ MAX_PACKAGES = 20
 REQUIREMENT = re.compile(
     r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[A-Za-z0-9._, -]+\])?\s*([<>=!~]=?=?\s*[A-Za-z0-9.*+!_-]+\s*,?\s*)*$"
 )
-ERROR_KINDS = ("timeout", "exception", "sandbox", "install")
-
-
-class ExecRequest(TypedDict):
-    code: str
-    timeout_s: int
-    files: dict[str, str]  # workspace-relative path → base64 content
-    packages: list[str]  # installed with micropip before the code runs
-    index_urls: list[str] | None  # micropip's package indexes; None: PyPI
-    network: bool  # approved to reach the web, through the app's /api/proxy only; False: no network at all
-
-
-class ExecError(TypedDict):
-    kind: Literal["timeout", "exception", "sandbox", "install"]
-    message: str
-
-
-class ExecResult(TypedDict):
-    type: Literal["exec_result"]
-    id: str
-    ok: bool
-    stdout: str
-    stderr: str
-    files: dict[str, str]  # created or changed, workspace-relative path → base64 content
-    deleted: NotRequired[list[str]]
-    error: ExecError | None
+ERROR_KINDS: tuple[ExecErrorKind, ...] = get_args(ExecErrorKind)
 
 
 class SandboxReplyError(ToolError):
@@ -121,7 +98,7 @@ async def run_python(
         raise ToolError(f"code is {len(code):,} characters, over the {MAX_CODE_CHARS:,} limit; write it to a file")
     wanted = check_packages(packages)
     files, not_sent = collect_files(ctx.workspace)
-    request: ExecRequest = {
+    request: ExecRequestBody = {
         "code": code,
         "timeout_s": timeout_s,
         "files": files,

@@ -5,24 +5,29 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { parseExecRequest, parseFromSandbox } from "../src/sandbox/messages";
+import { parseRuntimeMessage } from "../src/protocol/messages";
+import { parseFromSandbox, runOf } from "../src/sandbox/messages";
 import { installHosts } from "../src/sandbox/sandbox";
 
-const BASE = { id: "x1", code: "print(1)", files: {} };
+const BASE = { type: "exec_request", id: "x1", code: "print(1)", files: {}, timeout_s: 5 };
 
 describe("exec_request network", () => {
   it.each([
     { name: "left out", fields: BASE, network: false },
-    { name: "null", fields: { ...BASE, network: null }, network: false },
     { name: "false", fields: { ...BASE, network: false }, network: false },
     { name: "true", fields: { ...BASE, network: true }, network: true },
   ])("is $network when $name", ({ fields, network }) => {
-    expect(parseExecRequest(fields)).toMatchObject({ network });
+    const parsed = parseRuntimeMessage(fields);
+    if (!parsed.ok || parsed.message.type !== "exec_request") throw new Error(JSON.stringify(parsed));
+    expect(runOf(parsed.message)).toMatchObject({ network });
   });
 
-  it.each([{ network: "true" }, { network: 1 }, { network: {} }])("refuses network=$network", (extra) => {
-    expect(parseExecRequest({ ...BASE, ...extra })).toBe("exec_request network is not true or false");
-  });
+  it.each([{ network: "true" }, { network: 1 }, { network: {} }, { network: null }])(
+    "refuses network=$network",
+    (extra) => {
+      expect(parseRuntimeMessage({ ...BASE, ...extra })).toMatchObject({ ok: false, reason: "bad_fields" });
+    },
+  );
 });
 
 describe("messages from the sandbox about fetching", () => {

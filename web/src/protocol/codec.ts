@@ -9,9 +9,11 @@
  * parsed. Checked against tests/vectors/frames.json.
  */
 
+import { MAX_FRAME_BYTES } from "./constants.gen";
+
 export const MAGIC = new Uint8Array([0x1e, 0x54, 0x50, 0x31, 0x3a]); // "\x1eTP1:"
-/** 72 MiB: the largest skill archive (50 MiB) fits in base64 in one frame (docs/protocol.md). */
-export const DEFAULT_MAX_FRAME = 72 * 1024 * 1024;
+/** runtime/host/constants.py MAX_FRAME_BYTES (72 MiB: the largest skill archive fits in base64). */
+export const DEFAULT_MAX_FRAME = MAX_FRAME_BYTES;
 const MAX_DIGITS = 10;
 /** Objects and arrays a message may nest, the message itself counting as 1 (as in codec.py). */
 export const MAX_DEPTH = 100;

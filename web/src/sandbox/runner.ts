@@ -17,7 +17,7 @@ import { failure, timeoutSeconds, type ExecRequest, type ExecResult } from "./me
 import { Sandbox, type InstallFetch, type SandboxSources } from "./sandbox";
 
 export type { ExecError, ExecErrorKind, ExecRequest, ExecResult } from "./messages";
-export { failure, parseExecRequest } from "./messages";
+export { failure, runOf } from "./messages";
 
 export interface RunnerOptions {
   /** How long a sandbox may take to boot Pyodide (ms). */

@@ -5,9 +5,10 @@
  *
  * While this tab holds the workspace, the live files are open as sync access handles for the
  * worker's life, so a step's commit has already reached OPFS when the runtime asks for a save: the
- * save only flushes the handles. The first save of a visit (when the runtime says `rotate`) also
- * copies the database, as the integrity check on open found it, to `previous.sqlite` — once per
- * visit, not per step. A tab that does not hold the workspace reads copies into memory.
+ * save only flushes the handles. `previous.sqlite` is refreshed with a whole copy of the database
+ * once saves have been quiet for `PREVIOUS_QUIET_MS` (and only when the runtime says `rotate`, i.e.
+ * not right after a fallback), off the steps' path. A tab that does not hold the workspace reads
+ * copies into memory.
  *
  * When a write fails (the disk is full) the database goes on in memory; each save then writes it
  * whole (`createWritable`, atomic) and, when that works, goes back to the handles.
@@ -20,6 +21,8 @@ export const PREVIOUS = "previous.sqlite";
 const JOURNAL = "current.sqlite-journal";
 /** How long to wait for handles another worker of this origin still holds (a restart, a take-over). */
 const HANDLE_WAIT_MS = 15_000;
+/** How long saves must be quiet before `previous.sqlite` is refreshed. */
+export const PREVIOUS_QUIET_MS = 2_000;
 
 interface SyncHandleFile {
   createSyncAccessHandle(): Promise<SyncAccessHandle>;
@@ -32,7 +35,7 @@ export interface Restored {
 }
 
 export class StateSave {
-  private previousSaved = false;
+  private previousTimer: ReturnType<typeof setTimeout> | null = null;
 
   private constructor(
     readonly dir: StateDir,
@@ -70,14 +73,23 @@ export class StateSave {
     if (!this.saving) throw new Error("another tab took this workspace over");
     if (this.dir.paged) {
       this.dir.flush();
-      if (rotate && !this.previousSaved) {
-        const bytes = this.dir.bytes(CURRENT);
-        if (bytes) await writeWhole(this.opfs, PREVIOUS, bytes);
-        this.previousSaved = true;
-      }
+      if (rotate) this.refreshPreviousWhenQuiet();
       return;
     }
     await this.saveWhole(rotate);
+  }
+
+  /** After PREVIOUS_QUIET_MS without a save, copy the database (between writes) to previous.sqlite. */
+  private refreshPreviousWhenQuiet(): void {
+    if (this.previousTimer !== null) clearTimeout(this.previousTimer);
+    this.previousTimer = setTimeout(() => {
+      this.previousTimer = null;
+      const journal = this.dir.bytes(JOURNAL);
+      if (journal && journal.length > 0) return this.refreshPreviousWhenQuiet(); // a write is under way
+      const bytes = this.saving && this.dir.paged ? this.dir.bytes(CURRENT) : null;
+      if (!bytes) return;
+      writeWhole(this.opfs, PREVIOUS, bytes).catch(() => undefined); // the next quiet period tries again
+    }, PREVIOUS_QUIET_MS);
   }
 
   /** Another tab took the workspace: go on in memory and let go of the handles. */
@@ -93,10 +105,9 @@ export class StateSave {
     const bytes = this.dir.bytes(CURRENT);
     if (!bytes) return;
     const before = this.dir.changes;
-    if (rotate && !this.previousSaved) {
+    if (rotate) {
       const current = await fileIn(this.opfs, CURRENT);
       if (current) await writeWhole(this.opfs, PREVIOUS, new Uint8Array(await current.arrayBuffer()));
-      this.previousSaved = true;
     }
     await writeWhole(this.opfs, CURRENT, bytes);
     const backings = await openBackings(this.opfs, 0).catch(() => null);

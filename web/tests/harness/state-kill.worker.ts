@@ -60,5 +60,24 @@ async function run(op: string): Promise<void> {
   if (!save.dir.paged) throw new Error("the state files were not opened on OPFS handles");
   py.globals.set("note", (text: string) => scope.postMessage({ note: text }));
   if (op === "write") py.runPython(WRITE);
+  else if (op === "step") scope.postMessage({ result: await timeSteps(py, () => save.flush(true)) });
   else scope.postMessage({ result: JSON.parse(String(py.runPython(CHECK))) as unknown });
+}
+
+/** One step on a database grown to 1, 10 and 50 MB: commit one message-sized row, then the save. */
+async function timeSteps(py: Python, save: () => Promise<void>): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  py.runPython(`import sqlite3\ndb = sqlite3.connect("/state/current.sqlite")\ndb.execute("create table if not exists m (k integer primary key, v text)")\ndb.commit()`);
+  for (const mb of [1, 10, 50]) {
+    py.runPython(`with db:\n    while db.execute("pragma page_count").fetchone()[0] * 4096 < ${mb} * 1_000_000:\n        db.executemany("insert into m (v) values (?)", [("x" * 4000,)] * 250)`);
+    const times: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const t0 = performance.now();
+      py.runPython(`with db:\n    db.execute("insert into m (v) values (?)", ("a message " * 60,))`);
+      await save();
+      times.push(performance.now() - t0);
+    }
+    out[`${mb}MB`] = times;
+  }
+  return out;
 }

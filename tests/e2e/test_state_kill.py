@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
-from tests.e2e.build import ROOT
+from scripts.app_build import ROOT
 from tests.e2e.conftest import running_app
 from tests.fakes.processes import serve_process
 

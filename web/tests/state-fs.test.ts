@@ -3,7 +3,8 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { LIVE_FILES, MemoryBacking, StateDir, type Backing, type EmscriptenFS } from "../src/worker/state-fs";
+import { MemoryBacking } from "../src/worker/backings";
+import { LIVE_FILES, StateDir, type Backing, type EmscriptenFS } from "../src/worker/state-fs";
 
 interface Python {
   FS: unknown;

@@ -14,7 +14,8 @@
  * whole (`createWritable`, atomic) and, when that works, goes back to the handles.
  */
 
-import { LIVE_FILES, StateDir, accessHandleBacking, type Backing, type EmscriptenFS, type SyncAccessHandle } from "./state-fs";
+import { accessHandleBacking, type SyncAccessHandle } from "./backings";
+import { LIVE_FILES, StateDir, type Backing, type EmscriptenFS } from "./state-fs";
 
 export const CURRENT = "current.sqlite";
 export const PREVIOUS = "previous.sqlite";

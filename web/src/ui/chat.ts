@@ -59,7 +59,7 @@ export class ChatView {
     this.sendButton.addEventListener("click", () => this.submit());
     this.stopButton.addEventListener("click", () => this.stop());
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && this.running) {
+      if (e.key === "Escape" && this.running && !e.defaultPrevented) {
         e.preventDefault();
         this.stop();
       }
@@ -154,6 +154,10 @@ export class ChatView {
     this.empty.hidden = this.list.childElementCount > 0;
     if (view.runningTurn) this.setRunning(true);
     this.scrollToEnd();
+  }
+
+  focusInput(): void {
+    this.input.focus();
   }
 
   /** An error that did not come from a turn (boot, connection, restart). */

@@ -121,7 +121,7 @@ class Conversation:
         if message["type"] == "config":
             self._configure(message)
         elif message["type"] == "user_message":
-            self.turns.start(message["text"], message.get("turn_id"))
+            self.turns.start(message["text"], message.get("turn_id"), message.get("replaces_turn"))
         elif message["type"] == "abort_turn":
             self.turns.abort()
         elif message["type"] == "approval":

@@ -125,6 +125,7 @@ class UserMessage(TypedDict):
     type: Literal["user_message"]
     text: str
     turn_id: NotRequired[str | None]
+    replaces_turn: NotRequired[str | None]
 
 
 class AbortTurn(TypedDict):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.store.base import Clock, utc_now
+from runtime.store.branches import BranchesMixin
 from runtime.store.durability import Choice, Generations, connect_bytes
 from runtime.store.errors import StoreError
 from runtime.store.export import session_json, session_markdown
@@ -41,7 +42,7 @@ def _connect(source: Source) -> sqlite3.Connection:
     return sqlite3.connect(str(source))
 
 
-class Store(SessionsMixin, LedgerMixin, MemoriesMixin):
+class Store(SessionsMixin, BranchesMixin, LedgerMixin, MemoriesMixin):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 
     def __init__(self, source: Source = None, *, clock: Clock = utc_now) -> None:

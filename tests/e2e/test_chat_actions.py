@@ -1,4 +1,5 @@
-"""Everyday chat: messages wait for the settings saved before them, and Esc closes panels."""
+"""Everyday chat: messages wait for the settings saved before them, Esc closes panels, and each message
+can be copied, the last reply regenerated and a sent message edited and sent again."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ from tests.e2e.ui import (
     REPLY_TIMEOUT_MS,
     choose_model,
     configure_provider,
+    dump_storage,
+    eventually,
     messages,
     open_settings,
+    send,
+    send_for_reply,
     wait_ready,
 )
 from tests.fakes.catalog import OLLAMA_MODELS
@@ -66,3 +71,76 @@ def test_settings_close_after_a_save_that_connects_and_esc_closes_panels(app: Ap
         expect(page.get_by_test_id(inside)).to_be_visible()
         page.keyboard.press("Escape")
         expect(page.get_by_test_id(inside)).to_be_hidden()
+
+
+def test_copy_gives_the_markdown_source(app: App, fake: FakeLLM) -> None:
+    app.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = _connect(app, fake)
+    fake.script([Reply.text("Use **bold** and `code`.")])
+    reply = send_for_reply(page, "Show me markdown")
+    expect(reply.locator("strong")).to_have_text("bold", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    reply.get_by_test_id("message-copy").click()
+    eventually(page, lambda: _clipboard(page) == "Use **bold** and `code`.", what="the reply's markdown copied")
+    messages(page, "user").last.get_by_test_id("message-copy").click()
+    eventually(page, lambda: _clipboard(page) == "Show me markdown", what="the message copied")
+
+
+def saved_state(page: Page) -> str:
+    """The state database as saved in OPFS (SQLite keeps short UTF-8 text as is)."""
+    saved: str = dump_storage(page)["opfs"].get("tidepool/workspaces/default/state/current.sqlite", "")
+    return saved
+
+
+def _clipboard(page: Page) -> str:
+    text: str = page.evaluate("navigator.clipboard.readText()")
+    return text
+
+
+def test_regenerate_replaces_the_last_reply(app: App, fake: FakeLLM) -> None:
+    page = _connect(app, fake)
+    fake.script([Reply.text("A first answer."), Reply.text("A better answer.")])
+    reply = send_for_reply(page, "Tell me something")
+    expect(reply).to_contain_text("A first answer.", timeout=REPLY_TIMEOUT_MS)
+    regenerate = page.get_by_test_id("message-regenerate")
+    expect(regenerate).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    regenerate.click()
+    expect(messages(page, "assistant")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "assistant").last).to_contain_text("A better answer.", timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "user")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    _first, again = fake.requests_to("/api/v1/chat/completions")
+    assert [m["role"] for m in again.json()["messages"]] == ["system", "user"]
+    assert again.json()["messages"][1]["content"] == "Tell me something"
+    eventually(page, lambda: "A better answer." in saved_state(page), 15, "the new reply to be saved")
+    page.reload()  # the stored conversation is the new branch
+    wait_ready(page)
+    expect(messages(page, "assistant")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "assistant").last).to_contain_text("A better answer.")
+
+
+def test_editing_a_message_resends_it_and_replaces_the_later_turns(app: App, fake: FakeLLM) -> None:
+    page = _connect(app, fake)
+    fake.script([Reply.text("Paris."), Reply.text("About two million."), Reply.text("Rome.")])
+    send_for_reply(page, "Capital of France?")
+    expect(messages(page, "assistant").last).to_contain_text("Paris.", timeout=REPLY_TIMEOUT_MS)
+    send(page, "How many people live there?")
+    expect(messages(page, "assistant").nth(1)).to_contain_text("About two million.", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    first = messages(page, "user").first
+    first.get_by_test_id("message-edit").click()
+    box = first.get_by_test_id("message-edit-input")
+    expect(box).to_have_value("Capital of France?")
+    box.fill("Capital of Italy?")
+    first.get_by_test_id("message-edit-save").click()
+    expect(messages(page, "assistant").last).to_contain_text("Rome.", timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "user")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "user").first).to_contain_text("Capital of Italy?")
+    expect(messages(page, "assistant")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    sent = fake.requests_to("/api/v1/chat/completions")[-1].json()["messages"]
+    assert [(m["role"], m["content"]) for m in sent[1:]] == [("user", "Capital of Italy?")]
+    # ↑ in the empty box opens the last message for editing; Esc leaves it as it was.
+    wait_ready(page)
+    page.get_by_test_id("chat-input").press("ArrowUp")
+    expect(page.get_by_test_id("message-edit-input")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("message-edit-input")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)

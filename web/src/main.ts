@@ -37,14 +37,14 @@ installKeyboard({ // before the chat's listeners: a key handled here is not also
   closePanel: () => (panel.isOpen() ? (panel.close(), true) : closeOpenPanel()),
   newChat: () => byTestId<HTMLButtonElement>("session-new").click(),
   focusInput: () => chat.focusInput(),
-  editLast: () => false, // (editing messages comes next)
+  editLast: () => chat.editLast(),
   input: byTestId<HTMLTextAreaElement>("chat-input"),
   running: () => chat.isRunning,
 });
 const usage = new UsageView();
 const client = new RuntimeClient(onWorker);
 const chat = new ChatView({
-  send: (text) => order.afterChanges(() => client.post({ type: "user_message", text })),
+  send: (text, turnId, replacesTurn) => order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn })),
   stop: () => client.post({ type: "abort_turn" }),
   decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
   turnChanged: (running) => {

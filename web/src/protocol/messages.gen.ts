@@ -56,6 +56,7 @@ export type UserMessage = {
   type: "user_message";
   text: string;
   turn_id?: string | null;
+  replaces_turn?: string | null;
 };
 
 export type AbortTurn = {
@@ -274,7 +275,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   HttpError: {"type": {"schema": {"literal": ["http_error"]}, "required": true}, "id": {"schema": "string", "required": true}, "kind": {"schema": {"literal": ["network", "timeout", "refused", "aborted"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ProviderSettings: {"kind": {"schema": "string", "required": true}, "base_url": {"schema": "string", "required": true}, "has_key": {"schema": "boolean", "required": true}},
   Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}},
-  UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}},
+  UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "replaces_turn": {"schema": {"anyOf": ["string", "null"]}, "required": false}},
   AbortTurn: {"type": {"schema": {"literal": ["abort_turn"]}, "required": true}},
   Approval: {"type": {"schema": {"literal": ["approval"]}, "required": true}, "call_id": {"schema": "string", "required": true}, "decision": {"schema": {"literal": ["allow", "allow_session", "deny"]}, "required": true}},
   Request: {"type": {"schema": {"literal": ["request"]}, "required": true}, "id": {"schema": "string", "required": true}, "method": {"schema": "string", "required": true}, "params": {"schema": {"anyOf": [{"map": "unknown"}, "null"]}, "required": false}},

@@ -110,7 +110,7 @@ export class Adapter {
         if (this.state === "hello" || this.state === "ready") this.sendConfig();
         return;
       case "user_message":
-        this.send({ type: "user_message", text: message.text });
+        this.send({ type: "user_message", text: message.text, turn_id: message.turnId, ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}) });
         return;
       case "abort_turn":
         this.send({ type: "abort_turn" });

@@ -120,12 +120,13 @@ function startEdit(node: HTMLElement, host: MessageActionHost): void {
   input.setSelectionRange(input.value.length, input.value.length);
 }
 
+/** The label is drawn by CSS (`data-label`), so a message's text stays exactly what was said. */
 function button(testid: string, label: string, title: string): HTMLButtonElement {
-  return el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": testid, title, "aria-label": title }, label);
+  return el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": testid, "data-label": label, title, "aria-label": title });
 }
 
 function flash(target: HTMLButtonElement, text: string): void {
-  const label = target.textContent;
-  target.textContent = text;
-  setTimeout(() => (target.textContent = label), 1500);
+  const label = target.dataset.label ?? "";
+  target.dataset.label = text;
+  setTimeout(() => (target.dataset.label = label), 1500);
 }

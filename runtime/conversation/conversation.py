@@ -69,6 +69,7 @@ class Conversation:
         self.context = AgentToolContext(
             workspace, self.rpc, self.http, self.state.flusher.workspace, lambda: self._open_store()
         )
+        self.context.live.emit = self.emit  # run_python's output as it comes
         self.approvals = Approvals()
         self.configuration = Configuration(gate_factory)
         self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings)
@@ -122,6 +123,8 @@ class Conversation:
             self._configure(message)
         elif message["type"] == "user_message":
             self.turns.start(message["text"], message.get("turn_id"), message.get("replaces_turn"))
+        elif message["type"] == "exec_output":
+            self.context.live.output(message)
         elif message["type"] == "abort_turn":
             self.turns.abort()
         elif message["type"] == "approval":

@@ -156,6 +156,15 @@ class ExecResult(TypedDict):
     error: ExecError | None
 
 
+class ExecOutput(TypedDict):
+    """A piece of a running ``exec_request``'s stdout or stderr, as the sandbox writes it."""
+
+    type: Literal["exec_output"]
+    id: str
+    stream: Literal["stdout", "stderr"]
+    text: str
+
+
 HostMessage = Union[  # noqa: UP007 - a runtime value: the generator and the checks iterate it
     Hello,
     HttpHead,
@@ -168,6 +177,7 @@ HostMessage = Union[  # noqa: UP007 - a runtime value: the generator and the che
     Approval,
     Request,
     ExecResult,
+    ExecOutput,
     Reply,
     Cancel,
     Error,

@@ -99,6 +99,9 @@ export class ChatView {
         this.card(event.call_id, event.name, event.arguments).askApproval(event.preview);
         this.segment = null;
         return;
+      case "tool_output":
+        this.cards.get(event.call_id)?.appendOutput(event.stream, event.text);
+        return;
       case "tool_finished":
         this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
         return;

@@ -20,6 +20,7 @@ from typing import Any
 from runtime import __version__
 from runtime.agent.approvals import Approvals
 from runtime.agent.tool_context import AgentToolContext
+from runtime.conversation.context_meter import ContextMeter
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration, GateFactory
 from runtime.conversation.switcher import SessionSwitcher
@@ -76,7 +77,9 @@ class Conversation:
         parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
-        self.requests = Requests(Ports(self.state, self.sessions, self.providers, tools, workspace), transport.send)
+        meter = ContextMeter(self.state, self.turns.system_prompt, self.providers.context_tokens, tools, workspace)
+        ports = Ports(self.state, self.sessions, self.providers, tools, workspace, meter)
+        self.requests = Requests(ports, transport.send)
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []
 

@@ -10,6 +10,7 @@ import { SettingsOrder } from "./settings/ordering";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat";
+import { ContextGauge } from "./ui/context-gauge";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
 import { installKeyboard } from "./ui/keyboard";
@@ -43,6 +44,7 @@ installKeyboard({ // before the chat's listeners: a key handled here is not also
 });
 const usage = new UsageView();
 const client = new RuntimeClient(onWorker);
+const gauge = new ContextGauge((method, params) => client.request(method, params));
 const chat = new ChatView({
   send: (text, turnId, replacesTurn) => order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn })),
   stop: () => client.post({ type: "abort_turn" }),
@@ -68,6 +70,7 @@ mountSkillsPanel({ request: (method, params, timeoutMs) => client.request(method
 
 function onWorker(message: WorkerToMain): void {
   followPanels(message);
+  gauge.follow(message);
   switch (message.type) {
     case "boot_progress":
       return status.booting(message.label, message.index, message.total, message.fraction);
@@ -199,6 +202,7 @@ async function checkConnection(): Promise<boolean> {
   panel.setModels(models, settings.model);
   const label = providerInfo(settings.provider).label;
   panel.setConnection("ok", `Connected to ${label}: ${models.length} model${models.length === 1 ? "" : "s"} available`);
+  gauge.refresh(); // the model (and its context window) may have changed
   return true;
 }
 
@@ -236,6 +240,7 @@ async function chooseModel(model: string): Promise<void> {
   settings.model = model;
   await persist();
   await pushConfig();
+  gauge.refresh();
 }
 
 async function forgetKey(provider: AppSettings["provider"]): Promise<void> {

@@ -6,9 +6,9 @@
  */
 
 import { isJsonObject } from "../protocol/codec";
-import type { WorkerToMain } from "../worker/bridge";
+import type { WorkerToMain } from "../worker/main-worker-messages";
 import { el } from "./dom";
-import type { Requester } from "./panels/store-model";
+import type { Requester } from "./panels/records";
 import "./context-gauge.css";
 
 const REFRESH_DELAY_MS = 120;

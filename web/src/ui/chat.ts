@@ -7,8 +7,9 @@
 import type { ApprovalDecision, UiEvent } from "../protocol/messages";
 import { byTestId, el } from "./dom";
 import type { SessionView } from "./session-view";
-import { renderMarkdown } from "./markdown";
-import { attachActions, editLast, placeRegenerate, removeAfter, setSource, type MessageActionHost } from "./message-actions";
+import { onHighlighterReady } from "./highlight-loader";
+import { renderInto } from "./markdown";
+import { attachActions, editLast, placeRegenerate, removeAfter, setSource, sourceOf, type MessageActionHost } from "./message-actions";
 import { stableCut } from "./stream-split";
 import { ToolCard } from "./tool-card";
 
@@ -72,6 +73,16 @@ export class ChatView {
       }
     });
     this.syncControls();
+    onHighlighterReady(() => this.rehighlight());
+  }
+
+  /** The highlighter arrived (loaded on the first code block): draw the finished replies' code again. */
+  private rehighlight(): void {
+    const streaming = new Set(this.streamed.map((seg) => seg.node));
+    for (const node of this.list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]')) {
+      const body = node.querySelector<HTMLElement>(".message-body");
+      if (body && !streaming.has(node) && body.querySelector("pre")) renderInto(body, sourceOf(node));
+    }
   }
 
   /** Whether the runtime can take a message now (ready, not booting). */
@@ -292,25 +303,25 @@ export class ChatView {
     const cut = stableCut(seg.text, seg.stable);
     if (cut > seg.stable) {
       const block = el("div", { class: "md-block" });
-      block.innerHTML = renderMarkdown(seg.text.slice(seg.stable, cut));
+      renderInto(block, seg.text.slice(seg.stable, cut));
       seg.done.append(block);
       seg.stable = cut;
     }
-    seg.tail.innerHTML = renderMarkdown(seg.text.slice(seg.stable));
+    renderInto(seg.tail, seg.text.slice(seg.stable));
   }
 
   /** A turn ended: render its (not too long) replies once as a whole, exactly as markdown means them. */
   private finishStreamed(): void {
     for (const seg of this.streamed) {
       const body = seg.node.querySelector(".message-body");
-      if (body && seg.text.length <= FINAL_RENDER_MAX) body.innerHTML = renderMarkdown(seg.text);
+      if (body instanceof HTMLElement && seg.text.length <= FINAL_RENDER_MAX) renderInto(body, seg.text);
     }
     this.streamed = [];
   }
 
   private addMessage(role: Role, text: string): HTMLElement {
     const body = el("div", { class: "message-body" });
-    if (role === "assistant") body.innerHTML = renderMarkdown(text);
+    if (role === "assistant") renderInto(body, text);
     else body.textContent = text;
     const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
     if (this.turnId) node.dataset.turnId = this.turnId;

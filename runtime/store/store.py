@@ -24,6 +24,7 @@ from runtime.store.export import session_json, session_markdown
 from runtime.store.ledger import LedgerMixin
 from runtime.store.memories import MemoriesMixin
 from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
+from runtime.store.search import SearchMixin
 from runtime.store.sessions import SessionsMixin
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def _connect(source: Source) -> sqlite3.Connection:
     return sqlite3.connect(str(source))
 
 
-class Store(SessionsMixin, BranchesMixin, LedgerMixin, MemoriesMixin):
+class Store(SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 
     def __init__(self, source: Source = None, *, clock: Clock = utc_now) -> None:

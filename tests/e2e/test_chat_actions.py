@@ -144,3 +144,11 @@ def test_editing_a_message_resends_it_and_replaces_the_later_turns(app: App, fak
     expect(page.get_by_test_id("message-edit-input")).to_be_focused()
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("message-edit-input")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+    # "/" puts the cursor in the message box; Ctrl+Shift+O starts a new chat.
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("/")
+    expect(page.get_by_test_id("chat-input")).to_be_focused()
+    expect(page.get_by_test_id("chat-input")).to_have_value("")
+    page.keyboard.press("Control+Shift+O")
+    expect(page.get_by_test_id("session-entry")).to_have_count(2, timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "user")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)

@@ -14,6 +14,7 @@ import { ContextGauge } from "./ui/context-gauge";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
 import { installKeyboard } from "./ui/keyboard";
+import { mountSidebarDrawer } from "./ui/sidebar-drawer";
 import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
 import { StatusView } from "./ui/status";
@@ -34,8 +35,9 @@ let holdsWorkspace = false;
 let packageIndexUrls: string[] = [];
 
 const status = new StatusView(() => restart(false));
+const drawer = mountSidebarDrawer();
 installKeyboard({ // before the chat's listeners: a key handled here is not also handled there
-  closePanel: () => (panel.isOpen() ? (panel.close(), true) : closeOpenPanel()),
+  closePanel: () => (panel.isOpen() ? (panel.close(), true) : closeOpenPanel() || drawer.close()),
   newChat: () => byTestId<HTMLButtonElement>("session-new").click(),
   focusInput: () => chat.focusInput(),
   editLast: () => chat.editLast(),

@@ -143,7 +143,8 @@ class CallRunner:
 
     async def _execute(self, call: HookCall) -> _Outcome:
         try:
-            outcome = result_of(await call.tool.call(self.deps.context, call.arguments))
+            with self.deps.context.live.calling(self.turn_id, call.call_id):
+                outcome = result_of(await call.tool.call(self.deps.context, call.arguments))
         except ToolError as exc:
             outcome = HookResult(f"Error: {exc}", ok=False)
         except asyncio.CancelledError:

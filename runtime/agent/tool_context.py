@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from runtime.agent.live_output import LiveOutput
 from runtime.errors import HostRequestError
 from runtime.host.http import HttpClient, Response
 from runtime.host.messages import FlushRequest, RuntimeRequest
@@ -29,12 +30,14 @@ class AgentToolContext:
         http: HttpClient,
         save_workspace: SaveWorkspace | None = None,
         store: Callable[[], Store | None] = lambda: None,
+        live: LiveOutput | None = None,
     ) -> None:
         self._workspace = workspace
         self._rpc = rpc
         self._http = http
         self._save_workspace = save_workspace
         self._store = store
+        self.live = live or LiveOutput()  # output of the running call, as it comes
         # Package indexes run_python's micropip uses (the host's ``config``); empty: the sandbox's default, PyPI.
         self.package_index_urls: tuple[str, ...] = ()
 
@@ -69,7 +72,8 @@ class AgentToolContext:
         """Send ``type`` with a fresh id and return the host's answer; an ``error`` answer raises."""
         # ``payload`` is the typed body of a RuntimeRequest (e.g. ExecRequestBody); the tag and id make it one.
         message = cast(RuntimeRequest, {**payload, "type": type, "id": self._rpc.new_id()})
-        reply = await self._rpc.call(message, timeout_s)
+        with self.live.request(message["id"]):
+            reply = await self._rpc.call(message, timeout_s)
         if reply.get("type") == "error":
             raise HostRequestError(
                 str(reply.get("code") or "error"), str(reply.get("message") or "the host refused"), message["id"]

@@ -20,6 +20,7 @@ from typing import Any
 from runtime import __version__
 from runtime.agent.approvals import Approvals
 from runtime.agent.tool_context import AgentToolContext
+from runtime.conversation.context_meter import ContextMeter
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration, GateFactory
 from runtime.conversation.switcher import SessionSwitcher
@@ -69,13 +70,16 @@ class Conversation:
         self.context = AgentToolContext(
             workspace, self.rpc, self.http, self.state.flusher.workspace, lambda: self._open_store()
         )
+        self.context.live.emit = self.emit  # run_python's output as it comes
         self.approvals = Approvals()
         self.configuration = Configuration(gate_factory)
         self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings)
         parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
-        self.requests = Requests(Ports(self.state, self.sessions, self.providers, tools, workspace), transport.send)
+        meter = ContextMeter(self.state, self.turns.system_prompt, self.providers.context_tokens, tools, workspace)
+        ports = Ports(self.state, self.sessions, self.providers, tools, workspace, meter)
+        self.requests = Requests(ports, transport.send)
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []
 
@@ -121,7 +125,9 @@ class Conversation:
         if message["type"] == "config":
             self._configure(message)
         elif message["type"] == "user_message":
-            self.turns.start(message["text"], message.get("turn_id"))
+            self.turns.start(message["text"], message.get("turn_id"), message.get("replaces_turn"))
+        elif message["type"] == "exec_output":
+            self.context.live.output(message)
         elif message["type"] == "abort_turn":
             self.turns.abort()
         elif message["type"] == "approval":

@@ -20,6 +20,7 @@ from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
 from runtime.errors import ProviderError
 from runtime.host.messages import Event
+from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
@@ -70,7 +71,8 @@ class TurnRunner:
         """The running turn's id, or ``None``."""
         return self._turn_id if self.running else None
 
-    def start(self, text: str, turn_id: str | None) -> None:
+    def start(self, text: str, turn_id: str | None, replaces: str | None = None) -> None:
+        """Start a turn; ``replaces``: the stored turn it replaces with every later one (an edit, a regenerate)."""
         turn_id = turn_id or next(self._turn_ids)
         if self.running:
             self._parts.emit(
@@ -83,7 +85,7 @@ class TurnRunner:
                 }
             )
             return
-        self._launch(turn_id, lambda started: self._run(turn_id, text, started))
+        self._launch(turn_id, lambda started: self._run(turn_id, text, started, None, replaces))
 
     def resume(self, resumable: Resumable) -> None:
         """Go on with a stored turn that waited for approval when the page went away."""
@@ -115,7 +117,14 @@ class TurnRunner:
         self.task = asyncio.ensure_future(work(started))
         self.task.add_done_callback(lambda task: self._done(task, turn_id, started))
 
-    async def _run(self, turn_id: str, text: str | None, started: list[bool], resume: Resume | None = None) -> None:
+    async def _run(
+        self,
+        turn_id: str,
+        text: str | None,
+        started: list[bool],
+        resume: Resume | None = None,
+        replaces: str | None = None,
+    ) -> None:
         started.append(True)
         await self._session_ready()
         journal = self._state.journal
@@ -156,6 +165,8 @@ class TurnRunner:
             journal.note_model(settings.model)
         slash = slash_skill(text, parts.workspace) if text is not None and "activate_skill" in parts.tools else None
         first = (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": slash})),) if slash else ()
+        if replaces:  # an edit or a regenerate: that turn and the later ones become an earlier branch
+            supersede_turn(journal, replaces)
         await run_turn(deps, turn_id, text, prompt, first, resume)
 
     def _fail(self, turn_id: str, code: str, message: str) -> None:

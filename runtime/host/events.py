@@ -55,6 +55,16 @@ class ToolFinished(TypedDict):
     status: ToolStatus
 
 
+class ToolOutput(TypedDict):
+    """Output of a running call as it comes (run_python's stdout/stderr), bounded."""
+
+    kind: Literal["tool_output"]
+    turn_id: str
+    call_id: str
+    stream: Literal["stdout", "stderr"]
+    text: str
+
+
 class ApprovalNeeded(TypedDict):
     kind: Literal["approval_needed"]
     turn_id: str
@@ -111,6 +121,7 @@ Event = Union[  # noqa: UP007 - a runtime value: the generator and the checks it
     TextDelta,
     ToolStarted,
     ToolFinished,
+    ToolOutput,
     ApprovalNeeded,
     Usage,
     TurnFinished,

@@ -125,6 +125,7 @@ class UserMessage(TypedDict):
     type: Literal["user_message"]
     text: str
     turn_id: NotRequired[str | None]
+    replaces_turn: NotRequired[str | None]
 
 
 class AbortTurn(TypedDict):
@@ -155,6 +156,15 @@ class ExecResult(TypedDict):
     error: ExecError | None
 
 
+class ExecOutput(TypedDict):
+    """A piece of a running ``exec_request``'s stdout or stderr, as the sandbox writes it."""
+
+    type: Literal["exec_output"]
+    id: str
+    stream: Literal["stdout", "stderr"]
+    text: str
+
+
 HostMessage = Union[  # noqa: UP007 - a runtime value: the generator and the checks iterate it
     Hello,
     HttpHead,
@@ -167,6 +177,7 @@ HostMessage = Union[  # noqa: UP007 - a runtime value: the generator and the che
     Approval,
     Request,
     ExecResult,
+    ExecOutput,
     Reply,
     Cancel,
     Error,

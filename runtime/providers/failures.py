@@ -7,12 +7,34 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from runtime.errors import HostHttpError, HostRequestError, ProviderError, ProviderErrorCode
 
 MAX_RETRY_AFTER_S = 60.0
 CREDITS_URL = "openrouter.ai/settings/credits"
+
+# What to do after an HTTP error, by error code, for any provider; a provider's ``Hints.advice`` replaces
+# entries that only make sense for it (OpenRouter's credits page, Ollama's local server).
+ADVICE: dict[ProviderErrorCode, str] = {
+    "auth": "Check the API key in Settings (or reconnect), then try again.",
+    "credits": "The provider asks for payment: check your account with it, or choose another model.",
+    "timeout": "The model took too long; try again.",
+    "server": "This is on the provider's side; try again in a moment or choose another model.",
+    "bad_request": "Check the model and settings; the request was not accepted.",
+    "provider_error": "Try again, or choose another model.",
+}
+OPENROUTER_ADVICE: dict[ProviderErrorCode, str] = {"credits": f"Add credits at {CREDITS_URL}, or choose a free model."}
+OLLAMA_ADVICE: dict[ProviderErrorCode, str] = {
+    "auth": "Ollama itself needs no key: a server or proxy in front of it refused the request. "
+    "Check the key and the base URL in Settings.",
+    "credits": "Ollama itself does not charge: the server at the base URL asked for payment. "
+    "Check the base URL in Settings.",
+    "server": "The Ollama server failed; check that the model runs there (`ollama run <model>`), then try again.",
+    "bad_request": "Check that the model is pulled on that server (`ollama list`) and the settings; "
+    "the request was not accepted.",
+}
 
 
 @dataclass(frozen=True)
@@ -22,6 +44,7 @@ class Hints:
     name: str  # shown to people: "OpenRouter", "Ollama"
     base_url: str
     unreachable: str = "Check your network connection and the base URL in Settings."
+    advice: Mapping[ProviderErrorCode, str] = field(default_factory=dict)  # replaces entries of ADVICE
 
 
 def error_detail(body: bytes | str) -> str:
@@ -83,19 +106,14 @@ def from_status(status: int, body: bytes | str, hints: Hints, retry_after: str |
     detail = error_detail(body) or f"HTTP {status}"
     wait = parse_retry_after(retry_after)
     what = f"{hints.name} answered HTTP {status}: {detail}."
-    advice = {
-        "auth": "Check the API key in Settings (or reconnect), then try again.",
-        "credits": f"Add credits at {CREDITS_URL}, or choose a free model.",
-        "rate_limited": (
+    if code == "rate_limited":
+        advice = (
             f"Wait {wait:g} s and try again, or choose another model."
             if wait is not None
             else "Wait a moment and try again, or choose another model."
-        ),
-        "timeout": "The model took too long; try again.",
-        "server": "This is on the provider's side; try again in a moment or choose another model.",
-        "bad_request": "Check the model and settings; the request was not accepted.",
-        "provider_error": "Try again, or choose another model.",
-    }[code]
+        )
+    else:
+        advice = hints.advice.get(code) or ADVICE.get(code) or ADVICE["provider_error"]
     return ProviderError(code, f"{what} {advice}", status=status, retry_after=wait, provider=hints.name)
 
 

@@ -13,7 +13,7 @@ from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
-from runtime.providers.failures import Hints, from_host_failure, from_status
+from runtime.providers.failures import OLLAMA_ADVICE, Hints, from_host_failure, from_status
 from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class OllamaProvider:
         base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.base_url = base.removesuffix("/v1")
         self._http = http
-        self.hints = Hints("Ollama", self.base_url, unreachable_advice(settings.page_origin))
+        self.hints = Hints("Ollama", self.base_url, unreachable_advice(settings.page_origin), OLLAMA_ADVICE)
         self.chat = OpenAICompatChat(http, ChatEndpoint(f"{self.base_url}/v1/chat/completions", self.hints))
 
     def stream_chat(

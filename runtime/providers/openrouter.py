@@ -12,7 +12,7 @@ from runtime.errors import HostHttpError, HostRequestError
 from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
-from runtime.providers.failures import Hints, from_host_failure, from_status
+from runtime.providers.failures import OPENROUTER_ADVICE, Hints, from_host_failure, from_status
 from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,7 @@ class OpenRouterProvider:
             "OpenRouter",
             self.base_url,
             "Check your network connection and the base URL in Settings.",
+            OPENROUTER_ADVICE,
         )
         self.chat = OpenAICompatChat(http, ChatEndpoint(f"{self.base_url}/chat/completions", self.hints, headers))
 

@@ -63,6 +63,12 @@ class ToolCatalog(Protocol):
     def catalog(self) -> list[ToolInfo]: ...
 
 
+class ContextMeasure(Protocol):
+    """How full the model's context is (``context_usage``)."""
+
+    async def usage(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Ports:
     state: StoredState
@@ -70,6 +76,7 @@ class Ports:
     models: ModelSource
     tools: ToolCatalog
     workspace: Path
+    context: ContextMeasure | None = None
 
 
 Handler = Callable[[Ports, dict[str, Any]], Awaitable[Any]]

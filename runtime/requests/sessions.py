@@ -21,6 +21,16 @@ async def sessions_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     return {"sessions": rows, "current": current}
 
 
+async def sessions_search(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    """Sessions whose title or messages hold every word of ``query``, newest first, with an excerpt."""
+    store = await ports.state.store()
+    query = text(params, "query", empty=True)
+    limit = integer(params, "limit", default=50, low=1, high=500)
+    current = ports.state.session_id
+    hits = store.search_sessions(query, limit)
+    return {"sessions": [{**asdict(h.session), "current": h.session.id == current, "excerpt": h.excerpt} for h in hits]}
+
+
 async def session_new(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     """A new, empty session becomes current (the current one is reused when it is still empty)."""
     store = await ports.state.store()
@@ -78,6 +88,7 @@ async def session_export(ports: Ports, params: dict[str, Any]) -> dict[str, Any]
 
 METHODS: dict[str, Handler] = {
     "sessions_list": sessions_list,
+    "sessions_search": sessions_search,
     "session_new": session_new,
     "new_session": session_new,  # the older name
     "session_open": session_open,

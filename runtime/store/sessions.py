@@ -160,10 +160,14 @@ class SessionsMixin(StoreBase):
         )
         return self.get_message(session_id, seq)
 
-    def list_messages(self, session_id: str, *, after_seq: int = 0, limit: int | None = None) -> list[StoredMessage]:
-        """Every message of the session in order, summaries included (they are messages too)."""
+    def list_messages(
+        self, session_id: str, *, after_seq: int = 0, limit: int | None = None, earlier_branches: bool = False
+    ) -> list[StoredMessage]:
+        """Every message of the session's current branch in order, summaries included (they are messages
+        too); with ``earlier_branches`` also those an edit or a regenerate replaced (store/branches.py)."""
+        branch = "" if earlier_branches else "AND kind != 'superseded'"
         rows = self._rows(
-            "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            f"SELECT * FROM messages WHERE session_id = ? AND seq > ? {branch} ORDER BY seq LIMIT ?",
             [session_id, after_seq, limit or -1],
         )
         return [_message(r) for r in rows]

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from runtime.store.base import Clock, utc_now
+from runtime.store.branches import BranchesMixin
 from runtime.store.durability import Choice, Generations, connect_bytes
 from runtime.store.errors import StoreError
 from runtime.store.export import session_json, session_markdown
 from runtime.store.ledger import LedgerMixin
 from runtime.store.memories import MemoriesMixin
 from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
+from runtime.store.search import SearchMixin
 from runtime.store.sessions import SessionsMixin
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,7 @@ def _connect(source: Source) -> sqlite3.Connection:
     return sqlite3.connect(str(source))
 
 
-class Store(SessionsMixin, LedgerMixin, MemoriesMixin):
+class Store(SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 
     def __init__(self, source: Source = None, *, clock: Clock = utc_now) -> None:

@@ -13,8 +13,8 @@ from typing import Any, Literal
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
 
-MessageKind = Literal["message", "summary"]
-MESSAGE_KINDS: tuple[MessageKind, ...] = ("message", "summary")
+MessageKind = Literal["message", "summary", "superseded"]  # superseded: an earlier branch (store/branches.py)
+MESSAGE_KINDS: tuple[MessageKind, ...] = ("message", "summary", "superseded")
 
 MessageStatus = Literal["complete", "streaming", "interrupted", "error"]
 MESSAGE_STATUSES: tuple[MessageStatus, ...] = ("complete", "streaming", "interrupted", "error")

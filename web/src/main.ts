@@ -6,20 +6,26 @@ import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { isPermissionMode, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
+import { SettingsOrder } from "./settings/ordering";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat";
+import { ContextGauge } from "./ui/context-gauge";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
+import { installKeyboard } from "./ui/keyboard";
+import { mountSidebarDrawer } from "./ui/sidebar-drawer";
 import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
 import { StatusView } from "./ui/status";
 import { UsageView } from "./ui/usage";
 import { FilesPanel } from "./ui/panels/files";
 import { mountConversationPanels } from "./ui/panels/conversation-panels";
+import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 
 const keys = new KeyRing();
+const order = new SettingsOrder(); // messages go after the settings changes made before them
 let settings: AppSettings;
 let lastFailure: HttpFailureInfo | null = null;
 let ready = false;
@@ -29,10 +35,20 @@ let holdsWorkspace = false;
 let packageIndexUrls: string[] = [];
 
 const status = new StatusView(() => restart(false));
+const drawer = mountSidebarDrawer();
+installKeyboard({ // before the chat's listeners: a key handled here is not also handled there
+  closePanel: () => (panel.isOpen() ? (panel.close(), true) : closeOpenPanel() || drawer.close()),
+  newChat: () => byTestId<HTMLButtonElement>("session-new").click(),
+  focusInput: () => chat.focusInput(),
+  editLast: () => chat.editLast(),
+  input: byTestId<HTMLTextAreaElement>("chat-input"),
+  running: () => chat.isRunning,
+});
 const usage = new UsageView();
 const client = new RuntimeClient(onWorker);
+const gauge = new ContextGauge((method, params) => client.request(method, params));
 const chat = new ChatView({
-  send: (text) => client.post({ type: "user_message", text }),
+  send: (text, turnId, replacesTurn) => order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn })),
   stop: () => client.post({ type: "abort_turn" }),
   decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
   turnChanged: (running) => {
@@ -40,10 +56,10 @@ const chat = new ChatView({
   },
 });
 const panel = new SettingsPanel({
-  save: (form) => void save(form),
+  save: (form) => void order.change(() => save(form)),
   connectOpenRouter: (authBase) => void startOAuth(authBase || settings.authBase),
-  forgetKey: (provider) => void forgetKey(provider),
-  chooseModel: (model) => void chooseModel(model),
+  forgetKey: (provider) => void order.change(() => forgetKey(provider)),
+  chooseModel: (model) => void order.change(() => chooseModel(model)),
 });
 const permission = byTestId<HTMLSelectElement>("permission-mode");
 const lockBanner = byTestId("workspace-lock");
@@ -56,6 +72,7 @@ mountSkillsPanel({ request: (method, params, timeoutMs) => client.request(method
 
 function onWorker(message: WorkerToMain): void {
   followPanels(message);
+  gauge.follow(message);
   switch (message.type) {
     case "boot_progress":
       return status.booting(message.label, message.index, message.total, message.fraction);
@@ -110,7 +127,7 @@ function onReady(): void {
   chat.setAvailable(true);
   for (const resolve of readyWaiters.splice(0)) resolve();
   void hasKey().then((has) => {
-    if (has || !providerInfo(settings.provider).keyRequired) void checkConnection();
+    if (has || !providerInfo(settings.provider).keyRequired) void order.change(async () => void (await checkConnection()));
   });
 }
 
@@ -166,16 +183,17 @@ async function persist(): Promise<void> {
 
 let checkGeneration = 0;
 
-async function checkConnection(): Promise<void> {
+/** Ask for the model list; true when the provider answered (a model is then chosen). */
+async function checkConnection(): Promise<boolean> {
   const generation = ++checkGeneration;
   panel.setConnection("checking", "Checking the connection…");
   await whenReady();
   lastFailure = null;
   const result = await client.listModels();
-  if (generation !== checkGeneration) return; // a newer check (after another save) is under way
+  if (generation !== checkGeneration) return false; // a newer check (after another save) is under way
   if (!result.ok) {
     panel.setConnection("error", explainFailure(settings.provider, settings.baseUrl, location.origin, lastFailure, result.message));
-    return;
+    return false;
   }
   const models = result.models;
   if (models.length > 0 && !models.some((m) => m.id === settings.model)) {
@@ -186,6 +204,8 @@ async function checkConnection(): Promise<void> {
   panel.setModels(models, settings.model);
   const label = providerInfo(settings.provider).label;
   panel.setConnection("ok", `Connected to ${label}: ${models.length} model${models.length === 1 ? "" : "s"} available`);
+  gauge.refresh(); // the model (and its context window) may have changed
+  return true;
 }
 
 async function save(form: SettingsForm): Promise<void> {
@@ -195,6 +215,7 @@ async function save(form: SettingsForm): Promise<void> {
     return;
   }
   const previous = settings;
+  const changed = form.provider !== previous.provider || baseUrl !== previous.baseUrl || form.newKey !== "";
   settings = {
     ...settings,
     provider: form.provider,
@@ -213,13 +234,15 @@ async function save(form: SettingsForm): Promise<void> {
   await persist();
   panel.fill(settings, await hasKey());
   await pushConfig();
-  await checkConnection();
+  // A new connection that works: back to the chat (the model can still be changed in Settings).
+  if ((await checkConnection()) && changed) panel.close();
 }
 
 async function chooseModel(model: string): Promise<void> {
   settings.model = model;
   await persist();
   await pushConfig();
+  gauge.refresh();
 }
 
 async function forgetKey(provider: AppSettings["provider"]): Promise<void> {
@@ -261,8 +284,12 @@ async function init(): Promise<void> {
   permission.value = settings.permissionMode;
   permission.addEventListener("change", () => {
     if (!isPermissionMode(permission.value)) return;
-    settings.permissionMode = permission.value;
-    void persist().then(pushConfig);
+    const mode = permission.value;
+    void order.change(async () => {
+      settings.permissionMode = mode;
+      await persist();
+      await pushConfig();
+    });
   });
   const has = await hasKey();
   panel.fill(settings, has);

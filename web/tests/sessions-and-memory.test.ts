@@ -15,15 +15,15 @@ describe("sessions_list results", () => {
       current: "s2",
       sessions: [
         { id: "s2", title: "Trip", created: "2026-11-29T10:00:00.000Z", updated: "2026-11-29T11:00:00.000Z", model: null },
-        { id: "s1", title: "", created: "2026-11-28T10:00:00.000Z", updated: "2026-11-28T10:00:00.000Z", current: false },
+        { id: "s1", title: "", created: "2026-11-28T10:00:00.000Z", updated: "2026-11-28T10:00:00.000Z", current: false, excerpt: "…a hit…" },
         { id: "", title: "no id" },
         { title: "missing id" },
         "junk",
       ],
     };
     expect(parseSessions(value)).toEqual([
-      { id: "s2", title: "Trip", created: "2026-11-29T10:00:00.000Z", updated: "2026-11-29T11:00:00.000Z", current: true },
-      { id: "s1", title: "", created: "2026-11-28T10:00:00.000Z", updated: "2026-11-28T10:00:00.000Z", current: false },
+      { id: "s2", title: "Trip", created: "2026-11-29T10:00:00.000Z", updated: "2026-11-29T11:00:00.000Z", current: true, excerpt: "" },
+      { id: "s1", title: "", created: "2026-11-28T10:00:00.000Z", updated: "2026-11-28T10:00:00.000Z", current: false, excerpt: "…a hit…" },
     ]);
   });
 

@@ -56,6 +56,7 @@ export type UserMessage = {
   type: "user_message";
   text: string;
   turn_id?: string | null;
+  replaces_turn?: string | null;
 };
 
 export type AbortTurn = {
@@ -89,6 +90,14 @@ export type ExecResult = {
   files: Record<string, string>;
   deleted?: string[];
   error: ExecError | null;
+};
+
+/** A piece of a running ``exec_request``'s stdout or stderr, as the sandbox writes it. */
+export type ExecOutput = {
+  type: "exec_output";
+  id: string;
+  stream: "stdout" | "stderr";
+  text: string;
 };
 
 export type ReplyError = {
@@ -173,6 +182,15 @@ export type ToolFinished = {
   status: ToolStatus;
 };
 
+/** Output of a running call as it comes (run_python's stdout/stderr), bounded. */
+export type ToolOutput = {
+  kind: "tool_output";
+  turn_id: string;
+  call_id: string;
+  stream: "stdout" | "stderr";
+  text: string;
+};
+
 export type ApprovalNeeded = {
   kind: "approval_needed";
   turn_id: string;
@@ -252,18 +270,18 @@ export type Log = {
   message: string;
 };
 
-export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | Reply | Cancel | Error;
+export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | ExecOutput | Reply | Cancel | Error;
 export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | Log | Reply | Error;
-export type UiEvent = Ready | TurnStarted | TextDelta | ToolStarted | ToolFinished | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened;
+export type UiEvent = Ready | TurnStarted | TextDelta | ToolStarted | ToolFinished | ToolOutput | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened;
 
-export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "reply", "cancel", "error"] as const;
+export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "exec_output", "reply", "cancel", "error"] as const;
 export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "log", "reply", "error"] as const;
-export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "tool_started", "tool_finished", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened"] as const;
+export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "tool_started", "tool_finished", "tool_output", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened"] as const;
 
 /** The shape (in SHAPES) of each tag. */
-export const HOST_MESSAGE_SHAPES = { hello: "Hello", http_head: "HttpHead", http_chunk: "HttpChunk", http_end: "HttpEnd", http_error: "HttpError", config: "Config", user_message: "UserMessage", abort_turn: "AbortTurn", approval: "Approval", request: "Request", exec_result: "ExecResult", reply: "Reply", cancel: "Cancel", error: "Error" } as const;
+export const HOST_MESSAGE_SHAPES = { hello: "Hello", http_head: "HttpHead", http_chunk: "HttpChunk", http_end: "HttpEnd", http_error: "HttpError", config: "Config", user_message: "UserMessage", abort_turn: "AbortTurn", approval: "Approval", request: "Request", exec_result: "ExecResult", exec_output: "ExecOutput", reply: "Reply", cancel: "Cancel", error: "Error" } as const;
 export const RUNTIME_MESSAGE_SHAPES = { hello: "Hello", http_request: "HttpRequest", cancel: "Cancel", event: "EventMessage", exec_request: "ExecRequest", flush_request: "FlushRequest", log: "Log", reply: "Reply", error: "Error" } as const;
-export const UI_EVENT_SHAPES = { ready: "Ready", turn_started: "TurnStarted", text_delta: "TextDelta", tool_started: "ToolStarted", tool_finished: "ToolFinished", approval_needed: "ApprovalNeeded", usage: "Usage", turn_finished: "TurnFinished", error: "ErrorEvent", notice: "Notice", session_opened: "SessionOpened" } as const;
+export const UI_EVENT_SHAPES = { ready: "Ready", turn_started: "TurnStarted", text_delta: "TextDelta", tool_started: "ToolStarted", tool_finished: "ToolFinished", tool_output: "ToolOutput", approval_needed: "ApprovalNeeded", usage: "Usage", turn_finished: "TurnFinished", error: "ErrorEvent", notice: "Notice", session_opened: "SessionOpened" } as const;
 
 /** The fields of every shape, for checking what arrives (validate.ts). */
 export const SHAPES: Readonly<Record<string, FieldTable>> = {
@@ -274,12 +292,13 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   HttpError: {"type": {"schema": {"literal": ["http_error"]}, "required": true}, "id": {"schema": "string", "required": true}, "kind": {"schema": {"literal": ["network", "timeout", "refused", "aborted"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ProviderSettings: {"kind": {"schema": "string", "required": true}, "base_url": {"schema": "string", "required": true}, "has_key": {"schema": "boolean", "required": true}},
   Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}},
-  UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}},
+  UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "replaces_turn": {"schema": {"anyOf": ["string", "null"]}, "required": false}},
   AbortTurn: {"type": {"schema": {"literal": ["abort_turn"]}, "required": true}},
   Approval: {"type": {"schema": {"literal": ["approval"]}, "required": true}, "call_id": {"schema": "string", "required": true}, "decision": {"schema": {"literal": ["allow", "allow_session", "deny"]}, "required": true}},
   Request: {"type": {"schema": {"literal": ["request"]}, "required": true}, "id": {"schema": "string", "required": true}, "method": {"schema": "string", "required": true}, "params": {"schema": {"anyOf": [{"map": "unknown"}, "null"]}, "required": false}},
   ExecError: {"kind": {"schema": {"literal": ["timeout", "exception", "sandbox", "install"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ExecResult: {"type": {"schema": {"literal": ["exec_result"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "stdout": {"schema": "string", "required": true}, "stderr": {"schema": "string", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "deleted": {"schema": {"list": "string"}, "required": false}, "error": {"schema": {"anyOf": [{"shape": "ExecError"}, "null"]}, "required": true}},
+  ExecOutput: {"type": {"schema": {"literal": ["exec_output"]}, "required": true}, "id": {"schema": "string", "required": true}, "stream": {"schema": {"literal": ["stdout", "stderr"]}, "required": true}, "text": {"schema": "string", "required": true}},
   ReplyError: {"code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": false}},
   Reply: {"type": {"schema": {"literal": ["reply"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "result": {"schema": "unknown", "required": false}, "error": {"schema": {"shape": "ReplyError"}, "required": false}},
   Cancel: {"type": {"schema": {"literal": ["cancel"]}, "required": true}, "id": {"schema": "string", "required": true}},
@@ -291,13 +310,14 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   TextDelta: {"kind": {"schema": {"literal": ["text_delta"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "text": {"schema": "string", "required": true}},
   ToolStarted: {"kind": {"schema": {"literal": ["tool_started"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}},
   ToolFinished: {"kind": {"schema": {"literal": ["tool_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}, "ok": {"schema": "boolean", "required": true}, "result": {"schema": "string", "required": true}, "status": {"schema": {"literal": ["ok", "error", "denied"]}, "required": true}},
+  ToolOutput: {"kind": {"schema": {"literal": ["tool_output"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "stream": {"schema": {"literal": ["stdout", "stderr"]}, "required": true}, "text": {"schema": "string", "required": true}},
   ApprovalNeeded: {"kind": {"schema": {"literal": ["approval_needed"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}, "effect": {"schema": {"literal": ["read", "write", "network", "execute", "memory"]}, "required": true}, "preview": {"schema": "string", "required": false}},
   Usage: {"kind": {"schema": {"literal": ["usage"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "prompt_tokens": {"schema": "integer", "required": true}, "completion_tokens": {"schema": "integer", "required": true}, "total_tokens": {"schema": "integer", "required": true}, "cost": {"schema": {"anyOf": ["number", "null"]}, "required": true}},
   TurnFinished: {"kind": {"schema": {"literal": ["turn_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "reason": {"schema": {"literal": ["stop", "aborted", "max_rounds", "error"]}, "required": true}},
   ErrorEvent: {"kind": {"schema": {"literal": ["error"]}, "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": true}},
   Notice: {"kind": {"schema": {"literal": ["notice"]}, "required": true}, "code": {"schema": "string", "required": true}, "text": {"schema": "string", "required": true}},
   SessionOpened: {"kind": {"schema": {"literal": ["session_opened"]}, "required": true}, "session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "resumed_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
-  EventMessage: {"type": {"schema": {"literal": ["event"]}, "required": true}, "event": {"schema": {"tag": "kind", "shapes": {"ready": "Ready", "turn_started": "TurnStarted", "text_delta": "TextDelta", "tool_started": "ToolStarted", "tool_finished": "ToolFinished", "approval_needed": "ApprovalNeeded", "usage": "Usage", "turn_finished": "TurnFinished", "error": "ErrorEvent", "notice": "Notice", "session_opened": "SessionOpened"}}, "required": true}},
+  EventMessage: {"type": {"schema": {"literal": ["event"]}, "required": true}, "event": {"schema": {"tag": "kind", "shapes": {"ready": "Ready", "turn_started": "TurnStarted", "text_delta": "TextDelta", "tool_started": "ToolStarted", "tool_finished": "ToolFinished", "tool_output": "ToolOutput", "approval_needed": "ApprovalNeeded", "usage": "Usage", "turn_finished": "TurnFinished", "error": "ErrorEvent", "notice": "Notice", "session_opened": "SessionOpened"}}, "required": true}},
   ExecRequest: {"type": {"schema": {"literal": ["exec_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "code": {"schema": "string", "required": true}, "timeout_s": {"schema": "number", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "packages": {"schema": {"list": "string"}, "required": false}, "index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "network": {"schema": "boolean", "required": false}},
   FlushRequest: {"type": {"schema": {"literal": ["flush_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "what": {"schema": {"literal": ["workspace", "state"]}, "required": true}, "paths": {"schema": {"list": "string"}, "required": true}, "rotate": {"schema": "boolean", "required": false}},
   Log: {"type": {"schema": {"literal": ["log"]}, "required": true}, "level": {"schema": "string", "required": true}, "logger": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}},

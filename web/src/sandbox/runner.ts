@@ -14,7 +14,7 @@
 
 import { fetchThroughProxy } from "./install-fetch";
 import { failure, timeoutSeconds, type ExecRequest, type ExecResult } from "./messages";
-import { Sandbox, type InstallFetch, type SandboxSources } from "./sandbox";
+import { Sandbox, type InstallFetch, type OutputListener, type SandboxSources } from "./sandbox";
 
 export type { ExecError, ExecErrorKind, ExecRequest, ExecResult } from "./messages";
 export { failure, runOf } from "./messages";
@@ -64,9 +64,9 @@ export class SandboxRunner {
   }
 
   /** Run one request; never rejects: every failure is an `ExecResult` with `ok: false`. */
-  run(request: ExecRequest): Promise<ExecResult> {
+  run(request: ExecRequest, onOutput?: OutputListener): Promise<ExecResult> {
     const id = request.id ?? `sandbox-run-${this.nextId++}`;
-    const job = this.queue.then(() => this.runNow(id, request));
+    const job = this.queue.then(() => this.runNow(id, request, onOutput));
     this.queue = job.catch(() => undefined);
     return job;
   }
@@ -88,7 +88,7 @@ export class SandboxRunner {
     this.active = null;
   }
 
-  private async runNow(id: string, request: ExecRequest): Promise<ExecResult> {
+  private async runNow(id: string, request: ExecRequest, onOutput?: OutputListener): Promise<ExecResult> {
     if (this.disposed) return failure(id, "sandbox", "the sandbox was shut down");
     const network = request.network === true;
     let sandbox: Sandbox;
@@ -109,7 +109,7 @@ export class SandboxRunner {
       packages: request.packages ?? [],
       indexUrls: request.index_urls ?? null,
     };
-    const result = await sandbox.run(id, input, timeoutSeconds(request.timeout_s));
+    const result = await sandbox.run(id, input, timeoutSeconds(request.timeout_s), onOutput);
     this.active = null;
     this.activeId = null;
     const broken = sandbox.current !== "ready";

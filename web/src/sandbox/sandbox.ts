@@ -46,10 +46,14 @@ export interface SandboxSources {
 
 export type SandboxState = "booting" | "ready" | "running" | "dead";
 
+/** Output of the running code as it comes. */
+export type OutputListener = (stream: "stdout" | "stderr", text: string) => void;
+
 interface PendingRun {
   id: string;
   stdout: string;
   stderr: string;
+  onOutput?: OutputListener | undefined;
   timer: ReturnType<typeof setTimeout>;
   resolve: (result: ExecResult) => void;
 }
@@ -134,7 +138,7 @@ export class Sandbox {
   }
 
   /** Run `input` (packages installed first); past `timeoutS` seconds the worker is terminated (a `timeout` result). */
-  run(id: string, input: RunInput, timeoutS: number): Promise<ExecResult> {
+  run(id: string, input: RunInput, timeoutS: number, onOutput?: OutputListener): Promise<ExecResult> {
     if (this.state !== "ready") {
       const why = this.state === "dead" ? this.deathReason : `the sandbox is ${this.state}`;
       return Promise.resolve(failure(id, "sandbox", why));
@@ -145,7 +149,7 @@ export class Sandbox {
     this.installAllowed = installHosts(input.indexUrls);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.onTimeout(timeoutS), timeoutS * 1000);
-      this.pending = { id, stdout: "", stderr: "", timer, resolve };
+      this.pending = { id, stdout: "", stderr: "", onOutput, timer, resolve };
       this.post({ type: "run", id, ...input });
     });
   }
@@ -194,6 +198,7 @@ export class Sandbox {
         if (!run || run.id !== message.id) return;
         const room = PARTIAL_OUTPUT_CHARS - run[message.stream].length;
         if (room > 0) run[message.stream] += message.text.slice(0, room);
+        run.onOutput?.(message.stream, message.text);
         return;
       }
       case "result": {

@@ -7,12 +7,15 @@
 import type { ApprovalDecision, UiEvent } from "../protocol/messages";
 import { byTestId, el } from "./dom";
 import type { SessionView } from "./session-view";
-import { renderMarkdown } from "./markdown";
+import { onHighlighterReady } from "./highlight-loader";
+import { renderInto } from "./markdown";
+import { attachActions, editLast, placeRegenerate, removeAfter, setSource, sourceOf, type MessageActionHost } from "./message-actions";
 import { stableCut } from "./stream-split";
 import { ToolCard } from "./tool-card";
 
 export interface ChatActions {
-  send(text: string): void;
+  /** Start turn `turnId` with `text`; `replaces`: the turn it replaces with every later one (edit, regenerate). */
+  send(text: string, turnId: string, replaces?: string): void;
   stop(): void;
   decide(callId: string, decision: ApprovalDecision): void;
   turnChanged(running: boolean): void;
@@ -47,6 +50,11 @@ export class ChatView {
   private running = false;
   private canSend = false;
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
+  private turnId: string | null = null; // the turn whose messages arrive now
+  private readonly messageHost: MessageActionHost = {
+    busy: () => this.running || !this.canSend,
+    resend: (node, text, replaces) => this.resend(node, text, replaces),
+  };
 
   constructor(private readonly actions: ChatActions) {
     this.input.addEventListener("keydown", (e) => {
@@ -59,12 +67,22 @@ export class ChatView {
     this.sendButton.addEventListener("click", () => this.submit());
     this.stopButton.addEventListener("click", () => this.stop());
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && this.running) {
+      if (e.key === "Escape" && this.running && !e.defaultPrevented) {
         e.preventDefault();
         this.stop();
       }
     });
     this.syncControls();
+    onHighlighterReady(() => this.rehighlight());
+  }
+
+  /** The highlighter arrived (loaded on the first code block): draw the finished replies' code again. */
+  private rehighlight(): void {
+    const streaming = new Set(this.streamed.map((seg) => seg.node));
+    for (const node of this.list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]')) {
+      const body = node.querySelector<HTMLElement>(".message-body");
+      if (body && !streaming.has(node) && body.querySelector("pre")) renderInto(body, sourceOf(node));
+    }
   }
 
   /** Whether the runtime can take a message now (ready, not booting). */
@@ -80,6 +98,7 @@ export class ChatView {
   onEvent(event: UiEvent): void {
     switch (event.kind) {
       case "turn_started":
+        this.turnId = event.turn_id;
         return this.setRunning(true);
       case "text_delta":
         return this.appendText(event.text);
@@ -90,6 +109,9 @@ export class ChatView {
       case "approval_needed":
         this.card(event.call_id, event.name, event.arguments).askApproval(event.preview);
         this.segment = null;
+        return;
+      case "tool_output":
+        this.cards.get(event.call_id)?.appendOutput(event.stream, event.text);
         return;
       case "tool_finished":
         this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
@@ -144,6 +166,7 @@ export class ChatView {
         continue;
       }
       if (message.role === "user") endTurn();
+      this.turnId = message.turnId;
       if (message.text) this.addMessage(message.role, message.text);
       for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result);
       if (message.role === "user" && message.status === "interrupted") interrupted = true;
@@ -153,7 +176,17 @@ export class ChatView {
     this.list.append(...notices);
     this.empty.hidden = this.list.childElementCount > 0;
     if (view.runningTurn) this.setRunning(true);
+    placeRegenerate(this.list, this.messageHost);
     this.scrollToEnd();
+  }
+
+  /** ↑ in the empty box: edit the last message sent. */
+  editLast(): boolean {
+    return editLast(this.list, this.messageHost);
+  }
+
+  focusInput(): void {
+    this.input.focus();
   }
 
   /** An error that did not come from a turn (boot, connection, restart). */
@@ -173,10 +206,27 @@ export class ChatView {
     if (!text || !this.canSend || this.running) return;
     this.input.value = "";
     this.autosize();
+    this.turnId = newTurnId();
     this.addMessage("user", text);
     this.segment = null;
     this.setRunning(true);
-    this.actions.send(text);
+    this.actions.send(text, this.turnId);
+  }
+
+  /** Regenerate or an edit: the turns from `userNode` on leave the view, `text` goes out as a new turn. */
+  private resend(userNode: HTMLElement, text: string, replaces: string): void {
+    if (this.running || !this.canSend) return;
+    this.flush();
+    for (const gone of removeAfter(userNode)) if (gone.dataset.callId) this.cards.delete(gone.dataset.callId);
+    const body = userNode.querySelector<HTMLElement>(".message-body");
+    if (body) body.textContent = text;
+    setSource(userNode, () => text);
+    this.turnId = newTurnId();
+    userNode.dataset.turnId = this.turnId;
+    this.segment = null;
+    this.streamed = [];
+    this.setRunning(true);
+    this.actions.send(text, this.turnId, replaces);
   }
 
   private stop(): void {
@@ -194,6 +244,7 @@ export class ChatView {
     if (this.running === running) return;
     this.running = running;
     this.syncControls();
+    placeRegenerate(this.list, this.messageHost);
     this.actions.turnChanged(running);
   }
 
@@ -208,6 +259,7 @@ export class ChatView {
     let card = this.cards.get(callId);
     if (!card) {
       card = new ToolCard(callId, name, args, (id, decision) => this.actions.decide(id, decision));
+      if (this.turnId) card.root.dataset.turnId = this.turnId;
       this.cards.set(callId, card);
       this.push(card.root);
     } else {
@@ -225,7 +277,9 @@ export class ChatView {
       const done = el("div", { class: "md-done" });
       const tail = el("div", { class: "md-tail" });
       body.replaceChildren(done, tail);
-      this.segment = { node, text, stable: 0, done, tail };
+      const segment: Segment = { node, text, stable: 0, done, tail };
+      setSource(node, () => segment.text);
+      this.segment = segment;
       this.render(this.segment);
       this.streamed.push(this.segment);
       return;
@@ -249,27 +303,29 @@ export class ChatView {
     const cut = stableCut(seg.text, seg.stable);
     if (cut > seg.stable) {
       const block = el("div", { class: "md-block" });
-      block.innerHTML = renderMarkdown(seg.text.slice(seg.stable, cut));
+      renderInto(block, seg.text.slice(seg.stable, cut));
       seg.done.append(block);
       seg.stable = cut;
     }
-    seg.tail.innerHTML = renderMarkdown(seg.text.slice(seg.stable));
+    renderInto(seg.tail, seg.text.slice(seg.stable));
   }
 
   /** A turn ended: render its (not too long) replies once as a whole, exactly as markdown means them. */
   private finishStreamed(): void {
     for (const seg of this.streamed) {
       const body = seg.node.querySelector(".message-body");
-      if (body && seg.text.length <= FINAL_RENDER_MAX) body.innerHTML = renderMarkdown(seg.text);
+      if (body instanceof HTMLElement && seg.text.length <= FINAL_RENDER_MAX) renderInto(body, seg.text);
     }
     this.streamed = [];
   }
 
   private addMessage(role: Role, text: string): HTMLElement {
     const body = el("div", { class: "message-body" });
-    if (role === "assistant") body.innerHTML = renderMarkdown(text);
+    if (role === "assistant") renderInto(body, text);
     else body.textContent = text;
     const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
+    if (this.turnId) node.dataset.turnId = this.turnId;
+    attachActions(node, () => text, this.messageHost);
     this.push(node);
     return node;
   }
@@ -306,4 +362,10 @@ export class ChatView {
   private autosize(): void {
     this.input.rows = Math.min(8, Math.max(1, this.input.value.split("\n").length));
   }
+}
+
+/** A turn id unique in the workspace across reloads (protocol: `user_message.turn_id`). */
+function newTurnId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return `u${Date.now().toString(36)}-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

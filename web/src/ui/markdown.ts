@@ -1,9 +1,15 @@
-/** Assistant text as sanitized markdown: markdown-it without raw HTML, then DOMPurify. */
+/**
+ * Assistant text as sanitized markdown: markdown-it without raw HTML (code blocks highlighted through
+ * its `highlight` hook once the highlighter has loaded), then DOMPurify. `renderInto` also gives each
+ * code block its `code-copy` button.
+ */
 
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
+import { decorateCodeBlocks } from "./code-blocks";
+import { highlightCode } from "./highlight-loader";
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight: highlightCode });
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
@@ -19,4 +25,10 @@ export function renderMarkdown(text: string): string {
     FORBID_TAGS: ["img", "style", "form", "input"],
     FORBID_ATTR: ["style"],
   });
+}
+
+/** Show `text` as markdown inside `target`, code blocks with their copy buttons. */
+export function renderInto(target: HTMLElement, text: string): void {
+  target.innerHTML = renderMarkdown(text);
+  decorateCodeBlocks(target);
 }

@@ -16,6 +16,7 @@ export interface HistoryMessage {
   role: "user" | "assistant" | "summary";
   status: string;
   text: string;
+  turnId: string | null;
   calls: HistoryCall[];
 }
 
@@ -43,7 +44,7 @@ function parseMessage(m: JsonObject): HistoryMessage | null {
   const calls = list(m.tool_calls)
     .map(parseCall)
     .filter((c): c is HistoryCall => c !== null);
-  return { role: m.role, status: text(m.status), text: text(m.text), calls };
+  return { role: m.role, status: text(m.status), text: text(m.text), turnId: typeof m.turn_id === "string" ? m.turn_id : null, calls };
 }
 
 /** Null when the value is not a session view. */

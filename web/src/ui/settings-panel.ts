@@ -66,6 +66,10 @@ export class SettingsPanel {
     document.body.classList.remove("settings-visible");
   }
 
+  isOpen(): boolean {
+    return !this.panel.hidden;
+  }
+
   fill(settings: AppSettings, hasKey: boolean): void {
     this.provider.value = settings.provider;
     this.baseUrl.value = settings.baseUrl;

@@ -4,6 +4,7 @@ import type { ApprovalDecision } from "../protocol/messages";
 import { codeArgument, renderPreview } from "./diff-view";
 import { el } from "./dom";
 import { networkNotice } from "./run-network";
+import "./tool-card.css";
 import type { HistoryCallStatus } from "./session-view";
 
 export type ToolStatus = "pending-approval" | "running" | "ok" | "error" | "denied";
@@ -25,6 +26,7 @@ export class ToolCard {
   private approval: HTMLElement | null = null;
   private readonly name: string;
   private argsValue: unknown;
+  private live: HTMLElement | null = null;
 
   constructor(
     readonly callId: string,
@@ -90,6 +92,18 @@ export class ToolCard {
     if (this.status !== "denied") this.setStatus("running");
   }
 
+  /** Output of the running call as it comes (run_python's stdout/stderr); the last LIVE_CHARS stay shown. */
+  appendOutput(stream: "stdout" | "stderr", text: string): void {
+    if (!this.live) {
+      this.live = el("pre", { class: "tool-live", "data-testid": "tool-output", "aria-live": "polite", "aria-label": "Output so far" });
+      this.root.append(this.live);
+    }
+    const piece = el("span", { class: `tool-live-${stream}` }, text);
+    this.live.append(piece);
+    trimFront(this.live, LIVE_CHARS);
+    this.live.scrollTop = this.live.scrollHeight;
+  }
+
   finished(status: "ok" | "error" | "denied", result: unknown): void {
     this.clearApproval();
     this.result.textContent = pretty(result);
@@ -119,6 +133,24 @@ export class ToolCard {
   private setStatus(status: ToolStatus): void {
     this.root.dataset.status = status;
     this.statusLabel.textContent = STATUS_TEXT[status];
+  }
+}
+
+const LIVE_CHARS = 20_000;
+
+/** Drop the oldest pieces (and the start of the oldest kept one) beyond `max` characters. */
+function trimFront(box: HTMLElement, max: number): void {
+  let total = box.textContent?.length ?? 0;
+  while (total > max && box.firstChild) {
+    const first = box.firstChild;
+    const length = first.textContent?.length ?? 0;
+    if (total - length >= max) {
+      first.remove();
+      total -= length;
+    } else {
+      first.textContent = `…${(first.textContent ?? "").slice(total - max + 1)}`;
+      total = max;
+    }
   }
 }
 

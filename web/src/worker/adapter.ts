@@ -14,6 +14,7 @@ import {
 } from "../protocol/messages";
 import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
 import { HttpExecutor } from "./http";
+import { LiveOutput } from "./live-output";
 import type { FlushOutcome } from "./persistence";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
@@ -31,7 +32,7 @@ export interface AdapterIO {
   /** The app's own origin (for /api/proxy). */
   appOrigin: string;
   /** Runs `exec_request` code in the sandbox; absent: code execution is reported as unavailable. */
-  exec?: (request: ExecRequestMessage) => Promise<ExecOutcome>;
+  exec?: (request: ExecRequestMessage, onOutput?: (stream: "stdout" | "stderr", text: string) => void) => Promise<ExecOutcome>;
   /** Stops the sandbox run of this `exec_request` id, if one is in flight. */
   cancelExec?: (id: string) => void;
 }
@@ -110,7 +111,7 @@ export class Adapter {
         if (this.state === "hello" || this.state === "ready") this.sendConfig();
         return;
       case "user_message":
-        this.send({ type: "user_message", text: message.text });
+        this.send({ type: "user_message", text: message.text, turn_id: message.turnId, ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}) });
         return;
       case "abort_turn":
         this.send({ type: "abort_turn" });
@@ -190,11 +191,13 @@ export class Adapter {
     if (!this.io.exec) {
       outcome = execFailure("code execution is not available in this build");
     } else {
+      const live = new LiveOutput((stream, text) => this.send({ type: "exec_output", id: request.id, stream, text }));
       try {
-        outcome = await this.io.exec(request);
+        outcome = await this.io.exec(request, (stream, text) => live.add(stream, text));
       } catch (err) {
         outcome = execFailure(`the sandbox failed: ${String(err)}`);
       }
+      live.flush(); // what came last goes before the result
     }
     this.send({ type: "exec_result", id: request.id, ...outcome });
   }

@@ -42,7 +42,8 @@ export const BOOT_STEPS: readonly { step: BootStep; label: string }[] = [
 
 export type MainToWorker =
   | { type: "configure"; settings: AgentSettings; key: string | null }
-  | { type: "user_message"; text: string }
+  /** `replacesTurn`: an edit or a regenerate; that turn and every later one become an earlier branch. */
+  | { type: "user_message"; text: string; turnId: string; replacesTurn?: string }
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }
   /** A runtime `request` (list_models, session_current, …); answered by `reply` with the same requestId. */

@@ -4,17 +4,18 @@
  */
 
 import { runOf, type ExecResult, type SandboxRunner } from "../sandbox/runner";
+import type { OutputListener } from "../sandbox/sandbox";
 import type { ExecOutcome, ExecRequestMessage } from "./adapter";
 
 export interface SandboxHooks {
-  exec(request: ExecRequestMessage): Promise<ExecOutcome>;
+  exec(request: ExecRequestMessage, onOutput?: OutputListener): Promise<ExecOutcome>;
   cancelExec(id: string): void;
 }
 
 export function sandboxHooks(runner: SandboxRunner): SandboxHooks {
   return {
-    async exec(message) {
-      return toOutcome(await runner.run(runOf(message)));
+    async exec(message, onOutput) {
+      return toOutcome(await runner.run(runOf(message), onOutput));
     },
     cancelExec(id) {
       runner.cancel(id);

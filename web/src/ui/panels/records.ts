@@ -15,6 +15,8 @@ export interface SessionInfo {
   created: string;
   updated: string;
   current: boolean;
+  /** `sessions_search`: a little text around the first hit (empty when the title matched). */
+  excerpt: string;
 }
 
 export interface MemoryInfo {
@@ -46,6 +48,7 @@ export function parseSessions(value: unknown): SessionInfo[] {
       created: str(s.created),
       updated: str(s.updated),
       current: s.current === true || s.id === current,
+      excerpt: str(s.excerpt),
     }));
 }
 

@@ -39,6 +39,13 @@ export function closeOtherPanels(keep: string | null): void {
   for (const { spec, handle } of panels) if (spec.id !== keep) handle.close();
 }
 
+/** Close the side panel that is open (Esc); false when none was. */
+export function closeOpenPanel(): boolean {
+  const open = panels.find((p) => p.handle.isOpen());
+  open?.handle.close();
+  return open !== undefined;
+}
+
 function closeSettings(): void {
   if (document.body.classList.contains("settings-visible")) {
     document.querySelector<HTMLElement>('[data-testid="settings-close"]')?.click();

@@ -25,15 +25,19 @@ export class SessionsPanel {
   private confirming: string | null = null;
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private available = false;
+  private readonly search: HTMLInputElement;
 
   constructor(private readonly request: Requester, private readonly actions: SessionsActions) {
     this.newButton = el("button", { type: "button", class: "btn btn-primary session-new", "data-testid": "session-new" }, "+ New chat");
     this.newButton.addEventListener("click", () => void this.create());
     this.list = el("nav", { class: "session-list", "aria-label": "Conversations" });
+    this.search = el("input", { type: "search", class: "session-search", "data-testid": "session-search", placeholder: "Search chats…", "aria-label": "Search chats" });
+    this.search.addEventListener("input", () => this.scheduleRefresh());
     this.root = el(
       "aside",
       { class: "sessions", "aria-label": "Sessions" },
       el("div", { class: "sessions-head" }, el("h2", {}, "Chats"), this.newButton),
+      this.search,
       this.list,
     );
     const layout = document.querySelector(".layout");
@@ -69,7 +73,9 @@ export class SessionsPanel {
 
   async refresh(): Promise<void> {
     if (!this.available) return;
-    const reply = await this.request("sessions_list");
+    const query = this.search.value.trim();
+    const reply = await (query ? this.request("sessions_search", { query }) : this.request("sessions_list"));
+    if (query !== this.search.value.trim()) return; // typed on: the next refresh shows that
     if (!reply.ok) {
       if (reply.code !== "restarted") console.warn(`[sessions] could not list sessions: ${reply.message}`);
       return;
@@ -89,7 +95,8 @@ export class SessionsPanel {
     const typing = active instanceof HTMLInputElement && active.classList.contains("session-rename-input") && this.list.contains(active);
     if (this.editing !== null && typing) return; // don't steal the rename field from under the person
     const entries = this.sessions.map((s) => this.entry(s));
-    this.list.replaceChildren(...(entries.length ? entries : [el("p", { class: "hint sessions-empty" }, "No conversations yet.")]));
+    const none = this.search.value.trim() ? "No chat says that." : "No conversations yet.";
+    this.list.replaceChildren(...(entries.length ? entries : [el("p", { class: "hint sessions-empty" }, none)]));
   }
 
   private entry(session: SessionInfo): HTMLElement {
@@ -99,6 +106,7 @@ export class SessionsPanel {
     const title = this.editing === session.id ? this.renameField(session) : el("span", { class: "session-title", "data-testid": "session-title" }, sessionLabel(session));
     const meta = el("span", { class: "session-meta" }, relativeTime(session.updated));
     node.append(el("div", { class: "session-main" }, title, meta));
+    if (session.excerpt) node.append(el("span", { class: "session-excerpt" }, session.excerpt));
     node.append(this.confirming === session.id ? this.confirmBar(session) : this.toolbar(session));
     node.addEventListener("click", (e) => {
       if ((e.target as HTMLElement).closest("button, input, .session-confirm")) return;

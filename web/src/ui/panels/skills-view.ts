@@ -5,7 +5,7 @@
  */
 
 import { el } from "../dom";
-import { renderMarkdown } from "../markdown";
+import { renderInto } from "../markdown";
 import {
   describeCompatibility,
   describeStatus,
@@ -95,7 +95,7 @@ export function renderEntry(skill: SkillSummary, actions: EntryActions): HTMLEle
 /** A skill's SKILL.md body (as sanitized markdown) and its files. */
 export function renderDetail(detail: SkillDetail): HTMLElement {
   const body = el("div", { class: "skill-body markdown" });
-  body.innerHTML = renderMarkdown(detail.body);
+  renderInto(body, detail.body);
   const meta = [
     detail.license ? `License: ${detail.license}` : "",
     detail.compatibility ? `Compatibility: ${detail.compatibility}` : "",

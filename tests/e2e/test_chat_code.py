@@ -1,0 +1,42 @@
+"""Code in replies: highlighted (the highlighter loads only once a reply holds code), still sanitized,
+and each block copies its code."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import KEY, App
+from tests.e2e.ui import REPLY_TIMEOUT_MS, eventually, send_for_reply, wait_ready
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply
+
+PYTHON = 'def tide(hour):\n    return "high" if hour < 6 else "low"\n'
+HOSTILE_HTML = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
+REPLY = f"Here it is:\n\n```python\n{PYTHON}```\n\nAnd some HTML:\n\n```html\n{HOSTILE_HTML}\n```\n"
+
+
+def _highlighter_requests(app: App) -> list[str]:
+    return [r for r in app.traffic.requests if "/assets/highlighter" in r]
+
+
+def test_code_blocks_are_highlighted_lazily_sanitized_and_copied(connected_app: App, fake: FakeLLM) -> None:
+    fake.reset(api_key=KEY)
+    app = connected_app
+    page: Page = app.page
+    app.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    wait_ready(page)
+    assert not _highlighter_requests(app), "the first paint does not load the highlighter"
+    fake.script([Reply.text(REPLY)])
+    reply = send_for_reply(page, "Show me code")
+    expect(reply.locator("pre code").first).to_contain_text("def tide", timeout=REPLY_TIMEOUT_MS)
+    expect(reply.locator("pre code .hljs-keyword").first).to_have_text("def", timeout=REPLY_TIMEOUT_MS)
+    assert _highlighter_requests(app), "the highlighter came once a reply held code"
+    html_block = reply.locator("pre code").nth(1)
+    expect(html_block).to_contain_text("<script>")  # shown as text
+    expect(reply.locator("img, script")).to_have_count(0)
+    assert page.title() != "pwned"
+    wait_ready(page)
+    copies = reply.get_by_test_id("code-copy")
+    expect(copies).to_have_count(2)
+    copies.first.click()
+    eventually(page, lambda: page.evaluate("navigator.clipboard.readText()") == PYTHON, what="the code copied")

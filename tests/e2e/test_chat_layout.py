@@ -1,0 +1,107 @@
+"""The chat on a desktop and on a phone-sized screen (390 px): nothing scrolls sideways, the chats
+list is a drawer, panels take the whole screen, the message box stays in view. Leaves screenshots
+(test-results/chat-desktop.png, chat-phone*.png)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import KEY, MODEL, RESULTS, App
+from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, send, wait_ready
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply
+
+PHONE = {"width": 390, "height": 844}
+REPLY = (
+    "Here is a **plan** with a long unbroken word: " + "tide" * 40 + "\n\n"
+    "```python\nfor hour in range(24):\n    print(hour, 'high' if hour % 12 < 6 else 'low', 'long ' * 20)\n```\n\n"
+    "| hour | water |\n|---|---|\n| 06:12 | high |\n| 12:30 | low |\n"
+)
+
+
+def _fits_the_width(page: Page) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def _in_view(page: Page, testid: str) -> bool:
+    box = page.get_by_test_id(testid).bounding_box()
+    size = page.viewport_size
+    assert box is not None and size is not None
+    return (
+        box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= size["width"] + 0.5
+        and box["y"] + box["height"] <= size["height"] + 0.5
+    )
+
+
+def _converse(page: Page, fake: FakeLLM) -> None:
+    fake.script([Reply.text(REPLY)])
+    send(page, "Make me a plan for the tides " * 4)
+    expect(messages(page, "assistant").last).to_contain_text("plan", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+
+
+def test_desktop_layout(app: App, fake: FakeLLM) -> None:
+    page = app.page
+    wait_ready(page)
+    configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+    choose_model(page, MODEL)
+    page.keyboard.press("Escape")
+    _converse(page, fake)
+    expect(page.get_by_test_id("sidebar-toggle")).to_be_hidden()  # the chats list stays beside the chat
+    expect(page.get_by_test_id("session-entry").first).to_be_visible()
+    assert _fits_the_width(page)
+    RESULTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(RESULTS / "chat-desktop.png"))
+    # The chats list searches what was said in past chats.
+    search = page.get_by_test_id("session-search")
+    search.fill("sourdough")
+    expect(page.get_by_test_id("session-entry")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+    search.fill("unbroken PLAN")
+    expect(page.get_by_test_id("session-entry")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    expect(page.get_by_test_id("session-entry")).to_contain_text("unbroken")
+    search.fill("")
+    expect(page.get_by_test_id("session-entry")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+
+
+def test_phone_layout(app: App, fake: FakeLLM) -> None:
+    page = app.page
+    page.set_viewport_size(PHONE)
+    wait_ready(page)
+    configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+    settings_box = page.get_by_test_id("provider-select").locator("xpath=ancestor::form").bounding_box()
+    assert settings_box is not None and settings_box["width"] >= PHONE["width"] - 1, "Settings take the whole screen"
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+    choose_model(page, MODEL)
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("provider-select")).to_be_hidden()
+    _converse(page, fake)
+    assert _fits_the_width(page), "nothing scrolls sideways"
+    assert _in_view(page, "chat-input") and _in_view(page, "chat-send")
+    top = page.locator(".topbar").bounding_box()
+    assert top is not None and top["height"] <= 100, "the top bar keeps to two short rows at most"
+    RESULTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(RESULTS / "chat-phone.png"))
+    # The chats list is a drawer.
+    entry = page.get_by_test_id("session-entry").first
+    expect(entry).not_to_be_in_viewport()
+    page.get_by_test_id("sidebar-toggle").click()
+    expect(entry).to_be_in_viewport()
+    page.screenshot(path=str(RESULTS / "chat-phone-drawer.png"))
+    page.keyboard.press("Escape")
+    expect(entry).not_to_be_in_viewport()
+    page.get_by_test_id("sidebar-toggle").click()
+    entry.locator(".session-title").click()
+    expect(entry).not_to_be_in_viewport()
+    # A side panel takes the whole screen too.
+    page.get_by_test_id("files-open").click()
+    export = page.get_by_test_id("workspace-export")
+    expect(export).to_be_visible()
+    panel = export.locator("xpath=ancestor::aside").bounding_box()
+    assert panel is not None and panel["x"] <= 0.5 and panel["width"] >= PHONE["width"] - 1, "the panel takes the width"
+    assert _fits_the_width(page)
+    page.screenshot(path=str(RESULTS / "chat-phone-files.png"))
+    page.keyboard.press("Escape")
+    expect(export).to_be_hidden()

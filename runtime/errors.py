@@ -17,6 +17,8 @@ ProviderErrorCode = Literal[
     "provider_error",
     "cancelled",
     "timeout",
+    "refused",  # moderation (OpenRouter's 403)
+    "quota",  # a daily quota is used up (OpenRouter's :free models): waiting a little does not help
 ]
 HostErrorKind = Literal["network", "timeout", "refused", "aborted"]
 

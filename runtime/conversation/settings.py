@@ -41,6 +41,9 @@ def apply_config(settings: Settings, message: Config) -> SettingsChange:
     if "page_origin" in message and settings.provider:
         settings = replace(settings, provider=replace(settings.provider, page_origin=message["page_origin"]))
         provider_changed = True
+    if "reasoning" in message and settings.provider and message["reasoning"] != settings.provider.reasoning:
+        settings = replace(settings, provider=replace(settings.provider, reasoning=message["reasoning"]))
+        provider_changed = True
     if "model" in message:
         settings = replace(settings, model=message["model"])
     if "context_length" in message:

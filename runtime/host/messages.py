@@ -66,6 +66,7 @@ class Config(TypedDict):
     permission_mode: NotRequired[PermissionMode]
     page_origin: NotRequired[str | None]
     context_length: NotRequired[int | None]
+    reasoning: NotRequired[Literal["auto", "off", "low", "medium", "high"]]
     package_index_urls: NotRequired[list[str] | None]
 
 
@@ -197,6 +198,22 @@ class TextDelta(TypedDict):
     text: str
 
 
+class ReasoningDelta(TypedDict):
+    """A piece of the model's reasoning for the reply that follows (shown folded once the reply starts)."""
+
+    kind: Literal["reasoning_delta"]
+    turn_id: str
+    text: str
+
+
+class ReplyFinished(TypedDict):
+    """A reply ended for a reason the person should see: ``length`` (cut off) or ``content_filter``."""
+
+    kind: Literal["reply_finished"]
+    turn_id: str
+    finish_reason: str
+
+
 class ToolStarted(TypedDict):
     kind: Literal["tool_started"]
     turn_id: str
@@ -270,6 +287,8 @@ Event = Union[  # noqa: UP007
     Ready,
     TurnStarted,
     TextDelta,
+    ReasoningDelta,
+    ReplyFinished,
     ToolStarted,
     ToolFinished,
     ApprovalNeeded,

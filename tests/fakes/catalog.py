@@ -52,6 +52,22 @@ OPENROUTER_MODELS: list[dict[str, Any]] = [
         "per_request_limits": None,
         "supported_parameters": ["max_tokens", "temperature", "top_p", "stop", "frequency_penalty"],
     },
+    {
+        "id": "google/gemini-3-pro-preview",
+        "canonical_slug": "google/gemini-3-pro-preview-20251117",
+        "name": "Google: Gemini 3 Pro Preview",
+        "created": 1763424000,
+        "description": "Gemini 3 Pro is Google's flagship reasoning model.",
+        "context_length": 1048576,
+        "architecture": {"modality": "text+image->text", "input_modalities": ["text", "image", "file", "audio"],
+                         "output_modalities": ["text"], "tokenizer": "Gemini", "instruct_type": None},
+        "pricing": {"prompt": "0.000002", "completion": "0.000012", "request": "0", "image": "0.000002",
+                    "web_search": "0", "internal_reasoning": "0"},
+        "top_provider": {"context_length": 1048576, "max_completion_tokens": 65536, "is_moderated": False},
+        "per_request_limits": None,
+        "supported_parameters": ["include_reasoning", "max_tokens", "reasoning", "response_format", "seed",
+                                 "stop", "structured_outputs", "temperature", "tool_choice", "tools", "top_p"],
+    },
 ]
 
 OLLAMA_MODELS: list[dict[str, Any]] = [

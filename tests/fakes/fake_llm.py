@@ -31,12 +31,24 @@ from aiohttp import web
 from yarl import URL
 
 from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
-from .replies import ChunkMaker, Flavor, Reply, completion_json, error_body, stream_chunks, usage_for
+from .replies import (
+    ChunkMaker,
+    Flavor,
+    Reply,
+    completion_json,
+    error_body,
+    reasoning_details,
+    stream_chunks,
+    usage_for,
+)
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
+# What Gemini 3 through OpenRouter answers when a tool round's assistant message comes back without
+# the reasoning_details it was sent with.
+MISSING_SIGNATURE = "Function call is missing a thought_signature in functionCall parts."
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,7 @@ class FakeLLM:
         self.streams_completed = 0
         self.streams_aborted = 0
         self.issued_keys: list[str] = []
+        self.issued_reasoning: dict[str, list[dict[str, Any]]] = {}  # tool call id -> reasoning_details sent
         self._queue: deque[Reply] = deque()
         self._codes: dict[str, str] = {}
         self._generation = 0
@@ -77,6 +90,7 @@ class FakeLLM:
         """Forget scripted replies and recorded traffic; set the accepted key and the CORS origin."""
         self._queue.clear()
         self.requests.clear()
+        self.issued_reasoning.clear()
         self.api_key = api_key
         self.allow_origin = allow_origin
         self.streams_completed = self.streams_aborted = 0
@@ -218,12 +232,18 @@ class FakeLLM:
             if flavor == "openrouter" and not self._authorized(request):
                 return web.json_response(error_body(Reply.error(401)), status=401)
             payload = await request.json()
+            refusal = self._unsigned_call(payload)
+            if refusal is not None:
+                return web.json_response(error_body(Reply.error(400, refusal)), status=400)
             reply = self._queue.popleft() if self._queue else self.default_reply
             if reply.kind == "http_error":
                 headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
                 return web.json_response(error_body(reply), status=reply.status, headers=headers)
             self._generation += 1
             maker = ChunkMaker(flavor, str(payload.get("model", "unknown")), self._generation)
+            if reply.reasoning and reply.tool_calls:
+                for call in reply.tool_calls:
+                    self.issued_reasoning[call.call_id] = reasoning_details(reply, maker.id)
             usage = usage_for(reply, flavor, len(json.dumps(payload.get("messages", []))))
             if not payload.get("stream"):
                 return web.json_response(completion_json(reply, maker, usage))
@@ -231,6 +251,17 @@ class FakeLLM:
             return await self._stream(request, reply, maker, usage if wants_usage else None)
 
         return handler
+
+    def _unsigned_call(self, payload: dict[str, Any]) -> str | None:
+        """A reasoning model's tool call sent back without its reasoning_details, exactly as issued."""
+        for message in payload.get("messages") or []:
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            for call in message.get("tool_calls") or []:
+                issued = self.issued_reasoning.get(str(call.get("id")))
+                if issued is not None and message.get("reasoning_details") != issued:
+                    return MISSING_SIGNATURE
+        return None
 
     async def _stream(self, request: web.Request, reply: Reply, maker: ChunkMaker,
                       usage: dict[str, Any] | None) -> web.StreamResponse:
@@ -246,7 +277,8 @@ class FakeLLM:
                 await response.write(b": OPENROUTER PROCESSING\n\n")
             for chunk in stream_chunks(reply, maker, usage):
                 await self._write_split(response, f"data: {json.dumps(chunk)}\n\n".encode())
-                if reply.delay_s and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                delta = chunk["choices"][0]["delta"] if chunk["choices"] else {}
+                if reply.delay_s and (delta.get("content") or delta.get("reasoning")):
                     await asyncio.sleep(reply.delay_s)
             if reply.kind != "stream_error":
                 await self._write_split(response, b"data: [DONE]\n\n")

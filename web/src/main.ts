@@ -4,7 +4,7 @@ import "./styles.css";
 import { normalizeBaseUrl } from "./worker/egress";
 import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
-import { isPermissionMode, providerInfo, type AppSettings } from "./settings/model";
+import { isPermissionMode, isReasoningEffort, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { ChatView } from "./ui/chat";
@@ -149,6 +149,7 @@ async function pushConfig(): Promise<void> {
       baseUrl: settings.baseUrl,
       model: settings.model,
       permissionMode: settings.permissionMode,
+      reasoning: settings.reasoning,
       packageIndexUrls,
     },
     key,
@@ -262,6 +263,13 @@ async function init(): Promise<void> {
   permission.addEventListener("change", () => {
     if (!isPermissionMode(permission.value)) return;
     settings.permissionMode = permission.value;
+    void persist().then(pushConfig);
+  });
+  const effort = byTestId<HTMLSelectElement>("reasoning-effort");
+  effort.value = settings.reasoning;
+  effort.addEventListener("change", () => {
+    if (!isReasoningEffort(effort.value)) return;
+    settings.reasoning = effort.value;
     void persist().then(pushConfig);
   });
   const has = await hasKey();

@@ -60,6 +60,8 @@ export const EVENT_FIELDS = {
   notice: { code: str, text: str },
   turn_started: { turn_id: str },
   text_delta: { turn_id: str, text: str },
+  reasoning_delta: { turn_id: str, text: str },
+  reply_finished: { turn_id: str, finish_reason: str },
   tool_started: { turn_id: str, call_id: str, name: str, arguments: anything },
   tool_finished: {
     turn_id: str,
@@ -163,6 +165,7 @@ export type HostMessage =
       model: string | null;
       permission_mode: PermissionMode;
       page_origin: string;
+      reasoning?: "auto" | "off" | "low" | "medium" | "high";
       /** Package indexes run_python's micropip uses instead of PyPI (set by tests via `?package_index=`). */
       package_index_urls?: string[];
     }
@@ -214,6 +217,8 @@ export interface ModelInfo {
   prompt_price: number | null;
   completion_price: number | null;
   tools: boolean | null;
+  reasoning: boolean | null;
+  vision: boolean | null;
 }
 
 export function parseModels(result: unknown): ModelInfo[] | null {
@@ -228,6 +233,8 @@ export function parseModels(result: unknown): ModelInfo[] | null {
       prompt_price: num(m.prompt_price) ? m.prompt_price : null,
       completion_price: num(m.completion_price) ? m.completion_price : null,
       tools: bool(m.tools) ? m.tools : null,
+      reasoning: bool(m.reasoning) ? m.reasoning : null,
+      vision: bool(m.vision) ? m.vision : null,
     });
   }
   return models;

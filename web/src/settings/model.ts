@@ -4,12 +4,21 @@ import type { PermissionMode, ProviderKind } from "../protocol/messages";
 
 export type KeyStorage = "encrypted" | "session";
 
+/** How hard a reasoning model thinks (OpenRouter `reasoning.effort`); `auto`: medium for models that reason. */
+export const REASONING_EFFORTS = ["auto", "off", "low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+export function isReasoningEffort(value: unknown): value is ReasoningEffort {
+  return typeof value === "string" && (REASONING_EFFORTS as readonly string[]).includes(value);
+}
+
 export interface AppSettings {
   provider: ProviderKind;
   baseUrl: string;
   model: string | null;
   permissionMode: PermissionMode;
   keyStorage: KeyStorage;
+  reasoning: ReasoningEffort;
   /** Where "Connect with OpenRouter" sends the person (and exchanges the code). */
   authBase: string;
 }
@@ -51,6 +60,7 @@ export function defaultSettings(): AppSettings {
     model: null,
     permissionMode: "ask",
     keyStorage: "encrypted",
+    reasoning: "auto",
     authBase: DEFAULT_AUTH_BASE,
   };
 }
@@ -77,6 +87,7 @@ export function sanitizeSettings(stored: unknown): AppSettings {
     model: str(s.model),
     permissionMode: mode && isPermissionMode(mode) ? mode : base.permissionMode,
     keyStorage: s.keyStorage === "session" ? "session" : "encrypted",
+    reasoning: isReasoningEffort(s.reasoning) ? s.reasoning : base.reasoning,
     authBase: str(s.authBase) ?? base.authBase,
   };
 }

@@ -8,6 +8,8 @@ import type { ApprovalDecision, UiEvent } from "../protocol/messages";
 import { byTestId, el } from "./dom";
 import type { SessionView } from "./session-view";
 import { renderMarkdown } from "./markdown";
+import { CONTINUE_PROMPT, clearRetryNotices, dropContinueButtons, markEnding } from "./endings";
+import { ReasoningBlock } from "./reasoning";
 import { stableCut } from "./stream-split";
 import { ToolCard } from "./tool-card";
 
@@ -41,6 +43,8 @@ export class ChatView {
   private readonly stopButton = byTestId<HTMLButtonElement>("chat-stop");
   private readonly cards = new Map<string, ToolCard>();
   private segment: Segment | null = null;
+  private thinking: ReasoningBlock | null = null; // the reasoning streaming now, folded when the answer starts
+  private lastReply: HTMLElement | null = null; // this turn's latest assistant message
   private dirty = new Set<Segment>();
   private streamed: Segment[] = []; // this turn's streamed replies, rendered in pieces
   private frame = 0;
@@ -82,12 +86,23 @@ export class ChatView {
       case "turn_started":
         return this.setRunning(true);
       case "text_delta":
+        clearRetryNotices(this.list);
+        this.foldThinking();
         return this.appendText(event.text);
+      case "reasoning_delta":
+        clearRetryNotices(this.list);
+        return this.appendReasoning(event.text);
+      case "reply_finished":
+        this.flush();
+        if (this.lastReply) this.markEnding(this.lastReply, event.finish_reason);
+        return;
       case "tool_started":
+        this.foldThinking();
         this.card(event.call_id, event.name, event.arguments).started();
         this.segment = null;
         return;
       case "approval_needed":
+        this.foldThinking();
         this.card(event.call_id, event.name, event.arguments).askApproval(event.preview);
         this.segment = null;
         return;
@@ -95,6 +110,8 @@ export class ChatView {
         this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
         return;
       case "turn_finished":
+        clearRetryNotices(this.list);
+        this.foldThinking();
         this.flush();
         this.finishStreamed();
         this.segment = null;
@@ -102,6 +119,7 @@ export class ChatView {
         else if (event.reason === "max_rounds") this.note("Stopped: the turn reached its maximum number of rounds.");
         return this.setRunning(false);
       case "error":
+        this.foldThinking();
         this.flush();
         this.segment = null;
         // An error outside a turn (a failed save) stays shown when the session is redrawn.
@@ -128,6 +146,7 @@ export class ChatView {
     this.list.replaceChildren();
     this.cards.clear(); // call ids repeat across sessions (and providers)
     this.segment = null;
+    this.thinking = null;
     this.streamed = [];
     let interrupted = false; // the note goes after what the cut-off turn completed
     const endTurn = (): void => {
@@ -140,7 +159,11 @@ export class ChatView {
         continue;
       }
       if (message.role === "user") endTurn();
-      if (message.text) this.addMessage(message.role, message.text);
+      if (message.reasoning) this.push(new ReasoningBlock(message.reasoning, false).root);
+      if (message.text) {
+        const node = this.addMessage(message.role, message.text);
+        if (message.role === "assistant" && message.finishReason) this.markEnding(node, message.finishReason);
+      }
       for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result);
       if (message.role === "user" && message.status === "interrupted") interrupted = true;
     }
@@ -169,6 +192,12 @@ export class ChatView {
     if (!text || !this.canSend || this.running) return;
     this.input.value = "";
     this.autosize();
+    this.sendText(text);
+  }
+
+  private sendText(text: string): void {
+    dropContinueButtons(this.list);
+    this.lastReply = null;
     this.addMessage("user", text);
     this.segment = null;
     this.setRunning(true);
@@ -213,6 +242,30 @@ export class ChatView {
     return card;
   }
 
+  private appendReasoning(text: string): void {
+    if (!this.thinking) {
+      this.flush();
+      this.segment = null; // the reply that follows goes below its reasoning
+      this.thinking = new ReasoningBlock();
+      this.push(this.thinking.root);
+    }
+    const stick = this.nearBottom();
+    this.thinking.append(text);
+    if (stick) this.scrollToEnd();
+  }
+
+  private markEnding(node: HTMLElement, reason: string): void {
+    dropContinueButtons(this.list);
+    markEnding(node, reason, () => {
+      if (this.canSend && !this.running) this.sendText(CONTINUE_PROMPT);
+    });
+  }
+
+  private foldThinking(): void {
+    this.thinking?.fold();
+    this.thinking = null;
+  }
+
   private appendText(text: string): void {
     if (!this.segment) {
       // The first piece is painted at once (time to first token); the rest is batched per frame.
@@ -222,6 +275,7 @@ export class ChatView {
       const tail = el("div", { class: "md-tail" });
       body.replaceChildren(done, tail);
       this.segment = { node, text, stable: 0, done, tail };
+      this.lastReply = node;
       this.render(this.segment);
       this.streamed.push(this.segment);
       return;
@@ -276,6 +330,7 @@ export class ChatView {
 
   /** Something the runtime wants the person to know that is not a turn's error (a restored save, …). */
   private notice(code: string, text: string): void {
+    if (code === "retrying") clearRetryNotices(this.list);
     const close = el("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Dismiss" }, "✕");
     const node = el("div", { class: "notice kept", role: "status", "data-testid": "notice", "data-code": code }, el("span", {}, text), close);
     close.addEventListener("click", () => node.remove());

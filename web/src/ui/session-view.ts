@@ -17,6 +17,10 @@ export interface HistoryMessage {
   status: string;
   text: string;
   calls: HistoryCall[];
+  /** The model's reasoning for this reply (shown folded above it). */
+  reasoning: string;
+  /** Why the reply ended when that matters (`length`: cut off; `content_filter`). */
+  finishReason: string | null;
 }
 
 export interface SessionView {
@@ -43,7 +47,8 @@ function parseMessage(m: JsonObject): HistoryMessage | null {
   const calls = list(m.tool_calls)
     .map(parseCall)
     .filter((c): c is HistoryCall => c !== null);
-  return { role: m.role, status: text(m.status), text: text(m.text), calls };
+  const finishReason = typeof m.finish_reason === "string" ? m.finish_reason : null;
+  return { role: m.role, status: text(m.status), text: text(m.text), calls, reasoning: text(m.reasoning), finishReason };
 }
 
 /** Null when the value is not a session view. */

@@ -284,6 +284,7 @@ export class Adapter {
       model: s.model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
+      ...(s.reasoning ? { reasoning: s.reasoning } : {}),
       ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
     });
   }

@@ -19,6 +19,8 @@ export interface AgentSettings {
   baseUrl: string;
   model: string | null;
   permissionMode: PermissionMode;
+  /** OpenRouter's reasoning effort (`auto`: medium for models that reason). */
+  reasoning?: "auto" | "off" | "low" | "medium" | "high";
   /** Package indexes for run_python's micropip (from the page's `?package_index=`); absent: PyPI. */
   packageIndexUrls?: string[];
 }

@@ -24,7 +24,8 @@ def reasoner_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
     with running_app(browser, server + "/") as app:
         wait_ready(app.page)
         configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+        status = app.page.get_by_test_id("connection-status")
+        expect(status).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
         choose_model(app.page, REASONER)
         app.page.get_by_test_id("settings-close").click()
         yield app
@@ -53,7 +54,8 @@ def test_a_reasoning_model_thinks_live_calls_a_tool_and_keeps_its_reasoning_acro
     # The second round's reasoning streams slowly: it is open and growing before the answer starts...
     page.wait_for_function(
         """() => { const b = document.querySelectorAll('[data-testid="reasoning"]')[1];
-                   return b && b.dataset.state === "live" && b.open && b.textContent.includes("listing came back"); }""",
+                   return b && b.dataset.state === "live" && b.open
+                       && b.textContent.includes("listing came back"); }""",
         timeout=REPLY_TIMEOUT_MS,
     )
     live = blocks.nth(1)
@@ -93,7 +95,8 @@ def chat_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
     with running_app(browser, server + "/") as app:
         wait_ready(app.page)
         configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+        status = app.page.get_by_test_id("connection-status")
+        expect(status).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
         app.page.get_by_test_id("settings-close").click()
         yield app
 
@@ -161,3 +164,31 @@ def test_a_rate_limit_wait_is_shown_and_stop_ends_it(chat_app: App, fake: FakeLL
     expect(notice).to_have_count(0)
     expect(page.get_by_test_id("chat-send")).to_be_enabled()
     assert len(chat_bodies(fake)) == 1  # stopped during the wait: never asked again
+
+
+def test_the_model_picker_defaults_to_a_tool_model_filters_and_shows_what_each_can_do(
+    chat_app: App, fake: FakeLLM
+) -> None:
+    page = chat_app.page
+    open_settings(page)
+    picker = page.get_by_test_id("model-select")
+    expect(picker).to_have_value("openai/gpt-4o-mini")  # the listing starts with a model without tools
+    expect(picker.locator("option")).to_have_count(4)
+    page.get_by_test_id("model-filter").fill("gemini")
+    expect(picker.locator("option")).to_have_count(2)  # the match, and the chosen model
+    picker.select_option("google/gemini-3-pro-preview")
+    info = page.locator(".model-info")
+    expect(info).to_contain_text("context 1,048,576 tokens")
+    expect(info).to_contain_text("$2/$12 per 1M")
+    expect(info.locator("[data-badge]")).to_have_text(["tools", "reasoning", "vision"])
+    page.get_by_test_id("model-filter").fill("free")
+    picker.select_option("meta-llama/llama-3.2-3b-instruct:free")
+    expect(info.locator('[data-badge="no-tools"]')).to_be_visible()
+    page.get_by_test_id("settings-close").click()
+    fake.script([Reply.text("Hi.")])
+    send(page, "Hello")
+    expect(messages(page, "assistant").last).to_have_text("Hi.", timeout=REPLY_TIMEOUT_MS)
+    (request,) = fake.requests_to("/api/v1/chat/completions")
+    assert request.json()["model"] == "meta-llama/llama-3.2-3b-instruct:free"
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    assert headers["x-openrouter-title"] == headers["x-title"] == "Tidepool"

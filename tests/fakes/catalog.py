@@ -4,7 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+# The first model cannot call tools: the app must pick the first that can (openai/gpt-4o-mini).
 OPENROUTER_MODELS: list[dict[str, Any]] = [
+    {
+        "id": "meta-llama/llama-3.2-3b-instruct:free",
+        "canonical_slug": "meta-llama/llama-3.2-3b-instruct",
+        "name": "Meta: Llama 3.2 3B Instruct (free)",
+        "created": 1727222400,
+        "description": "Llama 3.2 3B is a 3-billion-parameter multilingual model.",
+        "context_length": 131072,
+        "architecture": {"modality": "text->text", "input_modalities": ["text"], "output_modalities": ["text"],
+                         "tokenizer": "Llama3", "instruct_type": "llama3"},
+        "pricing": {"prompt": "0", "completion": "0", "request": "0", "image": "0", "web_search": "0",
+                    "internal_reasoning": "0"},
+        "top_provider": {"context_length": 131072, "max_completion_tokens": None, "is_moderated": False},
+        "per_request_limits": None,
+        "supported_parameters": ["max_tokens", "temperature", "top_p", "stop", "frequency_penalty"],
+    },
     {
         "id": "openai/gpt-4o-mini",
         "canonical_slug": "openai/gpt-4o-mini",
@@ -36,21 +52,6 @@ OPENROUTER_MODELS: list[dict[str, Any]] = [
         "per_request_limits": None,
         "supported_parameters": ["include_reasoning", "max_tokens", "reasoning", "stop", "temperature",
                                  "tool_choice", "tools", "top_k", "top_p"],
-    },
-    {
-        "id": "meta-llama/llama-3.2-3b-instruct:free",
-        "canonical_slug": "meta-llama/llama-3.2-3b-instruct",
-        "name": "Meta: Llama 3.2 3B Instruct (free)",
-        "created": 1727222400,
-        "description": "Llama 3.2 3B is a 3-billion-parameter multilingual model.",
-        "context_length": 131072,
-        "architecture": {"modality": "text->text", "input_modalities": ["text"], "output_modalities": ["text"],
-                         "tokenizer": "Llama3", "instruct_type": "llama3"},
-        "pricing": {"prompt": "0", "completion": "0", "request": "0", "image": "0", "web_search": "0",
-                    "internal_reasoning": "0"},
-        "top_provider": {"context_length": 131072, "max_completion_tokens": None, "is_moderated": False},
-        "per_request_limits": None,
-        "supported_parameters": ["max_tokens", "temperature", "top_p", "stop", "frequency_penalty"],
     },
     {
         "id": "google/gemini-3-pro-preview",

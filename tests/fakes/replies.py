@@ -214,7 +214,7 @@ def stream_chunks(reply: Reply, maker: ChunkMaker, usage: dict[str, Any] | None)
             first = False
             yield maker.chunk(delta)
     if reply.kind == "stream_error":
-        error = {"code": 502, "message": reply.message, "metadata": {"provider_name": "FakeProvider"}}
+        error = {"code": "server_error", "message": reply.message}  # OpenRouter's documented mid-stream shape
         if reply.error_shape == "top":
             yield maker.chunk({"content": ""}, "error", error=error)
         elif reply.error_shape == "choice":

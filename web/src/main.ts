@@ -10,6 +10,7 @@ import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { ChatView } from "./ui/chat";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
+import { defaultModel } from "./ui/model-picker";
 import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
 import { StatusView } from "./ui/status";
@@ -179,7 +180,7 @@ async function checkConnection(): Promise<void> {
   }
   const models = result.models;
   if (models.length > 0 && !models.some((m) => m.id === settings.model)) {
-    settings.model = models[0]?.id ?? null;
+    settings.model = defaultModel(models);
     await persist();
     await pushConfig();
   }

@@ -29,7 +29,15 @@ from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolR
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, TurnEndReason
 from runtime.policy.hooks import Hooks
-from runtime.providers.base import Finished, Provider, ReasoningDelta, Retrying, TextDelta, UsageReport
+from runtime.providers.base import (
+    Finished,
+    Provider,
+    ProviderNotice,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+    UsageReport,
+)
 from runtime.tools.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -186,6 +194,8 @@ class _Turn:
                     deps.emit({"kind": "reasoning_delta", "turn_id": self.turn_id, "text": text})
                 case Retrying():
                     deps.emit(retry_notice(event))
+                case ProviderNotice(code=code, text=text):
+                    deps.emit({"kind": "notice", "code": code, "text": text})
                 case UsageReport():
                     deps.emit(
                         {

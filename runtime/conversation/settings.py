@@ -48,6 +48,9 @@ def apply_config(settings: Settings, message: Config) -> SettingsChange:
         settings = replace(settings, model=message["model"])
     if "context_length" in message:
         settings = replace(settings, context_length=message["context_length"])
+        if settings.provider and settings.provider.context_length != message["context_length"]:
+            settings = replace(settings, provider=replace(settings.provider, context_length=message["context_length"]))
+            provider_changed = True
     mode_changed = "permission_mode" in message and message["permission_mode"] != settings.permission_mode
     if mode_changed:
         settings = replace(settings, permission_mode=message["permission_mode"])

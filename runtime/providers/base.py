@@ -34,6 +34,15 @@ class Retrying:
 
 
 @dataclass(frozen=True)
+class ProviderNotice:
+    """Something about this request the person should know once (e.g. the model cannot use tools)."""
+
+    code: str
+    text: str
+    kind: Literal["provider_notice"] = "provider_notice"
+
+
+@dataclass(frozen=True)
 class UsageReport:
     prompt_tokens: int
     completion_tokens: int
@@ -58,7 +67,7 @@ class Finished:
     kind: Literal["finish"] = "finish"
 
 
-StreamEvent = TextDelta | ReasoningDelta | Retrying | UsageReport | Finished
+StreamEvent = TextDelta | ReasoningDelta | Retrying | ProviderNotice | UsageReport | Finished
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,7 @@ class ProviderEndpoint:
     has_key: bool = False
     page_origin: str | None = None
     reasoning: str = "auto"  # "auto" (on for models that reason), "off", "low", "medium", "high"
+    context_length: int | None = None  # the context window asked for (Ollama's num_ctx); None: the default
 
 
 class Provider(Protocol):

@@ -12,22 +12,20 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.chat.messages import ChatMessage, ToolCall, wire_messages
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import Auth, HttpClient
-from runtime.providers.base import Finished, ReasoningDelta, Retrying, StreamEvent, TextDelta, UsageReport
+from runtime.providers.base import Finished, ReasoningDelta, StreamEvent, TextDelta, UsageReport
 from runtime.providers.failures import Hints, from_host_failure, from_status, from_stream_error
 from runtime.providers.reasoning import DetailsMerger
-from runtime.providers.retry import RetryPolicy
+from runtime.providers.retry import RetryPolicy, Sleep, with_retries
 from runtime.providers.sse import SSEParser
 
 log = logging.getLogger(__name__)
-
-Sleep = Callable[[float], Any]
 
 
 @dataclass(frozen=True)
@@ -159,22 +157,8 @@ class OpenAICompatChat:
         extra: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         body = json.dumps(build_request(messages, tools, model, extra))
-        attempt = 0
-        while True:
-            emitted = False
-            try:
-                async for event in self._once(body):
-                    emitted = True
-                    yield event
-                return
-            except ProviderError as exc:
-                delay = None if emitted else self._retry.delay(attempt, exc)
-                if delay is None:
-                    raise
-                log.info("%s: %s; retrying in %.1f s", self.endpoint.hints.name, exc.code, delay)
-                yield Retrying(delay, exc.code, exc.message)
-                await self._sleep(delay)
-                attempt += 1
+        async for event in with_retries(lambda: self._once(body), self._retry, self._sleep, self.endpoint.hints.name):
+            yield event
 
     async def _once(self, body: str) -> AsyncIterator[StreamEvent]:
         ep = self.endpoint

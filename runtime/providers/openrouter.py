@@ -12,6 +12,7 @@ from runtime.errors import HostHttpError, HostRequestError
 from runtime.host.http import HttpClient
 from runtime.providers import known_models
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
+from runtime.providers.capabilities import ToolOffer
 from runtime.providers.failures import Hints, from_host_failure, from_status
 from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
 from runtime.providers.reasoning import reasoning_option
@@ -30,6 +31,7 @@ class OpenRouterProvider:
         self.base_url = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._http = http
         self._reasoning = settings.reasoning
+        self._tools = ToolOffer()
         headers = dict(APP_HEADERS)
         if settings.page_origin:
             headers["HTTP-Referer"] = settings.page_origin
@@ -42,12 +44,16 @@ class OpenRouterProvider:
         )
         self.chat = OpenAICompatChat(http, ChatEndpoint(f"{self.base_url}/chat/completions", self.hints, headers))
 
-    def stream_chat(
+    async def stream_chat(
         self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
     ) -> AsyncIterator[StreamEvent]:
         known = known_models.lookup(self.base_url, model)
+        offered, notice = self._tools.tools_for(model, known, tools)
+        if notice is not None:
+            yield notice
         option = reasoning_option(self._reasoning, known.reasoning if known else None)
-        return self.chat.stream(messages, tools, model, {"reasoning": option} if option else None)
+        async for event in self.chat.stream(messages, offered, model, {"reasoning": option} if option else None):
+            yield event
 
     async def list_models(self) -> list[ModelInfo]:
         try:

@@ -94,6 +94,17 @@ OLLAMA_MODELS: list[dict[str, Any]] = [
         "context_length": 40960,
         "capabilities": ["completion", "tools", "thinking"],
     },
+    {
+        "name": "llava:7b",
+        "model": "llava:7b",
+        "modified_at": "2025-08-21T11:12:40.402113+02:00",
+        "size": 4733363377,
+        "digest": "8dd30f6b0cb19f555f2c7a7ebda861449ea2cc76bf1f44e262931f45fc81d081",
+        "details": {"parent_model": "", "format": "gguf", "family": "llama", "families": ["llama", "clip"],
+                    "parameter_size": "7B", "quantization_level": "Q4_0"},
+        "context_length": 32768,
+        "capabilities": ["completion", "vision"],
+    },
 ]
 
 

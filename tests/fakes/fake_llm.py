@@ -37,6 +37,7 @@ from .replies import (
     Reply,
     completion_json,
     error_body,
+    ollama_lines,
     reasoning_details,
     stream_chunks,
     usage_for,
@@ -116,6 +117,7 @@ class FakeLLM:
         r.add_get("/api/version", self._ollama_version)
         r.add_get("/v1/models", self._ollama_models)
         r.add_post("/v1/chat/completions", self._chat("ollama"))
+        r.add_post("/api/chat", self._ollama_chat)
         r.add_get("/bench/bytes", self._bench_bytes)
         r.add_route("OPTIONS", "/{tail:.*}", self._preflight)
         return app
@@ -169,7 +171,7 @@ class FakeLLM:
     @web.middleware
     async def _cors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         origin = request.headers.get("Origin")
-        if origin and self.allow_origin is None:
+        if origin and self.allow_origin not in ("*", origin):  # Ollama: 403 and no CORS headers at all
             return web.Response(status=403, text="origin not allowed")
         response = await handler(request)
         if origin and self.allow_origin is not None and not response.prepared:
@@ -299,6 +301,39 @@ class FakeLLM:
         await response.write(event[cut:])
 
     # --- Ollama native API --------------------------------------------------------------------
+
+    async def _ollama_chat(self, request: web.Request) -> web.StreamResponse:
+        """Ollama's native chat: NDJSON lines; a model without the tools capability refuses tools."""
+        payload = await request.json()
+        model = str(payload.get("model") or "")
+        shown = ollama_show(model)
+        if shown is None:
+            return web.json_response({"error": f"model '{model}' not found"}, status=404)
+        if payload.get("tools") and "tools" not in shown["capabilities"]:
+            return web.json_response({"error": f"registry.ollama.ai/library/{model} does not support tools"},
+                                     status=400)
+        if payload.get("think") and "thinking" not in shown["capabilities"]:
+            return web.json_response({"error": f"\"{model}\" does not support thinking"}, status=400)
+        reply = self._queue.popleft() if self._queue else self.default_reply
+        if reply.kind == "http_error":
+            return web.json_response({"error": reply.message}, status=reply.status)
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        origin = request.headers.get("Origin")
+        if origin and self.allow_origin is not None:
+            self._add_cors(response, origin)
+        await response.prepare(request)
+        prompt = max(1, len(json.dumps(payload.get("messages", []))) // 4)
+        try:
+            for line in ollama_lines(reply, model, prompt, bool(payload.get("think"))):
+                await self._write_split(response, (json.dumps(line) + "\n").encode())
+                if reply.delay_s:
+                    await asyncio.sleep(reply.delay_s)
+            await response.write_eof()
+        except (ConnectionResetError, ConnectionError):
+            self.streams_aborted += 1
+            return response
+        self.streams_completed += 1
+        return response
 
     async def _ollama_tags(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(ollama_tags())

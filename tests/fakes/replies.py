@@ -231,6 +231,34 @@ def stream_chunks(reply: Reply, maker: ChunkMaker, usage: dict[str, Any] | None)
             **maker.chunk({}), "choices": [], "usage": usage}
 
 
+def ollama_lines(reply: Reply, model: str, prompt_tokens: int, think: bool) -> Iterator[dict[str, Any]]:
+    """The NDJSON objects of Ollama's `/api/chat` stream: `message.thinking` (only when `think` was
+    asked), `message.content` pieces, tool calls as whole objects (arguments an object), then the
+    `done: true` line with `done_reason` and the token counts; a stream error is an `{"error"}` line."""
+    created = "2025-10-02T14:31:05.511208Z"
+
+    def line(message: dict[str, Any]) -> dict[str, Any]:
+        return {"model": model, "created_at": created, "message": {"role": "assistant", "content": "", **message},
+                "done": False}
+
+    if reply.reasoning and think:
+        for piece in split_text(reply.reasoning, 6):
+            yield line({"thinking": piece})
+    for piece in split_text(reply.content, reply.chunk_chars) if reply.content else []:
+        yield line({"content": piece})
+    if reply.kind == "stream_error":
+        yield {"error": reply.message}
+        return
+    if reply.tool_calls:
+        yield line({"tool_calls": [{"id": c.call_id, "function": {"index": i, "name": c.name, "arguments": c.arguments}}
+                                   for i, c in enumerate(reply.tool_calls)]})
+    completion = max(1, len(reply.content) // 4) + 8 * len(reply.tool_calls)
+    yield {"model": model, "created_at": created, "message": {"role": "assistant", "content": ""}, "done": True,
+           "done_reason": reply.finish or "stop", "total_duration": 885095291, "load_duration": 3753500,
+           "prompt_eval_count": prompt_tokens, "prompt_eval_duration": 328493000, "eval_count": completion,
+           "eval_duration": 552222000}
+
+
 def completion_json(reply: Reply, maker: ChunkMaker, usage: dict[str, Any]) -> dict[str, Any]:
     """The non-streaming `chat.completion` for a reply."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}

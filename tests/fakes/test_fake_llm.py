@@ -124,7 +124,7 @@ async def test_ollama_tags_and_show(fake: FakeLLM, http: aiohttp.ClientSession) 
         names = [m["name"] for m in (await resp.json())["models"]]
     async with http.post(f"{fake.base_url}/api/show", json={"model": names[0]}) as resp:
         shown = await resp.json()
-    assert names == ["llama3.2:3b", "qwen3:8b"]
+    assert names == ["llama3.2:3b", "qwen3:8b", "llava:7b"]
     assert shown["model_info"]["llama.context_length"] == 131072
     assert "tools" in shown["capabilities"]
 

@@ -4,7 +4,7 @@ import "./styles.css";
 import { normalizeBaseUrl } from "./worker/egress";
 import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
-import { isPermissionMode, isReasoningEffort, providerInfo, type AppSettings } from "./settings/model";
+import { isPermissionMode, isReasoningEffort, parseContextLength, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { ChatView } from "./ui/chat";
@@ -151,6 +151,7 @@ async function pushConfig(): Promise<void> {
       model: settings.model,
       permissionMode: settings.permissionMode,
       reasoning: settings.reasoning,
+      contextLength: settings.contextLength,
       packageIndexUrls,
     },
     key,
@@ -272,6 +273,15 @@ async function init(): Promise<void> {
     if (!isReasoningEffort(effort.value)) return;
     settings.reasoning = effort.value;
     void persist().then(pushConfig);
+  });
+  const contextInput = byTestId<HTMLInputElement>("context-window-input");
+  contextInput.value = settings.contextLength === null ? "" : String(settings.contextLength);
+  contextInput.addEventListener("change", () => {
+    settings.contextLength = parseContextLength(contextInput.value);
+    contextInput.value = settings.contextLength === null ? "" : String(settings.contextLength);
+    void persist()
+      .then(pushConfig)
+      .then(checkConnection); // the model list reports the window in use
   });
   const has = await hasKey();
   panel.fill(settings, has);

@@ -166,6 +166,7 @@ export type HostMessage =
       permission_mode: PermissionMode;
       page_origin: string;
       reasoning?: "auto" | "off" | "low" | "medium" | "high";
+      context_length?: number | null;
       /** Package indexes run_python's micropip uses instead of PyPI (set by tests via `?package_index=`). */
       package_index_urls?: string[];
     }

@@ -19,6 +19,8 @@ export interface AppSettings {
   permissionMode: PermissionMode;
   keyStorage: KeyStorage;
   reasoning: ReasoningEffort;
+  /** The context window to ask for (tokens; Ollama's num_ctx); null: the model's maximum up to 8192. */
+  contextLength: number | null;
   /** Where "Connect with OpenRouter" sends the person (and exchanges the code). */
   authBase: string;
 }
@@ -61,8 +63,15 @@ export function defaultSettings(): AppSettings {
     permissionMode: "ask",
     keyStorage: "encrypted",
     reasoning: "auto",
+    contextLength: null,
     authBase: DEFAULT_AUTH_BASE,
   };
+}
+
+/** A context window someone typed or stored: a whole number of tokens from 512 up, else null (the default). */
+export function parseContextLength(value: unknown): number | null {
+  const n = typeof value === "string" ? Number(value.trim() || NaN) : value;
+  return typeof n === "number" && Number.isInteger(n) && n >= 512 && n <= 10_000_000 ? n : null;
 }
 
 export function isProviderKind(value: string): value is ProviderKind {
@@ -88,6 +97,7 @@ export function sanitizeSettings(stored: unknown): AppSettings {
     permissionMode: mode && isPermissionMode(mode) ? mode : base.permissionMode,
     keyStorage: s.keyStorage === "session" ? "session" : "encrypted",
     reasoning: isReasoningEffort(s.reasoning) ? s.reasoning : base.reasoning,
+    contextLength: parseContextLength(s.contextLength),
     authBase: str(s.authBase) ?? base.authBase,
   };
 }

@@ -285,6 +285,7 @@ export class Adapter {
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
       ...(s.reasoning ? { reasoning: s.reasoning } : {}),
+      ...(s.contextLength !== undefined ? { context_length: s.contextLength } : {}),
       ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
     });
   }

@@ -21,6 +21,8 @@ export interface AgentSettings {
   permissionMode: PermissionMode;
   /** OpenRouter's reasoning effort (`auto`: medium for models that reason). */
   reasoning?: "auto" | "off" | "low" | "medium" | "high";
+  /** The context window to ask for (Ollama's num_ctx) and budget against; null: the default. */
+  contextLength?: number | null;
   /** Package indexes for run_python's micropip (from the page's `?package_index=`); absent: PyPI. */
   packageIndexUrls?: string[];
 }

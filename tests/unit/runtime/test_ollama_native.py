@@ -16,7 +16,7 @@ from runtime.errors import ProviderError
 from runtime.providers import known_models
 from runtime.providers.base import Finished, ProviderNotice, ProviderEndpoint, ReasoningDelta, StreamEvent, UsageReport
 from runtime.providers.registry import builtin_providers
-from tests.support.framehost import FrameHost, HttpReply
+from tests.support.framehost import FrameHost, HttpReply, split_at
 
 STREAMS = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
 BASE = "http://localhost:11434"
@@ -48,14 +48,11 @@ def _serve(chat: bytes, cuts: list[int] | None = None) -> Any:
             return HttpReply.json(200, {"models": [{"name": n} for n in SHOW]})
         if request["url"].endswith("/api/show"):
             return HttpReply.json(200, SHOW[json.loads(request["body"])["model"]])
-        return HttpReply(200, {"content-type": "application/x-ndjson"}, tuple(_split(chat, cuts or [])))
+        return HttpReply(200, {"content-type": "application/x-ndjson"}, tuple(split_at(chat, cuts or [])))
 
     return respond
 
 
-def _split(data: bytes, cuts: list[int]) -> list[bytes]:
-    points = [0, *sorted(c for c in set(cuts) if 0 < c < len(data)), len(data)]
-    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
 
 
 async def _collect(stream: AsyncIterator[StreamEvent]) -> list[StreamEvent]:

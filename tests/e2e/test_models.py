@@ -192,3 +192,17 @@ def test_the_model_picker_defaults_to_a_tool_model_filters_and_shows_what_each_c
     assert request.json()["model"] == "meta-llama/llama-3.2-3b-instruct:free"
     headers = {name.lower(): value for name, value in request.headers.items()}
     assert headers["x-openrouter-title"] == headers["x-title"] == "Tidepool"
+
+
+def test_the_connection_doctor_checks_the_key_and_its_credits(chat_app: App, fake: FakeLLM) -> None:
+    page = chat_app.page
+    open_settings(page)
+    page.get_by_test_id("connection-check-run").click()
+    key = page.locator('[data-testid="connection-check"][data-check="key"]')
+    expect(key).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+    fake.key_info = {**fake.key_info, "limit": 5, "limit_remaining": 0}
+    page.get_by_test_id("connection-check-run").click()
+    expect(key).to_have_attribute("data-state", "fail", timeout=REPLY_TIMEOUT_MS)
+    expect(page.get_by_test_id("connection-status")).to_contain_text("no credits left")
+    assert fake.requests_to("/api/v1/key")[-1].headers.get("Authorization") == f"Bearer {KEY}"

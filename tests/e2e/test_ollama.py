@@ -74,3 +74,29 @@ def test_ollama_thinking_context_window_and_a_model_without_tools(app: App, fake
     expect(notices).to_contain_text("llava:7b cannot use tools")
     assert all("tools" not in r.json() for r in fake.requests_to("/api/chat", "POST")[-2:])
     expect(page.get_by_test_id("message").filter(has_text="does not support tools")).to_have_count(0)
+
+
+def test_the_connection_doctor_finds_the_refused_origin_and_says_how_to_allow_it(
+    app: App, fake: FakeLLM
+) -> None:
+    page = app.page
+    wait_ready(page)
+    configure_provider(page, "ollama", fake.base_url)
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+    page.get_by_test_id("connection-check-run").click()
+    checks = page.get_by_test_id("connection-check")
+    expect(checks).to_have_count(6, timeout=REPLY_TIMEOUT_MS)
+    for check in ("mixed-content", "reachable", "origin", "key", "model", "context"):
+        expect(checks.and_(page.locator(f'[data-check="{check}"]'))).to_have_attribute("data-state", "ok")
+
+    fake.reset(allow_origin="http://elsewhere.example")
+    page.get_by_test_id("connection-check-run").click()
+    origin = page.locator('[data-testid="connection-check"][data-check="origin"]')
+    expect(origin).to_have_attribute("data-state", "fail", timeout=REPLY_TIMEOUT_MS)
+    expect(page.locator('[data-testid="connection-check"][data-check="reachable"]')).to_have_attribute("data-state", "ok")
+    page_origin = page.evaluate("location.origin")
+    status = page.get_by_test_id("connection-status")
+    expect(status).to_have_attribute("data-state", "error")
+    expect(status).to_contain_text(f"OLLAMA_ORIGINS={page_origin}")
+    for how in ("systemctl", "launchctl setenv", "setx"):
+        expect(status).to_contain_text(how)

@@ -49,6 +49,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
 # What Gemini 3 through OpenRouter answers when a tool round's assistant message comes back without
 # the reasoning_details it was sent with.
+KEY_INFO = {"label": "sk-or-v1-fak...e00", "limit": None, "limit_reset": None, "limit_remaining": None,
+            "usage": 0.0123, "usage_daily": 0.0123, "is_free_tier": False}
 MISSING_SIGNATURE = "Function call is missing a thought_signature in functionCall parts."
 
 
@@ -75,6 +77,7 @@ class FakeLLM:
         self.streams_aborted = 0
         self.issued_keys: list[str] = []
         self.issued_reasoning: dict[str, list[dict[str, Any]]] = {}  # tool call id -> reasoning_details sent
+        self.key_info: dict[str, Any] = dict(KEY_INFO)  # what GET /api/v1/key says about the key
         self._queue: deque[Reply] = deque()
         self._codes: dict[str, str] = {}
         self._generation = 0
@@ -92,6 +95,7 @@ class FakeLLM:
         self._queue.clear()
         self.requests.clear()
         self.issued_reasoning.clear()
+        self.key_info = dict(KEY_INFO)
         self.api_key = api_key
         self.allow_origin = allow_origin
         self.streams_completed = self.streams_aborted = 0
@@ -205,8 +209,7 @@ class FakeLLM:
     async def _key_info(self, request: web.Request) -> web.StreamResponse:
         if not self._authorized(request):
             return web.json_response(error_body(Reply.error(401)), status=401)
-        return web.json_response({"data": {"label": "sk-or-v1-fak...e00", "limit": None, "usage": 0.0123,
-                                           "is_free_tier": False, "limit_remaining": None}})
+        return web.json_response({"data": self.key_info})
 
     async def _auth_page(self, request: web.Request) -> web.StreamResponse:
         callback = request.query.get("callback_url")

@@ -10,6 +10,8 @@ import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { ChatView } from "./ui/chat";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
+import { runChecks } from "./settings/doctor";
+import { DoctorView } from "./ui/doctor-view";
 import { defaultModel } from "./ui/model-picker";
 import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
@@ -45,6 +47,22 @@ const panel = new SettingsPanel({
   forgetKey: (provider) => void forgetKey(provider),
   chooseModel: (model) => void chooseModel(model),
 });
+new DoctorView(
+  async () => {
+    await whenReady();
+    const listed = await client.listModels();
+    return runChecks({
+      provider: settings.provider,
+      baseUrl: settings.baseUrl,
+      pageOrigin: location.origin,
+      key: await keys.get(settings.provider, settings.keyStorage),
+      model: settings.model,
+      models: listed.ok ? listed.models : null,
+      fetch: (url, init) => fetch(url, init),
+    });
+  },
+  (state, text) => panel.setConnection(state, text),
+);
 const permission = byTestId<HTMLSelectElement>("permission-mode");
 const lockBanner = byTestId("workspace-lock");
 const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElement;

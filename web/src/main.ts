@@ -12,6 +12,7 @@ import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
 import { runChecks } from "./settings/doctor";
 import { DoctorView } from "./ui/doctor-view";
+import { mountRecordingControls } from "./ui/recording-controls";
 import { defaultModel } from "./ui/model-picker";
 import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
@@ -62,6 +63,18 @@ new DoctorView(
     });
   },
   (state, text) => panel.setConnection(state, text),
+);
+const recording = mountRecordingControls({
+  exportRecording: () => client.exportRecording(),
+  loadReplay: (text) => client.loadReplay(text),
+  loaded: (ok, text) => {
+    panel.setConnection(ok ? "ok" : "error", text);
+    if (ok) void checkConnection();
+  },
+  error: (text) => chat.showError(text),
+});
+byTestId<HTMLSelectElement>("provider-select").addEventListener("change", (event) =>
+  recording.showReplayInput((event.target as HTMLSelectElement).value === "replay"),
 );
 const permission = byTestId<HTMLSelectElement>("permission-mode");
 const lockBanner = byTestId("workspace-lock");
@@ -209,7 +222,7 @@ async function checkConnection(): Promise<void> {
 }
 
 async function save(form: SettingsForm): Promise<void> {
-  const baseUrl = normalizeBaseUrl(form.baseUrl);
+  const baseUrl = form.provider === "replay" ? "" : normalizeBaseUrl(form.baseUrl);
   if (baseUrl === null) {
     panel.setConnection("error", "The base URL must be an http:// or https:// URL without a query");
     return;
@@ -301,6 +314,7 @@ async function init(): Promise<void> {
       .then(pushConfig)
       .then(checkConnection); // the model list reports the window in use
   });
+  recording.showReplayInput(settings.provider === "replay");
   const has = await hasKey();
   panel.fill(settings, has);
   client.start();

@@ -148,7 +148,7 @@ function matches(value: JsonObject, fields: Fields): boolean {
 }
 
 /** Host → runtime. */
-export type ProviderKind = "openrouter" | "ollama";
+export type ProviderKind = "openrouter" | "ollama" | "replay";
 export type PermissionMode = "ask" | "auto-edit" | "full-auto" | "read-only";
 export type ApprovalDecision = "allow" | "allow_session" | "deny";
 export type HttpErrorKind = "network" | "timeout" | "refused" | "aborted";

@@ -28,6 +28,8 @@ export interface AppSettings {
 export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = [
   { kind: "openrouter", label: "OpenRouter", defaultBaseUrl: "https://openrouter.ai/api/v1", keyRequired: true },
   { kind: "ollama", label: "Ollama (local)", defaultBaseUrl: "http://localhost:11434", keyRequired: false },
+  /** Answers model requests from a recording file (replay-file-input): no network, for tests and bug reports. */
+  { kind: "replay", label: "Replay a recording", defaultBaseUrl: "", keyRequired: false },
 ];
 
 export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string }[] = [

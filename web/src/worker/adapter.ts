@@ -14,6 +14,7 @@ import {
 } from "../protocol/messages";
 import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
 import { HttpExecutor } from "./http";
+import { parseRecording, Recorder, ReplaySource } from "./recording";
 import type { FlushOutcome } from "./persistence";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
@@ -46,6 +47,8 @@ type HandshakeState = "waiting" | "hello" | "ready" | "failed";
 export class Adapter {
   private readonly decoder = new FrameDecoder(DEFAULT_MAX_FRAME);
   private readonly http: HttpExecutor;
+  private readonly recorder = new Recorder();
+  private replay: ReplaySource | null = null;
   private settings: AgentSettings | null = null;
   private key: string | null = null;
   private state: HandshakeState = "waiting";
@@ -63,10 +66,15 @@ export class Adapter {
         if (m.type === "http_end" || m.type === "http_error") this.tokenArrived(m.id);
       },
       credentials: () => ({
-        policy: { providerBaseUrl: this.settings?.baseUrl ?? null, appOrigin: io.appOrigin },
+        policy: {
+          providerBaseUrl: this.settings?.provider === "replay" ? (this.replay?.recording.base_url ?? null) : (this.settings?.baseUrl ?? null),
+          appOrigin: io.appOrigin,
+        },
         key: this.key,
       }),
       failure: (f) => this.io.toMain({ type: "http_failure", ...f }),
+      recorder: this.recorder,
+      replay: () => (this.settings?.provider === "replay" ? this.replay : null),
     });
   }
 
@@ -111,6 +119,21 @@ export class Adapter {
         return;
       case "user_message":
         this.send({ type: "user_message", text: message.text });
+        return;
+      case "recording_export": {
+        const s = this.settings;
+        const recording = this.recorder.export(s?.provider ?? "", s?.baseUrl ?? "", s?.model ?? null);
+        this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: JSON.stringify(recording, null, 1) } });
+        return;
+      }
+      case "replay_load":
+        try {
+          this.replay = new ReplaySource(parseRecording(message.text));
+          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: this.replay.recording.provider } });
+          if (this.state === "hello" || this.state === "ready") this.sendConfig();
+        } catch (err) {
+          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: false, code: "bad_recording", message: String(err instanceof Error ? err.message : err) } });
+        }
         return;
       case "abort_turn":
         this.send({ type: "abort_turn" });
@@ -278,9 +301,13 @@ export class Adapter {
   private sendConfig(): void {
     const s = this.settings;
     if (!s) return;
+    // Replaying: the runtime talks to the recorded provider (its real client code); answers come from the file.
+    const recorded = s.provider === "replay" ? this.replay?.recording : undefined;
     this.send({
       type: "config",
-      provider: { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
+      provider: recorded
+        ? { kind: recorded.provider as AgentSettings["provider"], base_url: recorded.base_url, has_key: false }
+        : { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
       model: s.model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,

@@ -52,7 +52,11 @@ export type MainToWorker =
   /** A runtime `request` (list_models, session_current, …); answered by `reply` with the same requestId. */
   | { type: "request"; requestId: string; method: string; params: JsonObject }
   /** A files-panel request on the workspace (answered by the worker itself with `reply`). */
-  | { type: "workspace"; requestId: string; request: WorkspaceRequest };
+  | { type: "workspace"; requestId: string; request: WorkspaceRequest }
+  /** This page's model traffic as a recording (answered by `reply`: the recording's JSON text). */
+  | { type: "recording_export"; requestId: string }
+  /** A recording to answer model requests from while the provider is `replay` (answered by `reply`). */
+  | { type: "replay_load"; requestId: string; text: string };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

@@ -9,6 +9,8 @@ import logging
 import typing
 from typing import Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin
 
+from runtime.host.reply_events import ReasoningDelta, ReplyFinished
+
 log = logging.getLogger(__name__)
 
 PermissionMode = Literal["ask", "auto-edit", "full-auto", "read-only"]
@@ -196,22 +198,6 @@ class TextDelta(TypedDict):
     kind: Literal["text_delta"]
     turn_id: str
     text: str
-
-
-class ReasoningDelta(TypedDict):
-    """A piece of the model's reasoning for the reply that follows (shown folded once the reply starts)."""
-
-    kind: Literal["reasoning_delta"]
-    turn_id: str
-    text: str
-
-
-class ReplyFinished(TypedDict):
-    """A reply ended for a reason the person should see: ``length`` (cut off) or ``content_filter``."""
-
-    kind: Literal["reply_finished"]
-    turn_id: str
-    finish_reason: str
 
 
 class ToolStarted(TypedDict):

@@ -76,35 +76,42 @@ class DeltaAccumulator:
             raise from_stream_error(chunk["error"], self._hints)
         events: list[StreamEvent] = []
         for choice in chunk.get("choices") or []:
-            if not isinstance(choice, dict):
-                continue
-            delta = choice.get("delta") or {}
-            thought = delta.get("reasoning")
-            if isinstance(thought, str) and thought:
-                self._reasoning.append(thought)
-                events.append(ReasoningDelta(thought))
-            self._details.add(delta.get("reasoning_details"))
-            text = delta.get("content")
-            if isinstance(text, str) and text:
-                self._text.append(text)
-                events.append(TextDelta(text))
-            for fragment in delta.get("tool_calls") or []:
-                self._add_fragment(fragment)
-            if choice.get("error"):  # an error nested in the choice (some upstream providers)
-                raise from_stream_error(choice["error"], self._hints)
-            if choice.get("finish_reason"):
-                self.finish_reason = str(choice["finish_reason"])
-                if self.finish_reason == "error":  # ended in error, and nothing says which
-                    raise ProviderError(
-                        "provider_error",
-                        f"{self._hints.name} ended the reply with an error and did not say why. "
-                        "The text so far is kept; try again, or choose another model.",
-                        provider=self._hints.name,
-                    )
+            if isinstance(choice, dict):
+                events.extend(self._delta(choice.get("delta") or {}))
+                self._ending(choice)
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             events.append(_usage(usage))
         return events
+
+    def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        thought = delta.get("reasoning")
+        if isinstance(thought, str) and thought:
+            self._reasoning.append(thought)
+            events.append(ReasoningDelta(thought))
+        self._details.add(delta.get("reasoning_details"))
+        text = delta.get("content")
+        if isinstance(text, str) and text:
+            self._text.append(text)
+            events.append(TextDelta(text))
+        for fragment in delta.get("tool_calls") or []:
+            self._add_fragment(fragment)
+        return events
+
+    def _ending(self, choice: dict[str, Any]) -> None:
+        if choice.get("error"):  # an error nested in the choice (some upstream providers)
+            raise from_stream_error(choice["error"], self._hints)
+        if not choice.get("finish_reason"):
+            return
+        self.finish_reason = str(choice["finish_reason"])
+        if self.finish_reason == "error":  # ended in error, and nothing says which
+            raise ProviderError(
+                "provider_error",
+                f"{self._hints.name} ended the reply with an error and did not say why. "
+                "The text so far is kept; try again, or choose another model.",
+                provider=self._hints.name,
+            )
 
     def _add_fragment(self, fragment: dict[str, Any]) -> None:
         index = fragment.get("index", len(self._calls))

@@ -185,8 +185,8 @@ async def test_a_reply_that_ended_early_is_kept_marked_and_said(rig: Rig, reason
     assert (await rig.turn("tell a story"))["reason"] == "stop"
     (ending,) = rig.host.events("reply_finished")
     assert (ending["finish_reason"], ending["turn_id"]) == (reason, "t1")
-    assert rig.session.history[-1] == AssistantMessage("Once upon a", finish_reason=reason)
-    view = rig.session.session_view()["messages"][-1]
+    assert rig.conversation.sessions.history[-1] == AssistantMessage("Once upon a", finish_reason=reason)
+    view = rig.conversation.sessions.view()["messages"][-1]
     assert (view["text"], view["finish_reason"]) == ("Once upon a", reason)
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from runtime.chat.history import model_view
 from runtime.chat.messages import AssistantMessage, SystemMessage, UserMessage
 from runtime.errors import ProviderError
-from runtime.chat.history import model_view
 from runtime.providers.base import Finished, ReasoningDelta, TextDelta, UsageReport
 from runtime.store.values import StoredMessage
 from tests.support.scripted import Step, call, says
@@ -45,20 +45,20 @@ async def test_reasoning_streams_before_the_reply_and_goes_back_with_its_tool_ca
     sent = rig.provider.calls[1][0][2]
     assert sent == AssistantMessage("Looking.", (call("lookup", {"key": "k1"}),), "Need k1.", DETAILS)
     # The next turn (and after a reload: the history is read back from the store) sends them again.
-    stored = rig.session.history[1]
+    stored = rig.conversation.sessions.history[1]
     assert isinstance(stored, AssistantMessage) and stored.reasoning_details == DETAILS
     rig.provider.rounds = [says("Sure.")]
     await rig.turn("thanks", "t2")
     again = [m for m in rig.provider.calls[2][0] if isinstance(m, AssistantMessage) and m.tool_calls]
     assert again[0].reasoning_details == DETAILS
-    view = rig.session.session_view()["messages"]
+    view = rig.conversation.sessions.view()["messages"]
     assert [(m["role"], m["reasoning"]) for m in view][:2] == [("user", ""), ("assistant", "Need k1.")]
 
 
 async def test_reasoning_of_a_reply_cut_short_is_kept(rig: Rig) -> None:
     rig.provider.rounds = [[ReasoningDelta("Thinking hard"), TextDelta("Part"), ProviderError("server", "boom")]]
     await rig.turn("go")
-    last = rig.session.history[-1]
+    last = rig.conversation.sessions.history[-1]
     assert last == AssistantMessage("Part", reasoning="Thinking hard")
 
 
@@ -66,7 +66,7 @@ async def test_usage_only_reply_has_no_reasoning(rig: Rig) -> None:
     rig.provider.rounds = [[UsageReport(1, 1, 2), Finished("stop", "ok")]]
     await rig.turn("go")
     assert rig.host.events("reasoning_delta") == []
-    assert rig.session.history[-1] == AssistantMessage("ok")
+    assert rig.conversation.sessions.history[-1] == AssistantMessage("ok")
 
 
 def test_compaction_keeps_the_blocks_of_the_messages_it_keeps() -> None:

@@ -14,7 +14,7 @@ import pytest
 from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.errors import ProviderError
 from runtime.providers import known_models
-from runtime.providers.base import Finished, ProviderNotice, ProviderEndpoint, ReasoningDelta, StreamEvent, UsageReport
+from runtime.providers.base import Finished, ProviderEndpoint, ProviderNotice, ReasoningDelta, StreamEvent, UsageReport
 from runtime.providers.registry import builtin_providers
 from tests.support.framehost import FrameHost, HttpReply, split_at
 

@@ -14,8 +14,9 @@ export default defineConfig({
   },
   worker: { format: "es" },
   server: {
-    // `vite` in development: the API (fetch proxy) is served by scripts/serve.py.
-    proxy: { "/api": "http://127.0.0.1:8000" },
+    // `vite` in development: the API (fetch proxy) and the sandbox's bootstrap (its own CSP) come from
+    // scripts/serve.py.
+    proxy: { "/api": "http://127.0.0.1:8000", "/sandbox/bootstrap.js": "http://127.0.0.1:8000" },
   },
   test: {
     root,

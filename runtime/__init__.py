@@ -1,4 +1,3 @@
 """Tidepool's agent runtime: a process that speaks frames on stdin/stdout."""
 
 __version__ = "0.1.0"
-PROTOCOL_VERSION = 1

@@ -2,15 +2,32 @@
 
 Stray ``print`` calls cannot corrupt the frame stream: frames go to a private copy of the original
 stdout descriptor, and descriptor 1 is pointed at stderr.
+
+The workspace is never on ``sys.path``: ``-m`` puts the working directory (the default workspace) first,
+where a workspace file ``jinja2.py`` or ``argparse.py`` would replace the real module at boot. So before
+anything else is imported the working directory is dropped, and once the arguments are read, the
+workspace folder too (the ``runtime`` package itself is already loaded and finds its modules by its own
+``__path__``).
 """
 
+# ruff: noqa: E402 - the path must be cleaned before any import that could be shadowed
 from __future__ import annotations
+
+import os
+import sys
+
+
+def without_folder(path: list[str], folder: str) -> list[str]:
+    """``path`` without entries naming ``folder`` ("" and "." name the working directory)."""
+    here = os.path.realpath(folder)
+    return [p for p in path if os.path.realpath(p or ".") != here]
+
+
+sys.path[:] = without_folder(sys.path, os.getcwd())
 
 import argparse
 import asyncio
 import logging
-import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -43,6 +60,7 @@ async def serve(config: BootConfig, read_fd: int, write_fd: int, max_frame: int)
 
 def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
+    sys.path[:] = without_folder(sys.path, str(args.workspace))
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     frames_fd = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

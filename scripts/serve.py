@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Serve Tidepool's built app (dist/) and its fetch proxy (/api/proxy).
 
-    python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--dist dist] [--allow-private-host HOST ...]
+    python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--public-host NAME ...] [--dist dist]
+                            [--allow-private-host HOST ...] [--allow-port PORT ...]
 
-`--allow-private-host HOST` lets /api/proxy reach a private or loopback address when the URL's host is
-exactly HOST (e.g. 127.0.0.1): for local testing only.
+The server answers only requests naming one of its hosts (loopback names, `--host`, `--public-host`).
+`--allow-private-host HOST` lets /api/proxy reach a private or loopback address, on any port, when the
+URL's host is exactly HOST (e.g. 127.0.0.1): for local testing only. `--test-config JSON` hands
+settings to the page (tests only; the page's URL never configures anything).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import sys
 from pathlib import Path
@@ -19,6 +23,7 @@ from pathlib import Path
 from aiohttp import web
 
 # Run as a script, this file's folder is on sys.path: `server` is scripts/server/.
+from server.access import HostPolicy
 from server.app import ServerConfig, make_app
 from server.guard import AddressPolicy
 from server.proxy import ProxyConfig
@@ -30,11 +35,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (0 picks a free one)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--public-host", action="append", default=[], metavar="NAME",
+        help="another host name the app is reached by (repeatable); requests naming others are refused",
+    )
     parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="the built app")
     parser.add_argument(
         "--allow-private-host", action="append", default=[], metavar="HOST",
         help="let /api/proxy reach private/loopback addresses for this URL host (repeatable; testing only)",
     )
+    parser.add_argument(
+        "--allow-port", action="append", default=[], type=int, metavar="PORT",
+        help="let /api/proxy fetch from this port besides 80 and 443 (repeatable)",
+    )
+    parser.add_argument("--proxy-max-concurrent", type=int, default=8, help="upstream fetches at once (429 beyond)")
+    parser.add_argument("--test-config", type=json.loads, default=None, metavar="JSON",
+                        help="settings handed to the page through index.html (tests only)")
     parser.add_argument("--proxy-timeout-s", type=float, default=20.0, help="total time limit of one proxied fetch")
     parser.add_argument("--proxy-max-mib", type=float, default=5.0, help="size limit of a proxied response body")
     return parser.parse_args(argv)
@@ -45,8 +61,11 @@ async def serve(args: argparse.Namespace) -> None:
         policy=AddressPolicy.of(args.allow_private_host),
         max_body_bytes=int(args.proxy_max_mib * 1024 * 1024),
         total_timeout_s=args.proxy_timeout_s,
+        max_concurrent=args.proxy_max_concurrent,
+        allowed_ports=frozenset({80, 443, *args.allow_port}),
     )
-    config = ServerConfig(dist=args.dist, proxy=proxy)
+    hosts = HostPolicy.of(args.host, args.public_host)
+    config = ServerConfig(dist=args.dist, proxy=proxy, hosts=hosts, test_config=args.test_config)
     runner = web.AppRunner(make_app(config), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)

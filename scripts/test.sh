@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (.venv, npm packages), build the app, then run every test layer:
-# ruff (with the complexity rule, C90), sizes (scripts/check_sizes.py), mypy (strict on runtime/, the
-# server and the fake provider), TypeScript typecheck, vitest, pytest (unit, runtime, pyodide, server, e2e).
+# the generated protocol files are current (protocol:check), ruff (with the complexity rule, C90), sizes
+# (scripts/check_sizes.py), mypy (strict on runtime/, the server and the fake provider), TypeScript
+# typecheck, vitest, pytest (unit, runtime, pyodide, server, e2e).
 # Runs all layers even when one fails; exits non-zero if any did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,7 @@ layer() {
   echo "=== $name: $*"
   if "$@"; then echo "=== $name: ok"; else echo "=== $name: FAILED"; failed+=("$name"); fi
 }
+layer protocol npm run protocol:check
 layer ruff ruff check .
 layer sizes python scripts/check_sizes.py
 layer mypy mypy

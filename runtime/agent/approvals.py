@@ -24,6 +24,9 @@ class Approvals:
         self._expected |= call_ids
 
     async def wait(self, call_id: str) -> Decision:
+        if call_id in self._waiting:  # one answer must never decide two calls: the second is refused
+            log.warning("a second call waits under the id %r; denied", call_id)
+            return "deny"
         self._expected.discard(call_id)
         early = self._early.pop(call_id, None)
         if early is not None:

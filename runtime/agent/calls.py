@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from runtime.agent.approvals import Approvals
@@ -58,6 +59,7 @@ class CallRunner:
         self.ask_first = ask_first  # calls that waited for approval before a reload: asked again
         self.repeats = RepeatedFailures()
         self.stuck: str | None = None  # set when a call failed the same way too often: the turn stops
+        self.approved: dict[str, tuple[str, str]] = {}  # call id → the tool and arguments the person approved
 
     async def run(self, call: ToolCall) -> ToolResultMessage:
         try:
@@ -83,6 +85,9 @@ class CallRunner:
         if isinstance(hooked, Denied):
             text = f"This call was blocked by {hooked.hook}: {hooked.reason}"
             return await self._finish(call, arguments, _Outcome(text, False, "denied"))
+        if call.id in self.approved and self.approved[call.id] != (tool.name, canonical(hooked.arguments)):
+            text = "Not run: the call changed after the user approved it. Ask again with the arguments you mean."
+            return await self._finish(call, hooked.arguments, _Outcome(text, False, "denied"))
         self.deps.journal.call_started(self.turn_id, call.id, tool.name, hooked.arguments)
         self.deps.emit(
             {
@@ -129,9 +134,12 @@ class CallRunner:
         self.deps.emit(event)
         decision = await self.deps.approvals.wait(call.id)
         await self.deps.journal.call_decided(call.id, decision)
+        if decision == "deny":
+            return "deny"
+        self.approved[call.id] = (tool.name, canonical(arguments))  # the approval holds for exactly this call
         if decision == "allow_session":
-            self.deps.gate.grant_session(tool.name)
-        return "deny" if decision == "deny" else "allow"
+            self.deps.gate.grant_session(tool.name)  # the tool the card showed: the card is this call's
+        return "allow"
 
     async def _execute(self, call: HookCall) -> _Outcome:
         try:
@@ -176,6 +184,28 @@ class CallRunner:
         result = ToolResultMessage(call.id, call.name, outcome.text, outcome.ok)
         await self.deps.journal.tool_result(self.turn_id, result, outcome.status, arguments)
         return result
+
+
+def unique_call_ids(calls: Iterable[ToolCall], fresh: Callable[[str], str]) -> tuple[ToolCall, ...]:
+    """A reply's calls, each under an id no other call of the reply has and ``fresh`` accepts.
+
+    A provider may send two calls with one id (or none): each must still get its own approval card,
+    its own decision and its own result, so a repeated id is replaced. ``fresh`` maps an id to one the
+    workspace has not used (``Journal.fresh_call_id``).
+    """
+    seen: set[str] = set()
+    unique: list[ToolCall] = []
+    for call in calls:
+        call_id = fresh(call.id)
+        while call_id in seen:
+            call_id = fresh(f"call_{secrets.token_hex(8)}")
+        seen.add(call_id)
+        unique.append(call if call_id == call.id else replace(call, id=call_id))
+    return tuple(unique)
+
+
+def canonical(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:

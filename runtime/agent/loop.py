@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from runtime.agent.approvals import Approvals
-from runtime.agent.calls import CallDeps, CallRunner, parse_arguments
+from runtime.agent.calls import CallDeps, CallRunner, parse_arguments, unique_call_ids
 from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from runtime.agent.gate import Gate
 from runtime.agent.journal import Journal
@@ -161,7 +161,7 @@ class _Turn:
                 self._error("repeated_failure", self.calls.stuck, False)
                 return "error"
             finished = await self._stream_round()
-            calls = tuple(replace(c, id=journal.fresh_call_id(c.id)) for c in finished.tool_calls)
+            calls = unique_call_ids(finished.tool_calls, journal.fresh_call_id)
             self.partial, self.partial_reasoning = [], []
             said = finished.finish_reason if finished.finish_reason in NOTABLE_ENDINGS else None
             reply = AssistantMessage(finished.text, calls, finished.reasoning, finished.reasoning_details, said)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from runtime.errors import HostRequestError
 from runtime.host.http import HttpClient, Response
+from runtime.host.messages import FlushRequest, RuntimeRequest
 from runtime.host.rpc import Rpc
 from runtime.tools.base import ToolError
 
@@ -66,7 +67,8 @@ class AgentToolContext:
 
     async def host_request(self, type: str, payload: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
         """Send ``type`` with a fresh id and return the host's answer; an ``error`` answer raises."""
-        message = {**payload, "type": type, "id": self._rpc.new_id()}
+        # ``payload`` is the typed body of a RuntimeRequest (e.g. ExecRequestBody); the tag and id make it one.
+        message = cast(RuntimeRequest, {**payload, "type": type, "id": self._rpc.new_id()})
         reply = await self._rpc.call(message, timeout_s)
         if reply.get("type") == "error":
             raise HostRequestError(
@@ -80,5 +82,11 @@ class AgentToolContext:
             return True
         if self._save_workspace is not None:
             return await self._save_workspace(paths)
-        self._rpc.send({"type": "flush_request", "id": self._rpc.new_id(), "what": "workspace", "paths": list(paths)})
+        request: FlushRequest = {
+            "type": "flush_request",
+            "id": self._rpc.new_id(),
+            "what": "workspace",
+            "paths": list(paths),
+        }
+        self._rpc.send(request)
         return True

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runtime import PROTOCOL_VERSION, __version__
+from runtime import __version__
 from runtime.agent.approvals import Approvals
 from runtime.agent.tool_context import AgentToolContext
 from runtime.conversation.providers import ProviderCache
@@ -25,10 +25,12 @@ from runtime.conversation.settings import Configuration, GateFactory
 from runtime.conversation.switcher import SessionSwitcher
 from runtime.conversation.turns import TurnParts, TurnRunner
 from runtime.host.codec import Message
+from runtime.host.constants import PROTOCOL_VERSION
 from runtime.host.http import HttpClient
-from runtime.host.messages import BadMessage, Config, Event, HostMessage, parse_host_message
+from runtime.host.messages import Config, Error, Event, HostMessage
 from runtime.host.rpc import Rpc
 from runtime.host.transport import Transport
+from runtime.host.validate import BadMessage, parse_host_message
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
 from runtime.prompts.gather import warm_up
@@ -160,7 +162,7 @@ class Conversation:
             self.context.package_index_urls = tuple(str(url) for url in message["package_index_urls"] or ())
 
     def _send_error(self, code: str, message: str, request_id: Any = None) -> None:
-        error: Message = {"type": "error", "code": code, "message": message}
+        error: Error = {"type": "error", "code": code, "message": message}
         if isinstance(request_id, str):
             error["id"] = request_id
         self.transport.send(error)

@@ -5,26 +5,29 @@ Wire format (see docs/protocol.md)::
     \\x1eTP1:<length>:<payload>\\n
 
 ``<length>`` is the payload's byte count in ASCII decimal (no sign, no leading zeros,
-at most 10 digits), ``<payload>`` is a UTF-8 JSON object with a string ``type``.
+at most 10 digits), ``<payload>`` is a UTF-8 JSON object with a string ``type``, nested at most
+``MAX_DEPTH`` containers deep (deeper is ``bad_message``, never a ``RecursionError``).
 Bytes outside frames are reported as stray output, never parsed as messages.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from runtime.host.constants import MAX_FRAME_BYTES
+
 MAGIC = b"\x1eTP1:"
-# 72 MiB: the largest skill archive (50 MiB) fits in base64 in one frame.
-DEFAULT_MAX_FRAME = 72 * 1024 * 1024
+DEFAULT_MAX_FRAME = MAX_FRAME_BYTES
 _MAX_DIGITS = 10
+MAX_DEPTH = 100  # objects and arrays, the message itself counting as 1
 
 Message = dict[str, Any]
 
 
-def encode(message: Message, max_frame: int = DEFAULT_MAX_FRAME) -> bytes:
+def encode(message: Mapping[str, Any], max_frame: int = DEFAULT_MAX_FRAME) -> bytes:
     """Encode one message as a frame; raises ``FrameTooLarge`` over the limit."""
     if not isinstance(message.get("type"), str):
         raise ValueError("a message needs a string 'type'")
@@ -147,13 +150,34 @@ class Decoder:
 
 
 def _parse(payload: bytes) -> Item:
+    too_deep = Malformed("malformed", "bad_message", f"a message may nest at most {MAX_DEPTH} levels deep")
     try:
         message = json.loads(payload.decode("utf-8"))
+    except RecursionError:
+        return too_deep
     except (UnicodeDecodeError, ValueError) as exc:
         return Malformed("malformed", "bad_json", str(exc)[:200])
+    if _depth(message) > MAX_DEPTH:
+        return too_deep
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         return Malformed("malformed", "bad_message", "a message must be a JSON object with a string 'type'")
     return Frame("message", message)
+
+
+def _depth(value: object) -> int:
+    """How many containers deep ``value`` nests (walked without recursion)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def _partial_magic_suffix(buf: bytearray) -> int:

@@ -13,15 +13,16 @@ import binascii
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Literal
 
 from runtime.errors import HostErrorKind, HostHttpError, HostRequestError
 from runtime.host.codec import Message
+from runtime.host.constants import HttpAuth
+from runtime.host.messages import HttpRequest
 from runtime.host.rpc import Rpc, Stream
 
 log = logging.getLogger(__name__)
 
-Auth = Literal["provider", "none"]
+Auth = HttpAuth
 # The host enforces timeout_s itself; the runtime waits a little longer before giving up on it.
 DEFAULT_GRACE_S = 5.0
 
@@ -101,7 +102,7 @@ class HttpClient:
         stream: bool = True,
     ) -> StreamedResponse:
         """Send the request and wait for the head; raises ``HostHttpError`` if the host reports a failure."""
-        request: Message = {
+        request: HttpRequest = {
             "type": "http_request",
             "id": self._rpc.new_id(),
             "method": method,

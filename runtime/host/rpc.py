@@ -13,6 +13,7 @@ import logging
 
 from runtime.errors import HostRequestError
 from runtime.host.codec import Message
+from runtime.host.messages import RuntimeMessage, RuntimeRequest
 from runtime.host.transport import Transport
 
 log = logging.getLogger(__name__)
@@ -63,18 +64,18 @@ class Rpc:
     def new_id(self) -> str:
         return f"r{next(self._ids)}"
 
-    def send(self, message: Message) -> None:
+    def send(self, message: RuntimeMessage) -> None:
         self._transport.send(message)
 
-    def open_stream(self, message: Message) -> Stream:
-        """Send a request (its ``id`` set here if missing) and return the stream of messages naming it."""
-        request_id = message.setdefault("id", self.new_id())
+    def open_stream(self, message: RuntimeRequest) -> Stream:
+        """Send a request and return the stream of messages naming its ``id``."""
+        request_id = message["id"]
         stream = Stream(self, request_id)
         self._streams[request_id] = stream
         self.send(message)
         return stream
 
-    async def call(self, message: Message, timeout_s: float) -> Message:
+    async def call(self, message: RuntimeRequest, timeout_s: float) -> Message:
         """Send a request and wait for the first message naming its id; cancel it on timeout or abort."""
         stream = self.open_stream(message)
         try:

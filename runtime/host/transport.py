@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from runtime.host.codec import DEFAULT_MAX_FRAME, Decoder, Frame, FrameTooLarge, Malformed, Message, Stray, encode
+from runtime.host.messages import Error, RuntimeMessage
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ _MALFORMED_CODES = {"too_large": "frame_too_large"}
 
 
 class Transport(Protocol):
-    def send(self, message: Message) -> None: ...
+    def send(self, message: RuntimeMessage) -> None: ...
 
     def messages(self) -> AsyncIterator[Message]: ...
 
@@ -45,7 +46,7 @@ class FrameTransport:
     def _write(self, data: bytes) -> None:
         raise NotImplementedError
 
-    def send(self, message: Message) -> None:
+    def send(self, message: RuntimeMessage) -> None:
         if self.closed:
             log.debug("dropping a %r message: transport closed", message.get("type"))
             return
@@ -53,7 +54,10 @@ class FrameTransport:
             data = encode(message, self.max_frame)
         except FrameTooLarge as exc:
             log.error("not sending a %r message: %s", message.get("type"), exc)
-            data = encode({"type": "error", "code": "frame_too_large", "message": str(exc), "id": message.get("id")})
+            rid = message.get("id")
+            error: Error = {"type": "error", "code": "frame_too_large", "message": str(exc)}
+            error["id"] = rid if isinstance(rid, str) else None
+            data = encode(error)
         self._write(data)
 
     def received(self, data: bytes) -> None:

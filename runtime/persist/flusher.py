@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from runtime.errors import HostRequestError
-from runtime.host.messages import Event
+from runtime.host.messages import Event, FlushRequest
 from runtime.host.rpc import Rpc
 from runtime.persist.statefiles import CURRENT
 
@@ -69,7 +69,7 @@ class Flusher:
         return await self._flush("workspace", list(dict.fromkeys(paths)), None)
 
     async def _flush(self, what: Literal["state", "workspace"], paths: list[str], rotate: bool | None) -> bool:
-        message: dict[str, Any] = {"type": "flush_request", "id": self._rpc.new_id(), "what": what, "paths": paths}
+        message: FlushRequest = {"type": "flush_request", "id": self._rpc.new_id(), "what": what, "paths": paths}
         if rotate is not None:
             message["rotate"] = rotate
         self.sent += 1

@@ -3,7 +3,9 @@
 Precedence, first that applies wins:
 
 1. a deny rule that matches the call → deny (deny rules win over everything);
-2. ``read-only`` mode and an effect other than read or memory → deny, without asking;
+2. ``read-only`` mode and an effect other than read or memory → deny, without asking; there, memory
+   tools that change memories (``memory_save``, ``memory_delete``: what every later session is told)
+   ask, and ``memory_search`` (``MEMORY_READERS``) runs;
 3. a session grant for the tool ("allow for this session") → allow;
 4. an allow rule that matches the call → allow;
 5. the mode's table for the tool's effect class (``MODE_TABLE``).
@@ -25,11 +27,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from runtime.host.constants import PermissionMode
 from runtime.tools.base import Effect, ToolDefinition
 
 log = logging.getLogger(__name__)
 
-Mode = Literal["ask", "auto-edit", "full-auto", "read-only"]
+Mode = PermissionMode
 MODES: tuple[Mode, ...] = get_args(Mode)
 Verdict = Literal["allow", "ask", "deny"]
 
@@ -37,9 +40,11 @@ MODE_TABLE: dict[Mode, dict[Effect, Verdict]] = {
     "ask": {"read": "allow", "memory": "allow", "write": "ask", "network": "ask", "execute": "ask"},
     "auto-edit": {"read": "allow", "memory": "allow", "write": "allow", "network": "ask", "execute": "ask"},
     "full-auto": {"read": "allow", "memory": "allow", "write": "allow", "network": "allow", "execute": "allow"},
-    "read-only": {"read": "allow", "memory": "allow", "write": "deny", "network": "deny", "execute": "deny"},
+    "read-only": {"read": "allow", "memory": "ask", "write": "deny", "network": "deny", "execute": "deny"},
 }
 PATH_ARGUMENTS = frozenset({"path", "src", "dst"})
+# Memory tools that change nothing: they run without asking even in read-only mode.
+MEMORY_READERS = frozenset({"memory_search"})
 
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*?\[\]!-]+)\s*(?:\((?P<args>.*)\))?\s*$", re.DOTALL)
 _CONDITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<glob>.*?)\s*$", re.DOTALL)
@@ -165,6 +170,6 @@ class Policy:
         for rule in self.allow_rules:
             if rule.matches(tool.name, arguments):
                 return "allow", f"{tool.name} is allowed by the rule {rule}"
-        if table[tool.effect] == "allow":
+        if table[tool.effect] == "allow" or (tool.effect == "memory" and tool.name in MEMORY_READERS):
             return "allow", f"{tool.effect} tools run without asking in {self._mode} mode"
         return "ask", f"{tool.effect} tools need approval in {self._mode} mode"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ __all__ = ["skills_block", "slash_skill", "system_prompt", "warm_up"]
 
 
 def system_prompt(
-    workspace: Path, tools: Sequence[dict[str, Any]], permission_mode: str, memories: Sequence[str] = ()
+    workspace: Path, tools: Sequence[Mapping[str, Any]], permission_mode: str, memories: Sequence[str] = ()
 ) -> str:
     """The system prompt; ``memories`` are the pinned memories' texts (oldest first)."""
     paths, truncated = workspace_map(workspace) if workspace.is_dir() else ([], False)

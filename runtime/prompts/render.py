@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,13 +26,14 @@ MODE_HELP = {
     "ask": "Read and memory tools run at once; writes, network and code execution wait for the user's approval.",
     "auto-edit": "Reads, memory and file writes run at once; network and code execution wait for approval.",
     "full-auto": "Every tool runs without asking.",
-    "read-only": "Only read and memory tools run; anything that writes, fetches or executes is refused.",
+    "read-only": "Only read tools and memory_search run; saving or deleting a memory asks the user first; "
+    "anything that writes, fetches or executes is refused.",
 }
 
 
 @dataclass(frozen=True)
 class PromptInputs:
-    tools: Sequence[dict[str, Any]]  # registry catalog entries
+    tools: Sequence[Mapping[str, Any]]  # registry catalog entries
     permission_mode: str = "ask"
     agent_name: str = "Tidepool"
     workspace_map: Sequence[str] = ()
@@ -107,7 +108,7 @@ def _render(inputs: PromptInputs) -> str:
     return text.strip() + "\n"
 
 
-def _tool_line(entry: dict[str, Any]) -> dict[str, str]:
+def _tool_line(entry: Mapping[str, Any]) -> dict[str, str]:
     return {"name": str(entry["name"]), "effect": str(entry["effect"]), "description": str(entry["description"])}
 
 

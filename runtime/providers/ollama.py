@@ -19,6 +19,7 @@ from typing import Any
 
 from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
+from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
 from runtime.providers import known_models
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
@@ -28,7 +29,7 @@ from runtime.providers.ollama_chat import ChatOptions, OllamaChat
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "http://localhost:11434"
+DEFAULT_BASE_URL = PROVIDER_DEFAULT_BASE_URLS["ollama"]
 DEFAULT_NUM_CTX = 8192  # tools and system prompt take ~2k tokens; most machines run 8k comfortably
 _SHOW_CONCURRENCY = 4
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError
+from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
 from runtime.providers import known_models
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
@@ -19,7 +20,7 @@ from runtime.providers.reasoning import reasoning_option
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+DEFAULT_BASE_URL = PROVIDER_DEFAULT_BASE_URLS["openrouter"]
 # OpenRouter's app attribution (X-OpenRouter-Title, and the older X-Title); HTTP-Referer is the page's origin
 APP_HEADERS = {"X-OpenRouter-Title": "Tidepool", "X-Title": "Tidepool"}
 

@@ -14,19 +14,18 @@ from collections.abc import Callable
 from typing import Any
 
 from runtime.errors import ProviderError, TidepoolError
-from runtime.host.codec import Message
-from runtime.host.messages import Request
+from runtime.host.messages import Reply, ReplyError, Request, RuntimeMessage
 from runtime.requests.ports import Handler, Ports
 
 log = logging.getLogger(__name__)
 
-ErrorBody = dict[str, Any]
+ErrorBody = ReplyError
 
 
 class Requests:
     """The host requests in flight: each runs as its own task, so a ``cancel`` can stop it."""
 
-    def __init__(self, ports: Ports, send: Callable[[Message], None]) -> None:
+    def __init__(self, ports: Ports, send: Callable[[RuntimeMessage], None]) -> None:
         self._ports = ports
         self._send = send
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -50,8 +49,11 @@ class Requests:
             result, error = await answer(self._ports, method, params)
         except asyncio.CancelledError:
             result, error = None, {"code": "cancelled", "message": "the request was cancelled", "retryable": False}
-        reply: dict[str, Any] = {"type": "reply", "id": request_id, "ok": error is None}
-        reply.update({"result": result} if error is None else {"error": error})
+        reply: Reply = {"type": "reply", "id": request_id, "ok": error is None}
+        if error is None:
+            reply["result"] = result
+        else:
+            reply["error"] = error
         self._send(reply)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from runtime.host.events import ToolInfo
 from runtime.providers.base import ModelInfo, Provider, ProviderEndpoint
 from runtime.store import Store
 
@@ -59,7 +60,7 @@ class ModelSource(Protocol):
 
 
 class ToolCatalog(Protocol):
-    def catalog(self) -> list[dict[str, Any]]: ...
+    def catalog(self) -> list[ToolInfo]: ...
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,14 @@ import shutil
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from runtime.host.constants import SKILL_ARCHIVE_MAX_BYTES
 from runtime.requests.params import RequestError, flag, text
 from runtime.skills.errors import SkillError
 
 if TYPE_CHECKING:
     from runtime.requests.ports import Handler, Ports
 
-MAX_ARCHIVE_BYTES = 50 * 1024 * 1024  # the importer's own archive limit
+MAX_ARCHIVE_BYTES = SKILL_ARCHIVE_MAX_BYTES
 
 
 def _installed(ports: Ports, name: str) -> Any:

@@ -4,12 +4,19 @@ A name is checked exactly as it is stored in the archive, before anything is wri
 
 - ``nul-byte``: a NUL anywhere (zip readers silently cut the name there);
 - ``bad-name``: other control characters, or bytes that are not valid text;
+- ``bidi-control``: a bidirectional control (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C) that
+  makes a name display as another (``evil<U+202E>dm.exe`` shows as ``evilexe.md``);
 - ``backslash``: a ``\\`` anywhere (a Windows separator, or a way to smuggle one);
 - ``drive-letter``: ``C:`` or ``C:/...``;
 - ``absolute-path``: a leading ``/``;
 - ``parent-reference``: any ``..`` component;
 - ``path-too-long``: over ``Limits.max_path_chars`` characters, ``Limits.max_depth`` components, or a
   component over 255 bytes (file systems refuse longer names).
+
+Across entries: one path twice is ``duplicate-entry``, a path that is both a file and a folder is
+``path-conflict``, and two paths that differ only in letter case or Unicode normalization (``A.md`` and
+``a.md``; ``é`` composed and decomposed) are ``name-collision``: on case-insensitive or normalizing file
+systems they are one file, so one would silently replace the other.
 
 ``.`` and empty components are dropped, so ``./skill//SKILL.md`` becomes ``skill/SKILL.md``; a name that
 is nothing but those (``./``) is the archive root and is skipped.
@@ -18,6 +25,7 @@ is nothing but those (``./``) is the archive root and is skipped.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,6 +35,7 @@ MiB = 1024 * 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _MAX_COMPONENT_BYTES = 255  # what file systems allow for one name
 _CONTROL = re.compile(r"[\x01-\x1f\x7f]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,8 @@ def normalize_path(name: str, limits: Limits) -> str:
         raise ArchiveError("nul-byte", f"Entry name contains a NUL byte: {shown!r}.", path=shown)
     if _CONTROL.search(name) or any(0xD800 <= ord(c) <= 0xDFFF for c in name):
         raise ArchiveError("bad-name", f"Entry name has control characters or invalid text: {shown!r}.", path=shown)
+    if _BIDI.search(name):
+        raise ArchiveError("bidi-control", f"Entry name has bidirectional controls: {name!r}.", path=shown)
     if "\\" in name:
         raise ArchiveError("backslash", f"Entry name contains a backslash: {name!r}.", path=name)
     if _DRIVE.match(name):
@@ -102,3 +113,22 @@ def check_tree(entries: list[Entry]) -> None:
     clash = sorted(files & dirs)
     if clash:
         raise ArchiveError("path-conflict", f"{clash[0]!r} is both a file and a folder.", path=clash[0])
+    check_collisions(files | dirs)
+
+
+def collision_key(path: str) -> str:
+    """The form in which two names are one file somewhere: NFC-normalized and case-folded."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
+
+
+def check_collisions(paths: set[str]) -> None:
+    """Refuse two paths that differ only in case or Unicode normalization."""
+    seen: dict[str, str] = {}
+    for path in sorted(paths):
+        other = seen.setdefault(collision_key(path), path)
+        if other != path:
+            raise ArchiveError(
+                "name-collision",
+                f"{other!r} and {path!r} differ only in letter case or Unicode form; they would be one file.",
+                path=path,
+            )

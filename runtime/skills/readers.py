@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from runtime.skills.entries import Entry, Limits, normalize_path
 from runtime.skills.errors import ArchiveError
+from runtime.skills.zipcount import declared_entries
 
 GZIP_MAGIC = b"\x1f\x8b"
 _TAR_BLOCK = 512
@@ -154,6 +155,7 @@ def _check_tar_type(member: tarfile.TarInfo, path: str) -> None:
 
 
 def read_zip(raw: bytes, limits: Limits) -> list[Entry]:
+    _count(declared_entries(raw) or 0, limits)  # before zipfile parses the whole central directory
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
             infos = zf.infolist()

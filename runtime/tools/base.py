@@ -15,7 +15,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, Union, get_args, get_origin
 
-Effect = Literal["read", "write", "network", "execute", "memory"]
+from runtime.host.constants import ToolEffect
+from runtime.host.events import ToolInfo
+
+Effect = ToolEffect
 EFFECTS: tuple[Effect, ...] = ("read", "write", "network", "execute", "memory")
 
 JSONSchema = dict[str, Any]
@@ -111,7 +114,7 @@ class ToolDefinition:
             "function": {"name": self.name, "description": self.description, "parameters": parameters},
         }
 
-    def catalog_entry(self) -> dict[str, Any]:
+    def catalog_entry(self) -> ToolInfo:
         """What the UI's tool catalog shows."""
         return {
             "name": self.name,

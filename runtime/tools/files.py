@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import PathRefused, display, relative, resolve
+from runtime.tools.untrusted import wrap_untrusted
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,7 @@ def read_file(
     if not shown:
         raise ToolError(f"{rel} has {total:,} lines; offset {start:,} is past its end")
     last = start + len(shown) - 1
-    text = "\n".join(shown)
+    text = wrap_untrusted("\n".join(shown), rel, "file")
     if last < total or not complete:
         of = f"{total:,}" if complete else "more"
         text += f"\n[lines {start:,}-{last:,} of {of}; continue with offset={last + 1}]"

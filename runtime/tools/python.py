@@ -2,44 +2,49 @@
 
 The runtime sends ``exec_request`` with the code, the timeout and the workspace's files (base64), and the
 host answers ``exec_result``. Files the code created or changed come back and are written into the
-workspace here, through the same path checks as every other tool; the paths are reported as changed.
+workspace by ``writeback.py`` (only what a file tool could change; never AGENTS.md or ``.agents/``, and
+deletions only of files handed in); the paths are reported as changed.
 
-Request payload (``ExecRequest``) and reply (``ExecResult``)::
+The frames (``ExecRequest``, ``ExecResult`` in runtime/host/messages.py)::
 
     {"type": "exec_request", "id": "r7", "code": "...", "timeout_s": 30,
-     "files": {"data/in.csv": "<base64>", ...}, "packages": ["tabulate"], "index_urls": null}
+     "files": {"data/in.csv": "<base64>", ...}, "packages": ["tabulate"], "index_urls": null,
+     "network": false}
     {"type": "exec_result", "id": "r7", "ok": true, "stdout": "...", "stderr": "...",
      "files": {"out.png": "<base64>"}, "deleted": ["old.txt"], "error": null}
 
 ``packages`` are installed with micropip before the code runs; ``index_urls`` (from the host's
 ``config`` ``package_index_urls``, for tests) replaces PyPI, null keeps it. ``error`` is null when
 ``ok``, else ``{"kind": "timeout"|"exception"|"sandbox"|"install", "message": "..."}`` (a plain
-string is accepted as ``sandbox``). ``deleted`` is optional.
+string is accepted as ``sandbox``). ``deleted`` is optional. ``network`` (approved with the call) lets the
+code reach the web through the app's ``/api/proxy``; false: the sandbox has no network at all.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import logging
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, get_args
 
 from runtime.errors import HostRequestError
+from runtime.host.constants import EXEC_DEFAULT_TIMEOUT_S, EXEC_MAX_TIMEOUT_S, ExecErrorKind
+from runtime.host.messages import ExecError, ExecRequestBody, ExecResult
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
-from runtime.tools.paths import relative, resolve
+from runtime.tools.paths import relative
+from runtime.tools.untrusted import defuse, wrap_untrusted
+from runtime.tools.writeback import apply_run_changes
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30
-MAX_TIMEOUT_S = 300
+DEFAULT_TIMEOUT_S = EXEC_DEFAULT_TIMEOUT_S
+MAX_TIMEOUT_S = EXEC_MAX_TIMEOUT_S
 HOST_GRACE_S = 15.0
 MAX_CODE_CHARS = 200_000
 MAX_FILE_SEND_BYTES = 2 * 1024 * 1024
 MAX_TOTAL_SEND_BYTES = 8 * 1024 * 1024  # keeps exec requests small; base64 of this is far under the frame limit
-MAX_FILE_RECEIVE_BYTES = 10 * 1024 * 1024
 OUTPUT_HEAD_CHARS = 12_000
 OUTPUT_TAIL_CHARS = 4_000
 NOT_SENT_DIRS = frozenset({".agent", ".git"})
@@ -48,31 +53,7 @@ MAX_PACKAGES = 20
 REQUIREMENT = re.compile(
     r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[A-Za-z0-9._, -]+\])?\s*([<>=!~]=?=?\s*[A-Za-z0-9.*+!_-]+\s*,?\s*)*$"
 )
-ERROR_KINDS = ("timeout", "exception", "sandbox", "install")
-
-
-class ExecRequest(TypedDict):
-    code: str
-    timeout_s: int
-    files: dict[str, str]  # workspace-relative path → base64 content
-    packages: list[str]  # installed with micropip before the code runs
-    index_urls: list[str] | None  # micropip's package indexes; None: PyPI
-
-
-class ExecError(TypedDict):
-    kind: Literal["timeout", "exception", "sandbox", "install"]
-    message: str
-
-
-class ExecResult(TypedDict):
-    type: Literal["exec_result"]
-    id: str
-    ok: bool
-    stdout: str
-    stderr: str
-    files: dict[str, str]  # created or changed, workspace-relative path → base64 content
-    deleted: NotRequired[list[str]]
-    error: ExecError | None
+ERROR_KINDS: tuple[ExecErrorKind, ...] = get_args(ExecErrorKind)
 
 
 class SandboxReplyError(ToolError):
@@ -93,13 +74,19 @@ async def run_python(
         "Pure-Python packages micropip installs from PyPI before the code runs, e.g. ['tabulate', 'requests>=2'];"
         " the user approves them with the code",
     ] = None,
+    network: Annotated[
+        bool,
+        "True only when the code itself must fetch from the web (requests/urllib, through the app's proxy);"
+        " the user approves this with the code. Default false: the run has no network at all",
+    ] = False,
 ) -> ToolOutput:
     """Run Python code in an isolated sandbox that sees a copy of the workspace's files.
 
     Files the code writes under the current folder are copied back into the workspace. `packages` are
     installed from PyPI with micropip before the code runs (pure-Python wheels only; the install counts
-    toward the timeout); they are part of what the user approves. `requests` and `urllib` work in the
-    sandbox, within the browser's rules.
+    toward the timeout); they are part of what the user approves. The run has no network unless
+    `network` is true (then `requests` and `urllib` fetch public URLs through the app's proxy).
+    Changes to AGENTS.md and .agents/ are never copied back.
     """
     if timeout_s is None:
         timeout_s = DEFAULT_TIMEOUT_S
@@ -111,19 +98,20 @@ async def run_python(
         raise ToolError(f"code is {len(code):,} characters, over the {MAX_CODE_CHARS:,} limit; write it to a file")
     wanted = check_packages(packages)
     files, not_sent = collect_files(ctx.workspace)
-    request: ExecRequest = {
+    request: ExecRequestBody = {
         "code": code,
         "timeout_s": timeout_s,
         "files": files,
         "packages": wanted,
         "index_urls": index_urls(ctx) if wanted else None,
+        "network": network is True,
     }
     try:
         reply = await ctx.host_request("exec_request", dict(request), timeout_s=timeout_s + HOST_GRACE_S)
     except HostRequestError as e:
         raise ToolError(f"the sandbox did not run the code ({e.code}): {e.message}") from None
     result = parse_result(reply)
-    changed, notes = apply_files(ctx.workspace, result)
+    changed, notes = apply_run_changes(ctx.workspace, result["files"], result.get("deleted", []), files.keys())
     if not_sent:
         shown = ", ".join(not_sent[:10]) + (" ..." if len(not_sent) > 10 else "")
         notes.append(f"not handed to the sandbox (too large): {shown}")
@@ -206,35 +194,6 @@ def _parse_error(raw: Any) -> ExecError:
     return {"kind": "sandbox", "message": str(raw) if raw else "the run failed"}
 
 
-def apply_files(workspace: Path, result: ExecResult) -> tuple[tuple[str, ...], list[str]]:
-    """Write the returned files and remove the deleted ones; returns the changed paths and notes."""
-    changed: list[str] = []
-    notes: list[str] = []
-    for path, encoded in sorted(result["files"].items()):
-        try:
-            target = resolve(workspace, path)
-            data = base64.b64decode(encoded, validate=True)
-        except (ToolError, binascii.Error) as e:
-            notes.append(f"not written back: {path!r} ({e})")
-            continue
-        if len(data) > MAX_FILE_RECEIVE_BYTES or target.is_dir():
-            notes.append(f"not written back: {path!r} (too large, or a folder)")
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        changed.append(relative(workspace, target))
-    for path in result.get("deleted", []):
-        try:
-            target = resolve(workspace, path, follow_last=False)
-        except ToolError as e:
-            notes.append(f"not deleted: {path!r} ({e})")
-            continue
-        if target.is_file() or target.is_symlink():
-            target.unlink()
-            changed.append(relative(workspace, target))
-    return tuple(changed), notes
-
-
 def bounded(text: str) -> str:
     """Output cut to its head and tail, with a note of what was left out."""
     if len(text) <= OUTPUT_HEAD_CHARS + OUTPUT_TAIL_CHARS:
@@ -246,13 +205,13 @@ def bounded(text: str) -> str:
 
 def render(result: ExecResult, changed: tuple[str, ...], notes: list[str]) -> str:
     error = result["error"]
-    parts = ["[ok]" if error is None else f"[failed: {error['kind']}] {error['message']}".rstrip()]
+    parts = ["[ok]" if error is None else f"[failed: {error['kind']}] {defuse(error['message'])}".rstrip()]
+    output = []
     if result["stdout"]:
-        parts.append("stdout:\n" + bounded(result["stdout"]).rstrip("\n"))
+        output.append("stdout:\n" + bounded(result["stdout"]).rstrip("\n"))
     if result["stderr"]:
-        parts.append("stderr:\n" + bounded(result["stderr"]).rstrip("\n"))
-    if not result["stdout"] and not result["stderr"]:
-        parts.append("(no output)")
+        output.append("stderr:\n" + bounded(result["stderr"]).rstrip("\n"))
+    parts.append(wrap_untrusted("\n".join(output), "run_python", "output") if output else "(no output)")
     if changed:
         parts.append("files changed: " + ", ".join(changed))
     parts.extend(notes)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from runtime.host.events import ToolInfo
 from runtime.tools.base import ToolDefinition
 
 
@@ -44,7 +45,7 @@ class Registry:
         """The model's tool list; with a workspace, each tool as it applies there (some may drop out)."""
         return [s for t in self if (s := t.openai_schema(workspace)) is not None]
 
-    def catalog(self) -> list[dict[str, Any]]:
+    def catalog(self) -> list[ToolInfo]:
         return [t.catalog_entry() for t in self]
 
 

@@ -21,6 +21,7 @@ from typing import Annotated
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, tool
 from runtime.tools.files import BINARY_SNIFF_BYTES, looks_binary
 from runtime.tools.paths import display, relative, resolve
+from runtime.tools.untrusted import wrap_untrusted
 
 MAX_MATCHES = 200
 MAX_FILES = 5000
@@ -88,7 +89,10 @@ async def search(workspace: Path, pattern: str, path: str, glob: str | None, lim
 
 
 def _report(scan: _Scan, pattern: str) -> str:
-    text = "\n".join(scan.matches) if scan.matches else f"no match for {pattern!r} in {scan.files:,} files"
+    if scan.matches:
+        text = wrap_untrusted("\n".join(scan.matches), "search_files", "file")
+    else:
+        text = f"no match for {pattern!r} in {scan.files:,} files"
     if scan.stopped:
         text += f"\n[search incomplete: {scan.stopped}; narrow it with path or glob]"
     return text

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 from runtime.tools.base import JSONSchema, ToolContext, ToolDefinition, ToolError, tool
+from runtime.tools.untrusted import wrap_untrusted
 
 
 def _installed_names(workspace: Path) -> JSONSchema | None:
@@ -36,10 +37,9 @@ def activate_skill(ctx: ToolContext, name: Annotated[str, "The skill's name, as 
     except SkillError as exc:
         raise ToolError(exc.message) from None
     files = "\n".join(f"- {skill.root}/{f}" for f in skill.files) or "(none)"
-    return (
-        f'<skill name="{skill.name}" root="{skill.root}">\n{skill.body.strip()}\n</skill>\n\n'
-        f"Files of this skill (read them with read_file when the instructions call for them):\n{files}"
-    )
+    body = wrap_untrusted(f'<skill name="{skill.name}" root="{skill.root}">\n{skill.body.strip()}\n</skill>',
+                          f"{skill.root}/SKILL.md", "skill")
+    return f"{body}\n\nFiles of this skill (read them with read_file when the instructions call for them):\n{files}"
 
 
 TOOLS: tuple[ToolDefinition, ...] = (activate_skill,)

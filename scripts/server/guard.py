@@ -19,6 +19,12 @@ from aiohttp.resolver import ThreadedResolver
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
+# Non-public ranges newer than some Pythons' tables (3.11 calls these global): refused by name here.
+EXTRA_NON_PUBLIC = (
+    (ipaddress.IPv6Network("3fff::/20"), "documentation"),  # RFC 9637
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), "local-use NAT64"),  # RFC 8215
+    (ipaddress.IPv6Network("5f00::/16"), "segment routing"),  # RFC 9602
+)
 
 
 class ProxyRefused(Exception):
@@ -57,6 +63,9 @@ def refusal_reason(ip: IPAddress) -> str | None:
             return "IPv4-mapped IPv6"
         if inner is not None and refusal_reason(inner) is not None:
             return f"IPv6 embedding a non-public IPv4 address ({inner})"
+    for network, name in EXTRA_NON_PUBLIC:
+        if ip in network:
+            return name
     checks = [
         ("unspecified", ip.is_unspecified),
         ("loopback", ip.is_loopback),

@@ -1,8 +1,11 @@
 """`/api/proxy?url=...`: fetch a public http(s) URL for the app (the `web_fetch` tool and skill imports).
 
-Rules (DESIGN §7): http(s) only; every address checked before connecting (see guard.py); redirects
+Rules (DESIGN §7): http(s) only, on ports 80 and 443 unless a port (or the URL's host, with
+`--allow-private-host`) is allowed; every address checked before connecting (see guard.py); redirects
 followed here, at most `max_redirects`, each one re-checked; a total time limit and a body size limit;
-the caller's cookies and credentials are never forwarded and upstream `Set-Cookie` never comes back.
+at most `max_concurrent` upstream fetches at once (429 beyond); an upstream 1xx or upgrade answer is
+refused; the caller's cookies and credentials are never forwarded and upstream `Set-Cookie` never comes
+back. Who may call it at all is decided before this module (access.py).
 The response carries the upstream status and content type plus `X-Proxy-Final-Url`. Errors of the
 proxy itself are JSON `{error, message}` with an `X-Proxy-Error` header naming the code.
 """
@@ -39,6 +42,8 @@ class ProxyConfig:
     total_timeout_s: float = 20.0
     connect_timeout_s: float = 10.0
     max_redirects: int = 5
+    max_concurrent: int = 8
+    allowed_ports: frozenset[int] = frozenset({80, 443})
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,7 @@ class Upstream:
 
 PROXY_CONFIG = web.AppKey("proxy_config", ProxyConfig)
 PROXY_SESSION = web.AppKey("proxy_session", aiohttp.ClientSession)
+PROXY_SLOTS = web.AppKey("proxy_slots", asyncio.Semaphore)
 
 
 # A proxied document is served from the app's origin: it must never run there (it could read the app's
@@ -79,8 +85,9 @@ def is_ip_literal(host: str) -> bool:
     return True
 
 
-def checked_url(raw: str, policy: AddressPolicy) -> URL:
-    """Parse and check a target URL (scheme, credentials, IP literals); host names are checked at connect."""
+def checked_url(raw: str, config: ProxyConfig) -> URL:
+    """Parse and check a target URL (scheme, port, credentials, IP literals); host names are checked at connect."""
+    policy = config.policy
     try:
         url = URL(raw)
     except (ValueError, TypeError) as exc:
@@ -94,6 +101,9 @@ def checked_url(raw: str, policy: AddressPolicy) -> URL:
     if NUMERIC_HOST.match(url.host) and not is_ip_literal(url.host):
         raise ProxyRefused("bad_url", f"{url.host} is not a canonical IP address", status=400)
     policy.check_literal(url.host)
+    if url.port not in config.allowed_ports and not policy.allows_private(url.host):
+        allowed = ", ".join(str(p) for p in sorted(config.allowed_ports))
+        raise ProxyRefused("forbidden_port", f"port {url.port} is not fetched (only {allowed}; see --allow-port)", 403)
     return url
 
 
@@ -125,14 +135,17 @@ async def fetch_following(
     headers: dict[str, str],
 ) -> Upstream:
     """Fetch `raw_url`, following and re-checking redirects; the final answer's body is size-limited."""
-    url = checked_url(raw_url, config.policy)
+    url = checked_url(raw_url, config)
     for _hop in range(config.max_redirects + 1):
         async with session.request(method, url, data=body, headers=headers, allow_redirects=False) as resp:
+            if resp.status < 200 or resp.headers.get("Upgrade"):
+                raise ProxyRefused("upstream_protocol", f"the upstream answered {resp.status} (an upgrade or interim "
+                                   "answer), which the proxy does not pass on", status=502)
             hop = next_hop(url, resp, method)
             if hop is None:
                 data = await read_limited(resp, config.max_body_bytes)
                 return Upstream(resp.status, resp.headers.get("Content-Type"), data, url)
-        url, new_method = checked_url(str(hop[0]), config.policy), hop[1]
+        url, new_method = checked_url(str(hop[0]), config), hop[1]
         if new_method != method:
             method, body = new_method, None
             headers = {k: v for k, v in headers.items() if k != "Content-Type"}
@@ -153,6 +166,14 @@ async def handle_proxy(request: web.Request) -> web.StreamResponse:
     raw = request.query.get("url")
     if not raw:
         return error_response("bad_request", "missing the url query parameter", 400)
+    slots = request.app[PROXY_SLOTS]
+    if slots.locked():
+        return error_response("busy", f"already {config.max_concurrent} fetches under way; try again shortly", 429)
+    async with slots:
+        return await proxied(request, config, raw)
+
+
+async def proxied(request: web.Request, config: ProxyConfig, raw: str) -> web.StreamResponse:
     body = await request.read() if request.method == "POST" else None
     try:
         async with asyncio.timeout(config.total_timeout_s):
@@ -182,6 +203,7 @@ async def proxy_session(app: web.Application) -> AsyncIterator[None]:
         connector=connector, timeout=timeout, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False
     ) as session:
         app[PROXY_SESSION] = session
+        app[PROXY_SLOTS] = asyncio.Semaphore(config.max_concurrent)
         yield
 
 

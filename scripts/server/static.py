@@ -1,17 +1,26 @@
-"""Static files from `dist/`: exact MIME types, caching by kind, the security headers, SPA fallback."""
+"""Static files from `dist/`: exact MIME types, caching by kind, the security headers, SPA fallback.
+
+Names with a part starting with `.` (dotfiles, `.git/`, `.env`) are never served. With a test
+configuration (serve.py `--test-config`, for tests only), `index.html` carries it in a
+`<meta name="tidepool-test-config">` tag: the only way anything but the person configures the app.
+"""
 
 from __future__ import annotations
 
+import html
+import json
 import mimetypes
 from pathlib import Path
 
 from aiohttp import web
 
+from .sandbox_policy import add_sandbox_routes
+
 CSP = "; ".join(
     [
         "default-src 'self'",
         "script-src 'self' 'wasm-unsafe-eval'",
-        "worker-src 'self' data: blob:",
+        "worker-src 'self' blob:",  # blob: for scripts/bench's bare-Pyodide baseline; the sandbox has its own policy
         "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
         "img-src 'self' data:",
         "style-src 'self'",
@@ -52,6 +61,8 @@ MIME_TYPES = {
 }
 
 DIST = web.AppKey("dist", Path)
+TEST_CONFIG = web.AppKey("test_config", str)
+TEST_CONFIG_META = "tidepool-test-config"
 
 
 def content_type(path: Path) -> str:
@@ -70,7 +81,17 @@ def resolve_in(dist: Path, tail: str) -> Path | None:
     return candidate
 
 
-def file_response(path: Path, tail: str) -> web.FileResponse:
+def with_test_config(page: str, config: str) -> str:
+    """`index.html` with the test configuration (JSON) in a meta tag at the start of its head."""
+    meta = f'<meta name="{TEST_CONFIG_META}" content="{html.escape(config, quote=True)}">'
+    at = page.find("<head>")
+    return f"{page[: at + 6]}{meta}{page[at + 6 :]}" if at >= 0 else meta + page
+
+
+def file_response(path: Path, tail: str, test_config: str | None = None) -> web.StreamResponse:
+    if test_config is not None and path.name == "index.html":
+        page = with_test_config(path.read_text(encoding="utf-8"), test_config)
+        return web.Response(text=page, headers={"Content-Type": MIME_TYPES[".html"], "Cache-Control": "no-store"})
     headers = {
         "Content-Type": content_type(path),
         "Cache-Control": IMMUTABLE if tail.startswith(HASHED_PREFIX) else NO_CACHE,
@@ -86,33 +107,40 @@ def not_found(message: str) -> web.Response:
 
 async def handle_static(request: web.Request) -> web.StreamResponse:
     dist = request.app[DIST]
+    test_config = request.app.get(TEST_CONFIG)
     tail = request.match_info["tail"].lstrip("/")
     if tail == "api" or tail.startswith("api/"):
         return not_found(f"no API endpoint at /{tail}")
+    if any(part.startswith(".") for part in tail.split("/")):
+        return not_found(f"/{tail} is not served (names starting with a dot never are)")
     found = resolve_in(dist, tail or "index.html")
     if found is not None:
-        return file_response(found, tail)
+        return file_response(found, tail, test_config)
     last = tail.rsplit("/", 1)[-1]
     if "." in last:
         return not_found(f"no file at /{tail}")
     index = dist / "index.html"
     if not index.is_file():
         return not_found("dist/index.html is missing: run `npm run build`")
-    return file_response(index, "index.html")
+    return file_response(index, "index.html", test_config)
 
 
 async def add_security_headers(request: web.Request, response: web.StreamResponse) -> None:
     """on_response_prepare: the headers every response gets, the app's CSP on any without its own.
 
     The CSP matters on HTML and on worker scripts alike: a worker's policy comes from its script's response,
-    and a `data:` worker it starts (the sandbox) inherits that policy; on other responses it is ignored.
+    and a `data:` worker it starts inherits that policy; on other responses it is ignored. The sandbox's
+    bootstrap worker brings a stricter policy of its own (sandbox_policy.py), which is kept.
     """
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
     response.headers.setdefault("Content-Security-Policy", CSP)
 
 
-def add_static_routes(app: web.Application, dist: Path) -> None:
+def add_static_routes(app: web.Application, dist: Path, test_config: dict[str, object] | None = None) -> None:
     app[DIST] = dist.resolve()
+    if test_config is not None:
+        app[TEST_CONFIG] = json.dumps(test_config)
     app.on_response_prepare.append(add_security_headers)
+    add_sandbox_routes(app, app[DIST])
     app.router.add_get("/{tail:.*}", handle_static)

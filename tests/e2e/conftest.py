@@ -154,6 +154,6 @@ def connected_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]
     with running_app(browser, server + "/") as app:
         wait_ready(app.page)
         configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
         choose_model(app.page, MODEL)
         yield app

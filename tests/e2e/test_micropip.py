@@ -1,11 +1,13 @@
 """run_python's `packages` through the app: micropip in the sandbox installs a pure wheel from a local index.
 
 The fake model calls run_python with `packages=["tidepool-demo"]`; the call is approved; the sandbox's
-micropip (installed offline from /wheels/sandbox/ when it starts) fetches the wheel from a PEP 691
-(`application/vnd.pypi.simple.v1+json`) index on 127.0.0.1, which the page names with
-`?package_index=` (the app passes it to the runtime as `config.package_index_urls`). The sandbox's origin
-is `null`, so the index answers with `Access-Control-Allow-Origin: *`. Also: `import micropip` works in a
-plain run, a package the index lacks is an `install` failure, and pyodide-http lets `urllib` fetch.
+micropip (installed offline from /wheels/sandbox/ when it starts) resolves the wheel from a PEP 691
+(`application/vnd.pypi.simple.v1+json`) index on 127.0.0.1, which the test server hands the page
+(`serve.py --test-config`; the app passes it to the runtime as `config.package_index_urls`). The sandbox
+reaches no index itself: the host fetches the index page and the wheel through the app's /api/proxy (the
+server allows 127.0.0.1 as a private host in tests) and hands them in. Also: `import micropip` works in a
+plain run, a package the index lacks is an `install` failure, and pyodide-http lets `urllib` fetch through
+the proxy in a run approved with `network: true`, and only then.
 First, without a browser: the sandbox driver's `install` answers an `install` error where micropip is
 missing (CPython) rather than raising.
 
@@ -24,8 +26,8 @@ import threading
 import zipfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
-from urllib.parse import quote
 
 import pytest
 from aiohttp import web
@@ -36,6 +38,7 @@ from tests.e2e.test_sandbox import DRIVER
 from tests.e2e.test_tools import call, result_text, tool_message
 from tests.e2e.ui import choose_model, configure_provider, wait_ready
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.processes import serve_process
 
 DEMO = "tidepool-demo"
 DEMO_WHEEL = "tidepool_demo-1.0-py3-none-any.whl"
@@ -174,14 +177,21 @@ def package_index() -> Iterator[PackageIndex]:
 
 
 @pytest.fixture(scope="module")
-def index_app_page(browser: Browser, server: str, fake: FakeLLM, package_index: PackageIndex) -> Iterator[App]:
-    """The app opened with `?package_index=` naming the local index, connected to the fake model."""
+def index_server(dist: Path, package_index: PackageIndex) -> Iterator[str]:
+    """The app served with the local index as its package index (a test-only server option)."""
+    config = json.dumps({"packageIndexUrls": [package_index.url + "/simple"]})
+    with serve_process(dist, "--allow-private-host", "127.0.0.1", "--test-config", config) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def index_app_page(browser: Browser, index_server: str, fake: FakeLLM, package_index: PackageIndex) -> Iterator[App]:
+    """The app served with the local index as its package index, connected to the fake model."""
     fake.reset(api_key=KEY)
-    url = f"{server}/?package_index={quote(package_index.url + '/simple', safe='')}"
-    with running_app(browser, url) as app:
+    with running_app(browser, index_server + "/") as app:
         wait_ready(app.page)
         configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
         choose_model(app.page, MODEL)
         yield app
 
@@ -212,7 +222,8 @@ def test_a_package_from_the_index_is_installed_before_the_code_runs(
     [
         pytest.param({"code": "import micropip, pyodide_http\nprint('micropip', micropip.__version__)"}, "ok",
                      "micropip 0.11.1", id="micropip-importable"),
-        pytest.param({"code": URLLIB_CODE}, "ok", HELLO_TEXT, id="urllib-through-pyodide-http"),
+        pytest.param({"code": URLLIB_CODE, "network": True}, "ok", HELLO_TEXT, id="urllib-through-the-proxy"),
+        pytest.param({"code": URLLIB_CODE}, "error", "this run has no network", id="urllib-without-network"),
         pytest.param({"code": "print('not reached')", "packages": ["no-such-package"]}, "error",
                      "[failed: install]", id="unknown-package"),
     ],

@@ -5,7 +5,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import KEY, running_app
@@ -20,12 +23,22 @@ from tests.e2e.ui import (
     wait_ready,
 )
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.processes import serve_process
 from tests.fakes.replies import Reply
 
 
-def test_oauth_pkce_round_trip(browser: Browser, server: str, fake: FakeLLM) -> None:
+@pytest.fixture(scope="module")
+def oauth_server(dist: Path, fake: FakeLLM) -> Iterator[str]:
+    """The app served with the fake as its sign-in server (a test-only server option: URLs configure nothing)."""
+    config = json.dumps({"authBase": fake.base_url})
+    with serve_process(dist, "--allow-private-host", "127.0.0.1", "--test-config", config) as url:
+        yield url
+
+
+def test_oauth_pkce_round_trip(browser: Browser, oauth_server: str, fake: FakeLLM) -> None:
+    server = oauth_server
     fake.reset(api_key=KEY)  # the key the sign-in issues is accepted too
-    with running_app(browser, f"{server}/?auth_base={fake.base_url}") as app:
+    with running_app(browser, f"{server}/") as app:
         page = app.page
         wait_ready(page)
         configure_provider(page, "openrouter", f"{fake.base_url}/api/v1")
@@ -34,7 +47,7 @@ def test_oauth_pkce_round_trip(browser: Browser, server: str, fake: FakeLLM) -> 
         eventually(page, lambda: bool(fake.issued_keys), 30, "the app to exchange the code for a key")
         (issued,) = fake.issued_keys
         wait_ready(page)
-        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
+        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=30_000)
         assert page.url.startswith(server) and "code=" not in page.url
 
         (auth,) = fake.requests_to("/auth", "GET")

@@ -20,7 +20,7 @@ PROXY_TIMEOUT_S = 3
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dist")
     files = {
-        "index.html": "<!doctype html><title>Tidepool</title><div id=app></div>",
+        "index.html": "<!doctype html><html><head><title>Tidepool</title></head><div id=app></div>",
         "assets/index-3f2a9c1b.js": "console.log('app')",
         "assets/index-77aa01ff.css": "body{margin:0}",
         "pyodide/pyodide.mjs": "export const loadPyodide = () => {}",
@@ -29,6 +29,10 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "wheels/jinja2-3.1.6-py3-none-any.whl": "PK",
         "wheels/manifest.json": '{"wheels": []}',
         "favicon.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>",
+        ".env": "SECRET=dotfile",
+        ".git/config": "[core] dotfile",
+        "assets/.hidden.js": "dotfile",
+        "sandbox/bootstrap.js": "self.onmessage = () => {};\n",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,10 @@ ADDRESSES = [
     pytest.param("::ffff:8.8.8.8", "IPv4-mapped IPv6", id="mapped-even-when-public"),
     pytest.param("2002:7f00:1::", "IPv6 embedding a non-public IPv4 address (127.0.0.1)", id="6to4-of-loopback"),
     pytest.param("64:ff9b::a00:1", "IPv6 embedding a non-public IPv4 address (10.0.0.1)", id="nat64-of-private"),
+    pytest.param("3fff::1", "documentation", id="ipv6-documentation-3fff"),
+    pytest.param("3fff:fff:ffff::1", "documentation", id="ipv6-documentation-3fff-end"),
+    pytest.param("64:ff9b:1::1", "local-use NAT64", id="local-use-nat64"),
+    pytest.param("5f00::1", "segment routing", id="srv6-sids"),
 ]
 
 

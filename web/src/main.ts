@@ -7,6 +7,7 @@ import { RuntimeClient } from "./runtime-client";
 import { isPermissionMode, isReasoningEffort, parseContextLength, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
+import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
@@ -28,7 +29,7 @@ let lastFailure: HttpFailureInfo | null = null;
 let ready = false;
 let readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
-/** Package indexes for run_python's micropip from the page URL's `?package_index=` (tests); empty: PyPI. */
+/** Package indexes for run_python's micropip from a test server's config (never the URL); empty: PyPI. */
 let packageIndexUrls: string[] = [];
 
 const status = new StatusView(() => restart(false));
@@ -278,10 +279,9 @@ function restart(takeOver = false): void {
 
 async function init(): Promise<void> {
   settings = await loadSettings();
-  const query = new URLSearchParams(location.search);
-  const authBase = query.get("auth_base");
-  packageIndexUrls = query.getAll("package_index").filter((url) => /^https?:\/\//.test(url));
-  if (authBase) settings.authBase = trimBase(authBase);
+  const testConfig = readTestConfig(); // the page's URL configures nothing
+  packageIndexUrls = testConfig.packageIndexUrls ?? [];
+  if (testConfig.authBase) settings.authBase = trimBase(testConfig.authBase);
   const oauth = await finishOAuth(settings.authBase);
   if (oauth.kind === "key") {
     if (settings.provider !== "openrouter") {

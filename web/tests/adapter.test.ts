@@ -202,7 +202,14 @@ describe("requests from the UI", () => {
   });
 
   it("forwards UI events and approvals", () => {
-    const event = { kind: "approval_needed", turn_id: "t1", call_id: "c1", name: "write_file", arguments: { path: "a" } };
+    const event = {
+      kind: "approval_needed",
+      turn_id: "t1",
+      call_id: "c1",
+      name: "write_file",
+      arguments: { path: "a" },
+      effect: "write",
+    };
     h.fromRuntime({ type: "event", event });
     expect(h.toMain).toContainEqual({ type: "event", event });
     h.adapter.onMain({ type: "approval", callId: "c1", decision: "allow_session" });
@@ -214,7 +221,10 @@ describe("code execution", () => {
   it("answers exec_request with a clear failure when no sandbox is wired", async () => {
     h.fromRuntime({ type: "exec_request", id: "r9", code: "print(1)", timeout_s: 5, files: {} });
     await h.until(() => h.sent("exec_result", "r9").length === 1);
-    expect(h.sent("exec_result", "r9")[0]).toMatchObject({ ok: false, error: expect.stringMatching(/not available/) });
+    expect(h.sent("exec_result", "r9")[0]).toMatchObject({
+      ok: false,
+      error: { kind: "sandbox", message: expect.stringMatching(/not available/) },
+    });
   });
 
   it("hands exec_request to the sandbox and frames its result", async () => {

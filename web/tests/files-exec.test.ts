@@ -42,7 +42,7 @@ describe("workspace change notices", () => {
   ])("posts workspace_changed after a workspace flush ($id)", async ({ storage }) => {
     const h = new AdapterHarness();
     if (storage) h.adapter.enableFlush(() => Promise.resolve({ ok: true }));
-    h.fromRuntime({ type: "flush_request", id: "r2", what: "workspace", paths: ["notes/a.md", 3] });
+    h.fromRuntime({ type: "flush_request", id: "r2", what: "workspace", paths: ["notes/a.md"] });
     h.fromRuntime({ type: "flush_request", id: "r3", what: "state", paths: ["current.sqlite"], rotate: true });
     await h.until(() => h.toMain.some((m) => m.type === "workspace_changed"));
     await new Promise((r) => setTimeout(r, 20));

@@ -1,9 +1,18 @@
-/** messages.ts names every message type and UI event of docs/protocol.md, and nothing else. */
+/**
+ * docs/protocol.md describes the one definition of the frames (runtime/host/messages.py, read here
+ * through the generated messages.gen.ts): every message type and UI event kind, and nothing else,
+ * with every field of each named in its row.
+ */
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { EVENT_FIELDS, HOST_MESSAGE_TYPES, RUNTIME_FIELDS } from "../src/protocol/messages";
+import {
+  HOST_MESSAGE_SHAPES,
+  RUNTIME_MESSAGE_SHAPES,
+  SHAPES,
+  UI_EVENT_SHAPES,
+} from "../src/protocol/messages.gen";
 
 const doc = readFileSync(fileURLToPath(new URL("../../docs/protocol.md", import.meta.url)), "utf8");
 
@@ -14,27 +23,50 @@ function section(title: string): string {
   return doc.slice(start, end === -1 ? undefined : end);
 }
 
-function tableTypes(text: string): string[] {
-  return [...text.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1] as string).sort();
+/** Each table row's type and the text of its fields column. */
+function tableRows(text: string): Map<string, string> {
+  return new Map([...text.matchAll(/^\| `([a-z_]+)` \| ([^\n]*?) \|[^|\n]*\|$/gm)].map((m) => [m[1] ?? "", m[2] ?? ""]));
 }
 
-function eventKinds(text: string): string[] {
+/** Each UI event kind and the text that describes it (up to the next kind). */
+function eventDescriptions(text: string): Map<string, string> {
   const start = text.indexOf("UI events (`event.kind`):");
   const paragraph = text.slice(start, text.indexOf("\n\n", start));
   // An event is a `name` followed by its field list in parentheses.
-  return [...paragraph.matchAll(/`([a-z_]+)` \(/g)].map((m) => m[1] as string).sort();
+  const found = [...paragraph.matchAll(/`([a-z_]+)` \(/g)];
+  return new Map(found.map((m, i) => [m[1] ?? "", paragraph.slice(m.index, found[i + 1]?.index)]));
 }
 
-describe("docs/protocol.md and messages.ts agree", () => {
-  it("runtime → host types", () => {
-    expect(Object.keys(RUNTIME_FIELDS).sort()).toEqual(tableTypes(section("Runtime → host")));
+function undocumentedFields(shapes: Readonly<Record<string, string>>, described: Map<string, string>, tag: string): string[] {
+  const missing: string[] = [];
+  for (const [name, shape] of Object.entries(shapes)) {
+    for (const field of Object.keys(SHAPES[shape] ?? {})) {
+      if (field !== tag && !described.get(name)?.includes(`\`${field}\``)) missing.push(`${name}.${field}`);
+    }
+  }
+  return missing;
+}
+
+describe("docs/protocol.md and the frame definitions agree", () => {
+  const runtimeRows = tableRows(section("Runtime → host"));
+  const hostRows = tableRows(section("Host → runtime"));
+  const events = eventDescriptions(section("Runtime → host"));
+
+  it("names every runtime → host type and nothing else", () => {
+    expect([...runtimeRows.keys()].sort()).toEqual(Object.keys(RUNTIME_MESSAGE_SHAPES).sort());
   });
 
-  it("host → runtime types", () => {
-    expect([...HOST_MESSAGE_TYPES].sort()).toEqual(tableTypes(section("Host → runtime")));
+  it("names every host → runtime type and nothing else", () => {
+    expect([...hostRows.keys()].sort()).toEqual(Object.keys(HOST_MESSAGE_SHAPES).sort());
   });
 
-  it("UI event kinds", () => {
-    expect(Object.keys(EVENT_FIELDS).sort()).toEqual(eventKinds(section("Runtime → host")));
+  it("names every UI event kind and nothing else", () => {
+    expect([...events.keys()].sort()).toEqual(Object.keys(UI_EVENT_SHAPES).sort());
+  });
+
+  it("names every field of every message and event", () => {
+    expect(undocumentedFields(RUNTIME_MESSAGE_SHAPES, runtimeRows, "type")).toEqual([]);
+    expect(undocumentedFields(HOST_MESSAGE_SHAPES, hostRows, "type")).toEqual([]);
+    expect(undocumentedFields(UI_EVENT_SHAPES, events, "kind")).toEqual([]);
   });
 });

@@ -6,36 +6,24 @@
 
 import { describe, expect, it } from "vitest";
 import type { WireMessage } from "../src/protocol/codec";
-import { parseExecRequest, parseFromSandbox } from "../src/sandbox/messages";
+import { parseFromSandbox, runOf } from "../src/sandbox/messages";
 import type { AgentSettings } from "../src/worker/main-worker-messages";
 import { AdapterHarness } from "./support/adapter-harness";
 
-const BASE = { id: "x1", code: "print(1)", files: {} };
+const BASE = { type: "exec_request", id: "x1", code: "print(1)", timeout_s: 5, files: {} } as const;
 
-describe("parseExecRequest with packages", () => {
+describe("the run an exec_request asks for", () => {
   it.each([
-    { name: "no packages", fields: BASE, packages: [], indexUrls: null },
-    { name: "null packages", fields: { ...BASE, packages: null, index_urls: null }, packages: [], indexUrls: null },
-    { name: "packages", fields: { ...BASE, packages: ["tabulate"] }, packages: ["tabulate"], indexUrls: null },
+    { name: "no packages", frame: BASE, packages: [], indexUrls: null },
+    { name: "packages", frame: { ...BASE, packages: ["tabulate"] }, packages: ["tabulate"], indexUrls: null },
     {
       name: "packages and an index",
-      fields: { ...BASE, packages: ["tidepool-demo"], index_urls: ["http://127.0.0.1:9/simple"] },
+      frame: { ...BASE, packages: ["tidepool-demo"], index_urls: ["http://127.0.0.1:9/simple"] },
       packages: ["tidepool-demo"],
       indexUrls: ["http://127.0.0.1:9/simple"],
     },
-  ])("accepts $name", ({ fields, packages, indexUrls }) => {
-    const parsed = parseExecRequest(fields);
-    expect(parsed).toMatchObject({ id: "x1", packages, index_urls: indexUrls });
-  });
-
-  it.each([
-    { name: "packages not a list", fields: { ...BASE, packages: "tabulate" }, message: "packages" },
-    { name: "a package not a string", fields: { ...BASE, packages: [3] }, message: "packages" },
-    { name: "index_urls not a list", fields: { ...BASE, packages: ["a"], index_urls: "http://x" }, message: "index_urls" },
-  ])("refuses $name", ({ fields, message }) => {
-    const parsed = parseExecRequest(fields);
-    expect(typeof parsed).toBe("string");
-    expect(parsed).toContain(message);
+  ])("carries $name", ({ frame, packages, indexUrls }) => {
+    expect(runOf(frame)).toMatchObject({ id: "x1", timeout_s: 5, packages, index_urls: indexUrls });
   });
 });
 

@@ -30,7 +30,7 @@ TABLE = {
     ("auto-edit", "network"): "ask", ("auto-edit", "execute"): "ask",
     ("full-auto", "read"): "allow", ("full-auto", "memory"): "allow", ("full-auto", "write"): "allow",
     ("full-auto", "network"): "allow", ("full-auto", "execute"): "allow",
-    ("read-only", "read"): "allow", ("read-only", "memory"): "allow", ("read-only", "write"): "deny",
+    ("read-only", "read"): "allow", ("read-only", "memory"): "ask", ("read-only", "write"): "deny",
     ("read-only", "network"): "deny", ("read-only", "execute"): "deny",
 }  # fmt: skip
 
@@ -155,3 +155,19 @@ def test_non_string_arguments_match_as_json() -> None:
     policy = Policy("full-auto", deny_rules=['memory_save(tags=*"secret"*)'])
     assert policy.decide(tags, {"tags": ["a", "secret"]})[0] == "deny"
     assert policy.decide(tags, {"tags": ["a"]})[0] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        pytest.param("memory_save", "ask", id="saving-asks"),
+        pytest.param("memory_delete", "ask", id="deleting-asks"),
+        pytest.param("memory_search", "allow", id="searching-runs"),
+    ],
+)
+def test_read_only_mode_asks_before_memories_change(name: str, expected: str) -> None:
+    from runtime.tools.memory import TOOLS as MEMORY_TOOLS
+
+    (tool,) = [t for t in MEMORY_TOOLS if t.name == name]
+    assert Policy("read-only").decide(tool, {})[0] == expected
+    assert Policy("ask").decide(tool, {})[0] == "allow"  # other modes keep running them

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from runtime.host.messages import BadMessage, event_kinds, host_message_types, parse_host_message, runtime_message_types
+from runtime.host.validate import BadMessage, event_kinds, host_message_types, parse_host_message, runtime_message_types
 
 PROTOCOL_MD = (Path(__file__).resolve().parents[3] / "docs" / "protocol.md").read_text()
 

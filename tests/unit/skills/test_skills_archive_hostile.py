@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gzip
 import random
+import struct
+import tracemalloc
 from pathlib import Path
 from typing import get_args
 
@@ -73,6 +75,40 @@ HOSTILE = [
     ),
     pytest.param(
         make_zip([GOOD, Item("evil/" + "d/" * 40 + "x.md", b"x")]), "a.zip", None, "path-too-long", id="zip-too-deep"
+    ),
+    pytest.param(
+        make_zip([GOOD, Item("evil/invoice\u202efdp.md", b"x")]), "a.zip", None, "bidi-control", id="zip-bidi-override"
+    ),
+    pytest.param(
+        make_tar([GOOD, Item("evil/\u2067x\u2069.md", b"x")]), "a.tar", None, "bidi-control", id="tar-bidi-isolate"
+    ),
+    pytest.param(
+        make_zip([GOOD, Item("evil/A.md", b"1"), Item("evil/a.md", b"2")]),
+        "a.zip",
+        None,
+        "name-collision",
+        id="zip-case-collision",
+    ),
+    pytest.param(
+        make_tar([GOOD, Item("evil/Docs/x.md", b"1"), Item("evil/docs/y.md", b"2")], gz=True),
+        "a.tgz",
+        None,
+        "name-collision",
+        id="tgz-folder-case-collision",
+    ),
+    pytest.param(
+        make_zip([GOOD, Item("evil/caf\u00e9.md", b"1"), Item("evil/cafe\u0301.md", b"2")]),
+        "a.zip",
+        None,
+        "name-collision",
+        id="zip-nfc-nfd-collision",
+    ),
+    pytest.param(
+        make_tar([GOOD, Item("evil/STRASSE.md", b"1"), Item("evil/stra\u00dfe.md", b"2")]),
+        "a.tar",
+        None,
+        "name-collision",
+        id="tar-casefold-collision",
     ),
     # entry types
     pytest.param(
@@ -363,3 +399,55 @@ def test_damaged_real_archives_are_refused_cleanly(tmp_path: Path, fixture: str)
         if report.state == "rejected":
             assert not (tmp_path / f"ws{n}").exists()
     assert "rejected" in states
+
+
+def zip_with_directory(entries: int, declared: int | None = None, zip64_declared: int | None = None) -> bytes:
+    """A one-file zip whose central directory repeats its one header ``entries`` times.
+
+    The end record declares ``declared`` entries (default: the real count, capped at 65,535); with
+    ``zip64_declared`` a ZIP64 end record and locator declaring that many come before it.
+    """
+    one = make_zip([Item("s/SKILL.md", skill_md("s"))], compression=0)
+    eocd = one.rfind(b"PK\x05\x06")
+    cd_size, cd_offset = struct.unpack_from("<II", one, eocd + 12)
+    header = one[cd_offset : cd_offset + cd_size]
+    directory = header * entries
+    end_offset = cd_offset + len(directory)
+    count = min(entries, 0xFFFF) if declared is None else declared
+    zip64 = b""
+    if zip64_declared is not None:
+        record = struct.pack(
+            "<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, zip64_declared, zip64_declared, len(directory), cd_offset
+        )
+        locator = struct.pack("<4sIQI", b"PK\x06\x07", 0, end_offset, 1)
+        zip64 = record + locator
+        count = 0xFFFF
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, count, count, len(directory), cd_offset, 0)
+    return one[:cd_offset] + directory + zip64 + end
+
+
+@pytest.mark.parametrize(
+    ("data", "what"),
+    [
+        pytest.param(zip_with_directory(200_000), "a directory of 200,000 entries", id="honest-count"),
+        pytest.param(zip_with_directory(200_000, declared=1), "a count of 1 over 200,000 headers", id="lying-count"),
+        pytest.param(zip_with_directory(3, zip64_declared=10**9), "a ZIP64 count of a billion", id="zip64-count"),
+    ],
+)
+def test_the_entry_count_is_refused_before_the_directory_is_parsed(data: bytes, what: str) -> None:
+    """zipfile would build an object per central header (hundreds of MiB); the limit must come first."""
+    assert len(data) < Limits().max_archive_bytes, what
+    tracemalloc.start()
+    try:
+        with pytest.raises(ArchiveError) as refused:
+            read_archive(data, filename="many.zip")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert refused.value.reason == "too-many-entries", what
+    assert peak < 2 * 1024 * 1024, f"{what}: {peak:,} bytes allocated before refusing"
+
+
+def test_a_zip_at_the_entry_limit_still_reads() -> None:
+    data = zip_with_directory(1)
+    assert list(read_archive(data, filename="one.zip").files()) == ["s/SKILL.md"]

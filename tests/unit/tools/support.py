@@ -58,3 +58,14 @@ class FakeContext:
 async def call(tool: ToolDefinition, ctx: FakeContext, **arguments: Any) -> Any:
     """Run a tool the way the loop does: through its definition."""
     return await tool.call(ctx, arguments)
+
+
+def unwrapped(text: str, kind: str = "file") -> str:
+    """The outside text inside a tool result's ``<untrusted_content>`` wrapper (which must be there),
+    with anything the tool added after the wrapper's note kept on the end."""
+    from runtime.tools.untrusted import NOTES
+
+    head, rest = text.split("\n", 1)
+    assert head.startswith("<untrusted_content source=") and head.endswith(f' kind="{kind}">'), text[:200]
+    inner, after = rest.split(f"\n</untrusted_content>\n{NOTES[kind]}", 1)  # type: ignore[index]
+    return inner + after

@@ -9,7 +9,7 @@ import pytest
 
 from runtime.tools import files
 from runtime.tools.base import ToolDefinition, ToolError, ToolOutput
-from tests.unit.tools.support import FakeContext, call
+from tests.unit.tools.support import FakeContext, call, unwrapped
 
 # --- list_files -----------------------------------------------------------------------------------
 
@@ -79,7 +79,7 @@ async def test_list_is_bounded(ctx: FakeContext, workspace: Path) -> None:
     ],
 )
 async def test_read_ranges(ctx: FakeContext, arguments: dict[str, Any], expected: str) -> None:
-    assert await call(files.read_file, ctx, path="notes/a.md", **arguments) == expected
+    assert unwrapped(await call(files.read_file, ctx, path="notes/a.md", **arguments)) == expected
 
 
 @pytest.mark.parametrize(
@@ -104,11 +104,11 @@ async def test_read_refusals(
     (workspace / "latin1.txt").write_bytes("caf\xe9 ol\xe9 ".encode("latin-1") * 3)
     (workspace / "late.txt").write_bytes(b"ascii line\n" * 1000 + "caf\xe9\n".encode("latin-1"))
     with pytest.raises(ToolError, match=message):
-        await call(files.read_file, ctx, path=path, **arguments)
+        unwrapped(await call(files.read_file, ctx, path=path, **arguments))
 
 
 async def test_read_follows_a_link_inside(ctx: FakeContext) -> None:
-    assert await call(files.read_file, ctx, path="link_in") == "     1\tjust b"
+    assert unwrapped(await call(files.read_file, ctx, path="link_in")) == "     1\tjust b"
 
 
 async def test_read_empty_file(ctx: FakeContext, workspace: Path) -> None:
@@ -119,18 +119,18 @@ async def test_read_empty_file(ctx: FakeContext, workspace: Path) -> None:
 async def test_read_is_bounded_in_lines_and_line_length(ctx: FakeContext, workspace: Path) -> None:
     long_line = "x" * (files.MAX_LINE_CHARS + 50)
     (workspace / "big.txt").write_text(long_line + "\n" + "".join(f"line {i}\n" for i in range(3000)))
-    text = await call(files.read_file, ctx, path="big.txt")
+    text = unwrapped(await call(files.read_file, ctx, path="big.txt"))
     lines = text.splitlines()
     assert len(lines) == files.MAX_READ_LINES + 1
     assert lines[0].endswith(f"[line cut at {files.MAX_LINE_CHARS:,} characters]")
     assert lines[-1] == "[lines 1-2,000 of 3,001; continue with offset=2001]"
-    more = await call(files.read_file, ctx, path="big.txt", offset=2001, limit=5000)
+    more = unwrapped(await call(files.read_file, ctx, path="big.txt", offset=2001, limit=5000))
     assert more.splitlines()[-1] == "  3001\tline 2999"
 
 
 async def test_read_keeps_crlf_out_of_the_text(ctx: FakeContext, workspace: Path) -> None:
     (workspace / "dos.txt").write_bytes(b"one\r\ntwo\r\n")
-    assert await call(files.read_file, ctx, path="dos.txt") == "     1\tone\n     2\ttwo"
+    assert unwrapped(await call(files.read_file, ctx, path="dos.txt")) == "     1\tone\n     2\ttwo"
 
 
 # --- write_file -----------------------------------------------------------------------------------

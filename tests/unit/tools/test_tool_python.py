@@ -12,6 +12,7 @@ import pytest
 from runtime.errors import HostRequestError
 from runtime.tools import python
 from runtime.tools.base import ToolError, ToolOutput
+from runtime.tools.untrusted import NOTES
 from tests.unit.tools.support import FakeContext, call
 
 
@@ -89,7 +90,12 @@ async def test_changed_and_deleted_files_come_back(ctx: FakeContext, workspace: 
     assert (workspace / "out" / "r.csv").read_bytes() == b"a,b\n"
     assert (workspace / "hello.py").read_text() == "print(2)\n"
     assert not (workspace / "notes" / "b.txt").exists()
-    assert result.text == "[ok]\nstdout:\ndone\nfiles changed: hello.py, out/r.csv, notes/b.txt"
+    assert result.text == "[ok]\n" + printed("stdout:\ndone") + "\nfiles changed: hello.py, out/r.csv, notes/b.txt"
+
+
+def printed(text: str) -> str:
+    """What the code printed, as the model gets it: wrapped as untrusted output."""
+    return f'<untrusted_content source="run_python" kind="output">\n{text}\n</untrusted_content>\n{NOTES["output"]}'
 
 
 @pytest.mark.parametrize(
@@ -99,7 +105,7 @@ async def test_changed_and_deleted_files_come_back(ctx: FakeContext, workspace: 
             {"ok": False, "stderr": "Traceback...\nZeroDivisionError: division by zero\n",
              "error": {"kind": "exception", "message": "ZeroDivisionError: division by zero"}},
             "[failed: exception] ZeroDivisionError: division by zero\n"
-            "stderr:\nTraceback...\nZeroDivisionError: division by zero",
+            + printed("stderr:\nTraceback...\nZeroDivisionError: division by zero"),
             id="exception",
         ),
         pytest.param(
@@ -159,8 +165,8 @@ async def test_output_is_bounded(ctx: FakeContext) -> None:
     result = await call(python.run_python, ctx, code="x")
     left_out = len(out) - python.OUTPUT_HEAD_CHARS - python.OUTPUT_TAIL_CHARS
     assert f"[... {left_out:,} characters left out ...]" in result.text
-    assert result.text.rstrip().endswith("00009999")
-    assert len(result.text) < python.OUTPUT_HEAD_CHARS + python.OUTPUT_TAIL_CHARS + 200
+    assert result.text.split("</untrusted_content>")[0].rstrip().endswith("00009999")
+    assert len(result.text) < python.OUTPUT_HEAD_CHARS + python.OUTPUT_TAIL_CHARS + 400  # the wrapper and its note
 
 
 async def test_large_files_are_not_sent(ctx: FakeContext, workspace: Path) -> None:

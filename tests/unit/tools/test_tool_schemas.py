@@ -24,8 +24,8 @@ CONTRACT: dict[str, tuple[str, dict[str, str], list[str], dict[str, Any]]] = {
     "delete_file": ("write", {"path": "string"}, ["path"], {}),
     "move_file": ("write", {"src": "string", "dst": "string"}, ["src", "dst"], {}),
     "web_fetch": ("network", {"url": "string"}, ["url"], {}),
-    "run_python": ("execute", {"code": "string", "timeout_s": "integer", "packages": "array"}, ["code"],
-                   {"timeout_s": 30}),
+    "run_python": ("execute", {"code": "string", "timeout_s": "integer", "packages": "array", "network": "boolean"},
+                   ["code"], {"timeout_s": 30, "network": False}),
 }  # fmt: skip
 
 

@@ -1,13 +1,19 @@
 // Tidepool's sandbox for run_python: a second Pyodide in a module worker started from a `data:` URL, so
 // its origin is opaque ("null"): it cannot open the app's OPFS, IndexedDB or caches, and it does not
 // try. It sees only the files handed to it. Plain JavaScript, no build step: served from
-// /sandbox/sandbox-worker.js, fetched by web/src/sandbox/runner.ts and started from a data: URL.
+// /sandbox/sandbox-worker.js, fetched by web/src/sandbox/runner.ts and started from a data: URL by
+// /sandbox/bootstrap.js, whose strict CSP it inherits: it can reach /pyodide/ and /wheels/sandbox/ only
+// (and /api/proxy when made for runs approved with `network: true`). All messages pass the bootstrap.
 //
-// In:  {type: "init", origin, driver}      driver = the source of tidepool_sandbox.py
+// In:  {type: "init", origin, driver, network, grant}   driver = the source of tidepool_sandbox.py;
+//                                          grant: the proxy's token for a network sandbox (from the bootstrap)
 //      {type: "run", id, code, files, packages, indexUrls}
 //                                          files = {workspace-relative path: base64}; packages: installed
 //                                          with micropip before the code runs (indexUrls: null = PyPI)
+//      {type: "fetched", seq, ok, status, contentType, body | message}   the host's answer to a `fetch`
 // Out: {type: "ready"} | {type: "boot_failed", message}
+//      {type: "fetch", id, seq, url, accept}   micropip's download, fetched by the host (during install only)
+//      {type: "installed", id}                 packages done; the run's own code starts now
 //      {type: "output", id, stream: "stdout"|"stderr", text}   the head of the output, as it comes
 //      {type: "result", id, ok, stdout, stderr, files, deleted, error}
 //
@@ -79,6 +85,8 @@ let pyodide = null;
 let runDriver = null;
 let installPackages = null;
 let current = null; // {id, stdout: BoundedText, stderr: BoundedText, lastPost}
+const fetches = new Map(); // seq → {resolve, reject}: install-time downloads the host is fetching
+let nextFetch = 1;
 
 const post = (message) => self.postMessage(message);
 
@@ -133,9 +141,11 @@ async function init(message) {
     sys.destroy();
     await installWheels(message.origin);
     const driver = pyodide.pyimport(DRIVER_MODULE); // kept for the worker's life: `run` is borrowed from it
-    await driver.setup();
+    const grant = typeof message.grant === "string" ? message.grant : "";
+    await driver.setup(message.network === true && grant ? `${message.origin}/api/proxy?grant=${grant}` : "");
     runDriver = (code, filesJson) => driver.run(code, filesJson);
-    installPackages = (packagesJson, indexUrlsJson) => driver.install(packagesJson, indexUrlsJson);
+    installPackages = (packagesJson, indexUrlsJson, id) =>
+      driver.install(packagesJson, indexUrlsJson, (url, accept) => hostFetch(id, url, accept));
     post({ type: "ready" });
   } catch (err) {
     post({ type: "boot_failed", message: messageOf(err) });
@@ -167,12 +177,32 @@ async function checkDigest(file, buf, expected) {
   if (hex !== String(expected).toLowerCase()) throw new Error(`${file} does not match its sha256 in the manifest`);
 }
 
+/** Ask the host to fetch `url` for run `id`'s install; resolves {status, contentType, body: Uint8Array}. */
+function hostFetch(id, url, accept) {
+  const seq = nextFetch++;
+  return new Promise((resolve, reject) => {
+    fetches.set(seq, { resolve, reject });
+    post({ type: "fetch", id, seq, url: String(url), accept: accept == null ? null : String(accept) });
+  });
+}
+
+function onFetched(message) {
+  const waiter = fetches.get(message.seq);
+  if (!waiter) return;
+  fetches.delete(message.seq);
+  if (message.ok === true && message.body instanceof ArrayBuffer) {
+    waiter.resolve({ status: message.status, contentType: String(message.contentType), body: new Uint8Array(message.body) });
+  } else {
+    waiter.reject(new Error(String(message.message ?? "the host could not fetch it")));
+  }
+}
+
 /** Install the run's packages with micropip; an `install` error, or null when there was nothing to do. */
-async function installFor(message) {
+async function installFor(message, id) {
   const packages = Array.isArray(message.packages) ? message.packages.map(String) : [];
   if (packages.length === 0) return null;
   const indexUrls = Array.isArray(message.indexUrls) ? message.indexUrls.map(String) : null;
-  const outcome = JSON.parse(await installPackages(JSON.stringify(packages), JSON.stringify(indexUrls)));
+  const outcome = JSON.parse(await installPackages(JSON.stringify(packages), JSON.stringify(indexUrls), id));
   return outcome.error;
 }
 
@@ -183,7 +213,8 @@ async function run(message) {
   const thisRun = { id, stdout: new BoundedText(), stderr: new BoundedText(), lastPost: 0 };
   current = thisRun;
   try {
-    const installError = await installFor(message);
+    const installError = await installFor(message, id);
+    post({ type: "installed", id });
     if (installError) return finish(id, thisRun, null, installError);
     const outcome = JSON.parse(await runDriver(String(message.code), JSON.stringify(message.files ?? {})));
     finish(id, thisRun, outcome, outcome.error);
@@ -215,4 +246,5 @@ self.addEventListener("message", (event) => {
   if (message === null || typeof message !== "object") return;
   if (message.type === "init") void init(message);
   else if (message.type === "run") void run(message);
+  else if (message.type === "fetched") onFetched(message);
 });

@@ -8,10 +8,13 @@
 3. answers ``{"error": null | {"kind": "exception", "message": traceback}, "files": {path: base64},
    "deleted": [path]}`` as JSON: files created or changed, and files handed in that are gone.
 
-Before that, when the run lists packages, the worker calls ``install(packages_json, index_urls_json)``,
-which installs them with micropip and answers ``{"error": null | {"kind": "install", "message": ...}}``.
-``setup()`` runs once when the sandbox starts: it imports micropip and lets pyodide-http patch
-``urllib`` (and ``requests``, once installed) so they fetch through the browser.
+Before that, when the run lists packages, the worker calls ``install(packages_json, index_urls_json,
+host_fetch)``, which installs them with micropip and answers ``{"error": null | {"kind": "install",
+"message": ...}}``; micropip's downloads go to ``host_fetch`` (the host fetches them through the app's
+proxy; the sandbox's own policy lets it reach no index). ``setup(proxy)`` runs once when the sandbox
+starts: it imports micropip and lets pyodide-http patch ``urllib`` (and ``requests``, once installed).
+Their requests go to the app's proxy (``proxy``: its URL, for a sandbox approved for the network) or
+fail at once with a clear message (``proxy`` empty: the run has no network).
 
 Output goes to ``sys.stdout``/``sys.stderr``, which the worker captures. Tracebacks start at the user's
 code (``<run_python>``): this module's frames and Pyodide's are left out. It runs under CPython too.
@@ -23,6 +26,7 @@ import ast
 import base64
 import binascii
 import builtins
+import contextlib
 import hashlib
 import inspect
 import json
@@ -31,6 +35,9 @@ import os
 import shutil
 import sys
 import traceback
+import urllib.error
+import urllib.parse
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypedDict
 
 WORKSPACE = "/workspace"
@@ -40,6 +47,10 @@ SKIPPED_DIRS = frozenset({"__pycache__"})
 # PyPI's simple API, named so micropip searches it before Pyodide's lock file: the sandbox does not
 # serve the lock file's packages, and PyPI has the pure-Python wheels of most of them.
 PYPI_INDEX_URLS = ["https://pypi.org/simple/{package_name}/"]
+NO_NETWORK = "this run has no network: run_python reaches the web only when approved with network=true"
+# Request headers a page may send cross-origin without a preflight (the proxy forwards only these anyway).
+SIMPLE_HEADERS = frozenset({"accept", "accept-language", "content-language", "content-type"})
+_proxy_url = ""  # the app's /api/proxy for a sandbox approved for the network; "" = no network
 
 
 class RunError(TypedDict):
@@ -166,19 +177,48 @@ def collect(root: str, before: dict[str, str]) -> tuple[dict[str, str], list[str
     return changed, deleted
 
 
+def proxied(send: Callable[..., Any]) -> Callable[..., Any]:
+    """pyodide-http's ``send``, routed through the app's proxy, or refused when the run has no network."""
+
+    def send_through_proxy(request: Any, stream: bool = False) -> Any:
+        if not _proxy_url:
+            raise urllib.error.URLError(NO_NETWORK)
+        url = request.url
+        if request.params:
+            url += ("&" if "?" in url else "?") + urllib.parse.urlencode(request.params)
+            request.params = None
+        joiner = "&" if "?" in _proxy_url else "?"
+        request.url = f"{_proxy_url}{joiner}url={urllib.parse.quote(url, safe='')}"
+        request.headers = {k: v for k, v in request.headers.items() if k.lower() in SIMPLE_HEADERS}
+        return send(request, False)  # streaming needs a helper worker and cross-origin isolation: never here
+
+    return send_through_proxy
+
+
 def patch_http(requests_only: bool = False) -> None:
-    """Let pyodide-http route ``requests`` (when installed) and ``urllib`` through the browser."""
+    """Let pyodide-http route ``requests`` (when installed) and ``urllib`` through the proxy (see ``proxied``)."""
     try:
         import pyodide_http  # type: ignore[import-not-found]  # only in the sandbox
+        from pyodide_http import _core  # type: ignore[import-not-found]
     except ImportError:
         return
     pyodide_http.patch_requests(continue_on_import_error=True)
     if not requests_only:
         pyodide_http.patch_urllib(continue_on_import_error=True)
+    for name in ("pyodide_http._urllib", "pyodide_http._requests"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "send", None) is _core.send:
+            module.send = proxied(_core.send)
 
 
-def setup() -> None:
-    """Once per sandbox, before it is ready: import micropip (so ``import micropip`` is instant) and patch HTTP."""
+def setup(proxy: str = "") -> None:
+    """Once per sandbox, before it is ready: import micropip (so ``import micropip`` is instant) and patch HTTP.
+
+    ``proxy``: the URL of the app's /api/proxy (with its ``grant``) when this sandbox is for runs approved
+    for the network.
+    """
+    global _proxy_url
+    _proxy_url = str(proxy or "")
     try:
         import micropip  # type: ignore[import-not-found]  # noqa: F401  # only in the sandbox
     except ImportError:
@@ -193,21 +233,64 @@ def string_list(text: str) -> list[str] | None:
     return [str(item) for item in value]
 
 
-async def install(packages_json: str, index_urls_json: str = "null") -> str:
-    """Install the packages with micropip (index: ``index_urls`` or PyPI); answers an ``InstallOutcome``."""
+async def install(packages_json: str, index_urls_json: str = "null", host_fetch: Any = None) -> str:
+    """Install the packages with micropip (index: ``index_urls`` or PyPI); answers an ``InstallOutcome``.
+
+    ``host_fetch(url, accept)`` (JavaScript, from the worker) fetches what micropip downloads.
+    """
     packages = string_list(packages_json) or []
     index_urls = string_list(index_urls_json) or PYPI_INDEX_URLS
     outcome: InstallOutcome = {"error": None}
     try:
         import micropip
 
-        await micropip.install(packages, index_urls=index_urls)
+        with downloads_through(host_fetch):
+            await micropip.install(packages, index_urls=index_urls)
     except Exception as e:  # a failed install is reported, never raised into the worker
         message = f"{type(e).__name__}: {e}".strip()
         outcome["error"] = {"kind": "install", "message": f"could not install {', '.join(packages)}: {message}"}
     else:
         patch_http(requests_only=True)
     return json.dumps(outcome)
+
+
+@contextlib.contextmanager
+def downloads_through(host_fetch: Any) -> Iterator[None]:
+    """While installing: micropip's downloads of http(s) URLs go to ``host_fetch`` (nothing to do if None)."""
+    if host_fetch is None:
+        yield
+        return
+    from micropip._compat import compatibility_layer as layer  # type: ignore[import-not-found]
+
+    saved_bytes, saved_string = layer.fetch_bytes, layer.fetch_string_and_headers
+
+    async def fetch_bytes(url: str, kwargs: dict[str, Any]) -> bytes:
+        if urllib.parse.urlparse(url).scheme not in ("http", "https"):
+            return bytes(await saved_bytes(url, kwargs))
+        body, _ = await fetch_from_host(host_fetch, url, kwargs)
+        return body
+
+    async def fetch_string_and_headers(url: str, kwargs: dict[str, Any]) -> tuple[str, dict[str, str]]:
+        body, headers = await fetch_from_host(host_fetch, url, kwargs)
+        return body.decode("utf-8", errors="replace"), headers
+
+    layer.fetch_bytes = staticmethod(fetch_bytes)
+    layer.fetch_string_and_headers = staticmethod(fetch_string_and_headers)
+    try:
+        yield
+    finally:
+        layer.fetch_bytes = staticmethod(saved_bytes)
+        layer.fetch_string_and_headers = staticmethod(saved_string)
+
+
+async def fetch_from_host(host_fetch: Any, url: str, kwargs: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of ``url`` as the host fetched it; OSError for a status other than 2xx."""
+    headers = {str(k).lower(): str(v) for k, v in (kwargs.get("headers") or {}).items()}
+    got = await host_fetch(url, headers.get("accept"))
+    status = int(got.status)
+    if not 200 <= status < 300:
+        raise OSError(f"{url} answered HTTP {status}")
+    return bytes(got.body.to_bytes()), {"content-type": str(got.contentType)}
 
 
 async def run(code: str, files_json: str, root: str = WORKSPACE) -> str:

@@ -4,14 +4,19 @@
  *     \x1eTP1:<length>:<payload>\n
  *
  * `<length>` is the payload's byte count in ASCII decimal (no sign, no leading zero, at most 10
- * digits); `<payload>` is a UTF-8 JSON object with a string `type`. Bytes outside frames are stray
- * output: reported, never parsed. Checked against tests/vectors/frames.json.
+ * digits); `<payload>` is a UTF-8 JSON object with a string `type`, nested at most `MAX_DEPTH`
+ * containers deep (deeper is `bad_message`). Bytes outside frames are stray output: reported, never
+ * parsed. Checked against tests/vectors/frames.json.
  */
 
+import { MAX_FRAME_BYTES } from "./constants.gen";
+
 export const MAGIC = new Uint8Array([0x1e, 0x54, 0x50, 0x31, 0x3a]); // "\x1eTP1:"
-/** 72 MiB: the largest skill archive (50 MiB) fits in base64 in one frame (docs/protocol.md). */
-export const DEFAULT_MAX_FRAME = 72 * 1024 * 1024;
+/** runtime/host/constants.py MAX_FRAME_BYTES (72 MiB: the largest skill archive fits in base64). */
+export const DEFAULT_MAX_FRAME = MAX_FRAME_BYTES;
 const MAX_DIGITS = 10;
+/** Objects and arrays a message may nest, the message itself counting as 1 (as in codec.py). */
+export const MAX_DEPTH = 100;
 const COLON = 0x3a;
 const NEWLINE = 0x0a;
 
@@ -172,11 +177,18 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function parsePayload(payload: Uint8Array): DecodedItem {
   let value: unknown;
+  const tooDeep: DecodedItem = {
+    kind: "malformed",
+    code: "bad_message",
+    detail: `a message may nest at most ${MAX_DEPTH} levels deep`,
+  };
   try {
     value = JSON.parse(strictUtf8.decode(payload));
   } catch (err) {
+    if (err instanceof RangeError) return tooDeep; // the engine's own stack ran out
     return { kind: "malformed", code: "bad_json", detail: String(err).slice(0, 200) };
   }
+  if (nestsDeeperThan(value, MAX_DEPTH)) return tooDeep;
   if (!isWireMessage(value)) {
     return {
       kind: "malformed",
@@ -185,6 +197,18 @@ function parsePayload(payload: Uint8Array): DecodedItem {
     };
   }
   return { kind: "message", message: value };
+}
+
+/** Whether `value` nests more than `limit` objects/arrays deep (walked without recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [item, level] = top;
+    if (typeof item !== "object" || item === null) continue;
+    if (level > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, level + 1]);
+  }
+  return false;
 }
 
 export function isJsonObject(value: unknown): value is JsonObject {

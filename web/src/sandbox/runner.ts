@@ -4,15 +4,20 @@
  * once, keeps one sandbox warm, runs one request at a time, and replaces a sandbox that timed out,
  * crashed or (by default) has served a run, so every run starts from a fresh interpreter.
  *
+ * The warm sandbox has no network. A run approved with `network: true` gets a sandbox of its own whose
+ * policy also allows the app's /api/proxy (booted for it, so it starts cold), which ends with the run.
+ * Packages are fetched by the runner (through /api/proxy, see install-fetch.ts) and handed in.
+ *
  * Works from the page and from a module worker (the sandbox is then a nested dedicated worker): it
  * needs only `fetch`, `Worker` and the app's origin.
  */
 
+import { fetchThroughProxy } from "./install-fetch";
 import { failure, timeoutSeconds, type ExecRequest, type ExecResult } from "./messages";
-import { Sandbox, type SandboxSources } from "./sandbox";
+import { Sandbox, type InstallFetch, type SandboxSources } from "./sandbox";
 
 export type { ExecError, ExecErrorKind, ExecRequest, ExecResult } from "./messages";
-export { failure, parseExecRequest } from "./messages";
+export { failure, runOf } from "./messages";
 
 export interface RunnerOptions {
   /** How long a sandbox may take to boot Pyodide (ms). */
@@ -23,6 +28,8 @@ export interface RunnerOptions {
    * or the sandbox crashes.
    */
   recycle?: "every-run" | "on-failure";
+  /** How a run's packages are fetched (default: through the app's /api/proxy). */
+  fetchForInstall?: InstallFetch;
 }
 
 const WORKER_PATH = "/sandbox/sandbox-worker.js";
@@ -33,6 +40,7 @@ export class SandboxRunner {
   private readonly origin: string;
   private readonly bootTimeoutMs: number;
   private readonly recycle: "every-run" | "on-failure";
+  private readonly fetchForInstall: InstallFetch;
   private sources: Promise<SandboxSources> | null = null;
   private warm: Sandbox | null = null;
   private active: Sandbox | null = null;
@@ -46,6 +54,7 @@ export class SandboxRunner {
     this.origin = origin.replace(/\/+$/, "");
     this.bootTimeoutMs = options.bootTimeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
     this.recycle = options.recycle ?? "every-run";
+    this.fetchForInstall = options.fetchForInstall ?? ((url, accept) => fetchThroughProxy(this.origin, url, accept));
   }
 
   /** Boot a sandbox now so the next run does not wait; resolves when it is ready. */
@@ -81,10 +90,11 @@ export class SandboxRunner {
 
   private async runNow(id: string, request: ExecRequest): Promise<ExecResult> {
     if (this.disposed) return failure(id, "sandbox", "the sandbox was shut down");
+    const network = request.network === true;
     let sandbox: Sandbox;
     try {
-      sandbox = await this.warmSandbox();
-      this.warm = null;
+      sandbox = network ? this.newSandbox(await this.fetchSources(), true) : await this.warmSandbox();
+      if (!network) this.warm = null;
       this.active = sandbox;
       this.activeId = id;
       await sandbox.whenReady(this.bootTimeoutMs);
@@ -103,7 +113,7 @@ export class SandboxRunner {
     this.active = null;
     this.activeId = null;
     const broken = sandbox.current !== "ready";
-    if (broken || this.recycle === "every-run" || this.disposed) {
+    if (broken || network || this.recycle === "every-run" || this.disposed) {
       sandbox.terminate();
       this.startInBackground();
     } else {
@@ -118,13 +128,18 @@ export class SandboxRunner {
     const sources = await this.fetchSources();
     if (this.warm && this.warm.current !== "dead") return this.warm;
     if (this.disposed) throw new Error("the sandbox was shut down");
-    const sandbox = new Sandbox(sources, this.origin);
+    const sandbox = this.newSandbox(sources, false);
     this.warm = sandbox;
     // A sandbox that fails to boot is dropped, so the next run starts another (no restart loop).
     sandbox.whenReady(this.bootTimeoutMs).catch(() => {
       if (this.warm === sandbox) this.warm = null;
     });
     return sandbox;
+  }
+
+  private newSandbox(sources: SandboxSources, network: boolean): Sandbox {
+    if (this.disposed) throw new Error("the sandbox was shut down");
+    return new Sandbox(sources, this.origin, { network, fetchForInstall: this.fetchForInstall });
   }
 
   private startInBackground(): void {

@@ -1,7 +1,13 @@
 /**
- * One sandbox: a sandbox-worker.js module worker started from a `data:` URL (so its origin is opaque),
- * booting its own Pyodide from the app's /pyodide/. It runs one request at a time; a run past its time,
- * a crash, or `terminate()` ends the worker for good (the runner then starts a fresh one).
+ * One sandbox: a sandbox-worker.js module worker started from a `data:` URL (so its origin is opaque) by
+ * the app's /sandbox/bootstrap.js, whose strict CSP it inherits (no network but /pyodide/ and
+ * /wheels/sandbox/, plus /api/proxy when the sandbox was made for `network: true` runs). It boots its own
+ * Pyodide from the app's /pyodide/ and runs one request at a time; a run past its time, a crash, or
+ * `terminate()` ends the worker for good (the runner then starts a fresh one).
+ *
+ * Packages a run lists are fetched by the host, not the sandbox: while the run installs them (until the
+ * sandbox says `installed`, before the run's own code starts) its micropip's `fetch` requests are handed
+ * to `fetchForInstall`; at any other time they are refused.
  */
 
 import { failure, parseFromSandbox, type ExecResult, type FromSandbox, type ToSandbox } from "./messages";
@@ -12,6 +18,22 @@ export interface RunInput {
   files: Record<string, string>;
   packages: string[];
   indexUrls: string[] | null;
+}
+
+/** What the host answers to an install-time fetch: the response, or it throws with a message. */
+export interface FetchedBytes {
+  status: number;
+  contentType: string;
+  body: ArrayBuffer;
+}
+
+export type InstallFetch = (url: string, accept: string | null) => Promise<FetchedBytes>;
+
+export interface SandboxOptions {
+  /** The bootstrap's policy lets the code reach the app's /api/proxy. */
+  network: boolean;
+  /** How package index pages and wheels are fetched for a run's install. */
+  fetchForInstall: InstallFetch;
 }
 
 /** What a sandbox is made of, fetched once from the app (`/sandbox/`). */
@@ -33,6 +55,32 @@ interface PendingRun {
 }
 
 const PARTIAL_OUTPUT_CHARS = 1024 * 1024;
+const BOOTSTRAP_PATH = "/sandbox/bootstrap.js";
+const MAX_INSTALL_FETCHES = 200;
+/** Where PyPI's index pages and files live (the default index). */
+const PYPI_HOSTS = ["pypi.org", "files.pythonhosted.org"];
+
+/** The hosts a run's install may fetch from: its index URLs' hosts, or PyPI's. */
+export function installHosts(indexUrls: string[] | null): Set<string> {
+  if (indexUrls === null || indexUrls.length === 0) return new Set(PYPI_HOSTS);
+  const hosts = new Set<string>();
+  for (const url of indexUrls) {
+    try {
+      hosts.add(new URL(url.replaceAll("{package_name}", "x")).host);
+    } catch {
+      // not a URL: nothing from it is fetched
+    }
+  }
+  return hosts;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
 
 export class Sandbox {
   private readonly worker: Worker;
@@ -40,17 +88,32 @@ export class Sandbox {
   private deathReason = "";
   private pending: PendingRun | null = null;
   private bootWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  /** The id of the run whose packages are being installed (its fetches are served), else null. */
+  private installing: string | null = null;
+  private installFetches = 0;
+  private installAllowed = new Set<string>();
 
-  /** Starts the worker; `new Worker` may throw (e.g. when a CSP forbids `data:` workers). */
-  constructor(sources: SandboxSources, origin: string) {
-    this.worker = new Worker(sources.workerUrl, { type: "module", name: "tidepool-sandbox" });
+  /** Starts the bootstrap worker and, through it, the sandbox; `new Worker` may throw. */
+  constructor(
+    sources: SandboxSources,
+    origin: string,
+    private readonly options: SandboxOptions,
+  ) {
+    const url = `${origin}${BOOTSTRAP_PATH}${options.network ? "?network=1" : ""}`;
+    this.worker = new Worker(url, { type: "module", name: "tidepool-sandbox-bootstrap" });
     this.worker.addEventListener("message", (event: MessageEvent<unknown>) => this.onMessage(event.data));
     this.worker.addEventListener("error", (event: ErrorEvent) => {
       event.preventDefault();
       this.die(`the sandbox crashed: ${event.message || "the worker failed to start or threw"}`);
     });
     this.worker.addEventListener("messageerror", () => this.die("the sandbox sent a message that could not be read"));
-    this.post({ type: "init", origin, driver: sources.driver });
+    this.post({ type: "start", workerUrl: sources.workerUrl });
+    this.post({ type: "init", origin, driver: sources.driver, network: options.network });
+  }
+
+  /** Whether this sandbox's policy lets code reach /api/proxy. */
+  get network(): boolean {
+    return this.options.network;
   }
 
   get current(): SandboxState {
@@ -77,6 +140,9 @@ export class Sandbox {
       return Promise.resolve(failure(id, "sandbox", why));
     }
     this.state = "running";
+    this.installing = input.packages.length > 0 ? id : null;
+    this.installFetches = 0;
+    this.installAllowed = installHosts(input.indexUrls);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.onTimeout(timeoutS), timeoutS * 1000);
       this.pending = { id, stdout: "", stderr: "", timer, resolve };
@@ -114,6 +180,15 @@ export class Sandbox {
       case "boot_failed":
         if (this.state === "booting") this.die(`the sandbox could not start Python: ${message.message}`);
         return;
+      case "crashed":
+        this.die(`the sandbox crashed: ${message.message}`);
+        return;
+      case "installed":
+        if (this.installing === message.id) this.installing = null;
+        return;
+      case "fetch":
+        void this.serveFetch(message.id, message.seq, message.url, message.accept);
+        return;
       case "output": {
         const run = this.pending;
         if (!run || run.id !== message.id) return;
@@ -126,6 +201,7 @@ export class Sandbox {
         if (!run || run.id !== message.id) return;
         clearTimeout(run.timer);
         this.pending = null;
+        this.installing = null;
         this.state = "ready";
         const { type: _type, ...fields } = message;
         run.resolve({ type: "exec_result", ...fields });
@@ -134,9 +210,34 @@ export class Sandbox {
     }
   }
 
+  /** Answer an install-time fetch through `fetchForInstall`, or refuse it outside a run's install. */
+  private async serveFetch(id: string, seq: number, url: string, accept: string | null): Promise<void> {
+    if (this.installing === null || this.installing !== id || ++this.installFetches > MAX_INSTALL_FETCHES) {
+      this.post({ type: "fetched", seq, ok: false, message: "the sandbox fetches nothing outside a package install" });
+      return;
+    }
+    const host = hostOf(url);
+    if (host === null || !this.installAllowed.has(host)) {
+      const allowed = [...this.installAllowed].join(", ");
+      this.post({ type: "fetched", seq, ok: false, message: `packages come only from ${allowed}, not ${host ?? url}` });
+      return;
+    }
+    try {
+      const got = await this.options.fetchForInstall(url, accept);
+      if (this.state === "dead") return;
+      this.post({ type: "fetched", seq, ok: true, status: got.status, contentType: got.contentType, body: got.body }, [
+        got.body,
+      ]);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (this.state !== "dead") this.post({ type: "fetched", seq, ok: false, message });
+    }
+  }
+
   private die(reason: string): void {
     if (this.state === "dead") return;
     this.state = "dead";
+    this.installing = null;
     this.deathReason = reason;
     this.worker.terminate();
     for (const waiter of this.bootWaiters.splice(0)) waiter.reject(new Error(reason));
@@ -148,7 +249,7 @@ export class Sandbox {
     }
   }
 
-  private post(message: ToSandbox): void {
-    this.worker.postMessage(message);
+  private post(message: ToSandbox, transfer: Transferable[] = []): void {
+    this.worker.postMessage(message, transfer);
   }
 }

@@ -1,6 +1,11 @@
 /** The app's settings as plain values, their defaults, and what each key-storage mode means. */
 
-import type { PermissionMode, ProviderKind } from "../protocol/messages";
+import {
+  PERMISSION_MODES as MODES,
+  PROVIDER_DEFAULT_BASE_URLS,
+  type PermissionMode,
+  type ProviderKind,
+} from "../protocol/messages";
 
 export type KeyStorage = "encrypted" | "session";
 
@@ -26,18 +31,24 @@ export interface AppSettings {
 }
 
 export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = [
-  { kind: "openrouter", label: "OpenRouter", defaultBaseUrl: "https://openrouter.ai/api/v1", keyRequired: true },
-  { kind: "ollama", label: "Ollama (local)", defaultBaseUrl: "http://localhost:11434", keyRequired: false },
+  { kind: "openrouter", label: "OpenRouter", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.openrouter, keyRequired: true },
+  { kind: "ollama", label: "Ollama (local)", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.ollama, keyRequired: false },
   /** Answers model requests from a recording file (replay-file-input): no network, for tests and bug reports. */
   { kind: "replay", label: "Replay a recording", defaultBaseUrl: "", keyRequired: false },
 ];
 
-export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string }[] = [
-  { mode: "ask", label: "Ask before edits, network and code" },
-  { mode: "auto-edit", label: "Auto-edit files, ask for network and code" },
-  { mode: "full-auto", label: "Full auto" },
-  { mode: "read-only", label: "Read-only" },
-];
+const MODE_LABELS: Record<PermissionMode, string> = {
+  ask: "Ask before edits, network and code",
+  "auto-edit": "Auto-edit files, ask for network and code",
+  "full-auto": "Full auto",
+  "read-only": "Read-only",
+};
+
+/** Every mode the runtime knows (runtime/host/constants.py), in its order, with the words the settings show. */
+export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string }[] = MODES.map((mode) => ({
+  mode,
+  label: MODE_LABELS[mode],
+}));
 
 export const KEY_STORAGE_HELP: Record<KeyStorage, string> = {
   encrypted:

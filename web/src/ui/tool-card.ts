@@ -3,6 +3,7 @@
 import type { ApprovalDecision } from "../protocol/messages";
 import { codeArgument, renderPreview } from "./diff-view";
 import { el } from "./dom";
+import { networkNotice } from "./run-network";
 import type { HistoryCallStatus } from "./session-view";
 
 export type ToolStatus = "pending-approval" | "running" | "ok" | "error" | "denied";
@@ -22,6 +23,8 @@ export class ToolCard {
   private readonly result: HTMLElement;
   private readonly resultSection: HTMLElement;
   private approval: HTMLElement | null = null;
+  private readonly name: string;
+  private argsValue: unknown;
 
   constructor(
     readonly callId: string,
@@ -46,6 +49,8 @@ export class ToolCard {
     const codeSection = code === null ? null : el("div", { class: "tool-section" }, el("h4", {}, "Code"), el("pre", { class: "tool-code" }, code));
     const details = el("details", {}, summary, el("div", { class: "tool-section" }, el("h4", {}, "Arguments"), this.args), codeSection, this.resultSection);
     this.root = el("article", { class: "tool-call", "data-testid": "tool-call", "data-tool": name, "data-call-id": callId }, details);
+    this.name = name;
+    this.argsValue = args;
     this.setStatus("running");
   }
 
@@ -54,6 +59,7 @@ export class ToolCard {
   }
 
   setArguments(args: unknown): void {
+    this.argsValue = args;
     this.args.textContent = pretty(args);
   }
 
@@ -71,6 +77,7 @@ export class ToolCard {
     this.approval = el(
       "div",
       { class: "approval", role: "group", "aria-label": "Approve this tool call" },
+      networkNotice(this.name, this.argsValue),
       el("span", { class: "approval-text" }, "Allow this call?"),
       button("approval-allow", "Allow once", "allow", "btn-primary"),
       button("approval-allow-session", "Allow for this session", "allow_session", ""),

@@ -169,7 +169,8 @@ export class Adapter {
       case "message": {
         const parsed = parseRuntimeMessage(item.message);
         if (parsed.ok) this.onMessage(parsed.message);
-        else this.log("adapter", "debug", `skipped a runtime message: ${parsed.reason} (${parsed.type})`);
+        else if (parsed.reason === "unknown_type") this.log("adapter", "debug", `skipped a runtime message of unknown type ${parsed.type}`);
+        else this.onBadMessage(parsed.type, parsed.detail, parsed.id);
         return;
       }
     }
@@ -189,7 +190,7 @@ export class Adapter {
         if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.tokenArrived(null);
         if (message.event.kind === "ready") {
           this.state = "ready";
-          this.io.toMain({ type: "ready", tools: message.event.tools ?? [] });
+          this.io.toMain({ type: "ready", tools: message.event.tools });
           this.settleReady(null);
         }
         this.io.toMain({ type: "event", event: message.event });
@@ -210,12 +211,12 @@ export class Adapter {
   private async runExec(request: ExecRequestMessage): Promise<void> {
     let outcome: ExecOutcome;
     if (!this.io.exec) {
-      outcome = { ok: false, stdout: "", stderr: "", files: {}, error: "code execution is not available in this build" };
+      outcome = execFailure("code execution is not available in this build");
     } else {
       try {
         outcome = await this.io.exec(request);
       } catch (err) {
-        outcome = { ok: false, stdout: "", stderr: "", files: {}, error: `the sandbox failed: ${String(err)}` };
+        outcome = execFailure(`the sandbox failed: ${String(err)}`);
       }
     }
     this.send({ type: "exec_result", id: request.id, ...outcome });
@@ -264,8 +265,7 @@ export class Adapter {
   /** Tell the main thread which workspace paths a tool changed (the files panel refreshes). */
   private workspaceChanged(request: FlushRequestMessage): void {
     if (request.what !== "workspace") return;
-    const paths = Array.isArray(request.paths) ? request.paths.filter((p): p is string => typeof p === "string") : [];
-    this.io.toMain({ type: "workspace_changed", paths });
+    this.io.toMain({ type: "workspace_changed", paths: request.paths });
   }
 
   private onHello(protocol: number): void {
@@ -277,6 +277,18 @@ export class Adapter {
     }
     this.state = "hello";
     if (this.settings) this.sendConfig();
+  }
+
+  /** A known type with missing or mistyped fields: answered with `bad_message` (docs/protocol.md rule 5). */
+  private onBadMessage(type: string, detail: string, id: string | null): void {
+    const text = `bad '${type}' message: ${detail}`;
+    this.log("adapter", "warning", `from the runtime: ${text}`);
+    this.send({ type: "error", code: "bad_message", message: text, ...(id === null ? {} : { id }) });
+    const requestId = id === null ? undefined : this.uiRequests.get(id);
+    if (type === "reply" && id !== null && requestId !== undefined) {
+      this.uiRequests.delete(id); // a broken answer to a UI request fails it rather than leaving it waiting
+      this.io.toMain({ type: "reply", requestId, result: { ok: false, code: "bad_message", message: text } });
+    }
   }
 
   private onRuntimeError(code: string, message: string): void {
@@ -345,6 +357,10 @@ export class Adapter {
   private log(source: LogSource, level: string, message: string): void {
     this.io.toMain({ type: "log", source, level, message });
   }
+}
+
+function execFailure(message: string): ExecOutcome {
+  return { ok: false, stdout: "", stderr: "", files: {}, error: { kind: "sandbox", message } };
 }
 
 function errorCode(error: unknown): string {

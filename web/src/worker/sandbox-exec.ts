@@ -1,9 +1,9 @@
 /**
- * The adapter's `exec` and `cancelExec` hooks backed by a SandboxRunner: an `exec_request` frame is
- * checked, run in the opaque-origin sandbox, and its result handed back as the `exec_result` fields.
+ * The adapter's `exec` and `cancelExec` hooks backed by a SandboxRunner: an `exec_request` frame (checked
+ * by the adapter) is run in the opaque-origin sandbox, and its result handed back as the `exec_result` fields.
  */
 
-import { failure, parseExecRequest, type ExecResult, type SandboxRunner } from "../sandbox/runner";
+import { runOf, type ExecResult, type SandboxRunner } from "../sandbox/runner";
 import type { ExecOutcome, ExecRequestMessage } from "./adapter";
 
 export interface SandboxHooks {
@@ -14,9 +14,7 @@ export interface SandboxHooks {
 export function sandboxHooks(runner: SandboxRunner): SandboxHooks {
   return {
     async exec(message) {
-      const parsed = parseExecRequest(message);
-      const result = typeof parsed === "string" ? failure(message.id, "sandbox", parsed) : await runner.run(parsed);
-      return toOutcome(result);
+      return toOutcome(await runner.run(runOf(message)));
     },
     cancelExec(id) {
       runner.cancel(id);

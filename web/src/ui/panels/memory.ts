@@ -6,8 +6,9 @@
 
 import type { UiEvent } from "../../protocol/messages";
 import { el } from "../dom";
+import { toolsWithEffect } from "../tool-catalog";
 import { registerPanel, type PanelHandle } from "./registry";
-import { MEMORY_CHANGING_TOOLS, parseMemories, parseTags, relativeTime, type MemoryInfo, type Requester } from "./records";
+import { parseMemories, parseTags, relativeTime, type MemoryInfo, type Requester } from "./records";
 
 const SEARCH_DELAY_MS = 120;
 const LIST_LIMIT = 500;
@@ -21,6 +22,7 @@ export class MemoryPanel {
   private memories: MemoryInfo[] = [];
   private editing: string | null = null;
   private searchTimer: ReturnType<typeof setTimeout> | null = null;
+  private memoryTools: ReadonlySet<string> = new Set();
   private generation = 0;
   private available = false;
 
@@ -44,9 +46,10 @@ export class MemoryPanel {
     if (available && this.panel.isOpen()) void this.load();
   }
 
-  /** The agent's memory tools change what is shown. */
+  /** The agent's memory tools (those of the catalog with the `memory` effect) change what is shown. */
   onEvent(event: UiEvent): void {
-    if (event.kind === "tool_finished" && MEMORY_CHANGING_TOOLS.includes(event.name) && this.panel.isOpen()) this.scheduleLoad();
+    if (event.kind === "ready") this.memoryTools = toolsWithEffect(event.tools, "memory");
+    if (event.kind === "tool_finished" && this.memoryTools.has(event.name) && this.panel.isOpen()) this.scheduleLoad();
   }
 
   private intro(): HTMLElement {

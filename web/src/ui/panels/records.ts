@@ -103,6 +103,3 @@ export function parseTags(text: string): string[] {
   }
   return out;
 }
-
-/** Memory tools whose calls change what the memory panel shows. */
-export const MEMORY_CHANGING_TOOLS: readonly string[] = ["memory_save", "memory_delete"];

@@ -4,6 +4,8 @@
  * panel shows for an import outcome and a skill's browser compatibility.
  */
 
+import { SKILL_ARCHIVE_MAX_BYTES } from "../../protocol/messages";
+
 export type ImportState = "ok" | "partial" | "rejected";
 export type OutcomeStatus = "installed" | "replaced" | "exists" | "skipped";
 export type Verdict = "runnable" | "instructions-only" | "needs";
@@ -59,10 +61,10 @@ export const ARCHIVE_SUFFIXES = [".tar.gz", ".tgz", ".zip", ".tar"] as const;
 export const ACCEPT = ".zip,.tar,.tar.gz,.tgz";
 
 /**
- * The largest archive the panel sends: the importer's limit (50 MiB). `skill_import` carries it in
- * base64 inside one protocol frame, and a frame may be 72 MiB (docs/protocol.md), so it fits.
+ * The largest archive the panel sends: the importer's limit (runtime/host/constants.py). `skill_import`
+ * carries it in base64 inside one protocol frame, and MAX_FRAME_BYTES leaves room for that.
  */
-export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
+export const MAX_IMPORT_BYTES = SKILL_ARCHIVE_MAX_BYTES;
 
 /** Why an archive of `size` bytes is not sent, or null when it may be. */
 export function sizeProblem(size: number): string | null {

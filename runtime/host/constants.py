@@ -1,0 +1,45 @@
+"""Values both sides of the frame protocol share: the version, the enumerations, defaults and limits.
+
+This module and ``runtime/host/messages.py`` are the one definition; ``scripts/gen_protocol.py`` writes
+them to ``web/src/protocol/*.gen.ts`` for the TypeScript side. Every public name here is exported:
+an UPPER_CASE value as a ``const``, a ``Literal`` alias as a TS type plus a ``const`` list of its values
+(``PermissionMode`` → ``PERMISSION_MODES``). Keep to values JSON can carry.
+"""
+
+from typing import Literal
+
+import runtime.errors as _errors
+
+PROTOCOL_VERSION = 1
+"""Bumped whenever the wire changes (a frame, a field or a meaning); both sides refuse a mismatch."""
+
+MAX_FRAME_BYTES = 72 * 1024 * 1024
+"""Frames over this are skipped and answered with ``frame_too_large`` (the 50 MiB archive fits in base64)."""
+
+SKILL_ARCHIVE_MAX_BYTES = 50 * 1024 * 1024
+"""The largest skill archive ``skill_import`` takes."""
+
+EXEC_DEFAULT_TIMEOUT_S = 30
+"""run_python's timeout when none is given (seconds)."""
+
+EXEC_MAX_TIMEOUT_S = 300
+"""The longest run_python may run (seconds)."""
+
+# "replay" is the host's: it answers model requests from a recording and configures the runtime with
+# the recorded provider (docs/recording.md), so the runtime never gets it as a kind.
+ProviderKind = Literal["openrouter", "ollama", "replay"]
+PROVIDER_DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
+    "openrouter": "https://openrouter.ai/api/v1",
+    "ollama": "http://localhost:11434",
+    "replay": "",
+}
+
+PermissionMode = Literal["ask", "auto-edit", "full-auto", "read-only"]
+Decision = Literal["allow", "allow_session", "deny"]
+HttpErrorKind = _errors.HostErrorKind  # how a request through the host failed (errors.py sits below host/)
+HttpAuth = Literal["provider", "none"]
+TurnEndReason = Literal["stop", "aborted", "max_rounds", "error"]
+ToolStatus = Literal["ok", "error", "denied"]
+ToolEffect = Literal["read", "write", "network", "execute", "memory"]
+ExecErrorKind = Literal["timeout", "exception", "sandbox", "install"]
+FlushWhat = Literal["workspace", "state"]

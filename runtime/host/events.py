@@ -1,0 +1,138 @@
+"""UI events: what the runtime tells the person's screen, inside an ``event`` frame (``event.kind``).
+
+Part of the one definition of the protocol (with ``messages.py`` and ``constants.py``); the TypeScript
+types and checks are generated from here by ``scripts/gen_protocol.py``. A new event is a TypedDict
+with a ``kind: Literal[...]`` tag added to ``Event`` below, then ``npm run protocol:gen``.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict, Union
+
+from runtime.host.constants import ToolEffect, ToolStatus, TurnEndReason
+
+
+class ToolInfo(TypedDict):
+    """One tool of the registry's catalog (``ready.tools``, the ``tools_list`` reply)."""
+
+    name: str
+    description: str
+    effect: ToolEffect
+    parameters: dict[str, Any]  # JSON Schema of the arguments
+
+
+class Ready(TypedDict):
+    kind: Literal["ready"]
+    models_known: bool
+    tools: list[ToolInfo]
+
+
+class TurnStarted(TypedDict):
+    kind: Literal["turn_started"]
+    turn_id: str
+
+
+class TextDelta(TypedDict):
+    kind: Literal["text_delta"]
+    turn_id: str
+    text: str
+
+
+class ReasoningDelta(TypedDict):
+    """A piece of the model's reasoning for the reply that follows (shown folded once the reply starts)."""
+
+    kind: Literal["reasoning_delta"]
+    turn_id: str
+    text: str
+
+
+class ReplyFinished(TypedDict):
+    """A reply ended for a reason the person should see: ``length`` (cut off) or ``content_filter``."""
+
+    kind: Literal["reply_finished"]
+    turn_id: str
+    finish_reason: str
+
+
+class ToolStarted(TypedDict):
+    kind: Literal["tool_started"]
+    turn_id: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class ToolFinished(TypedDict):
+    kind: Literal["tool_finished"]
+    turn_id: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    ok: bool
+    result: str
+    status: ToolStatus
+
+
+class ApprovalNeeded(TypedDict):
+    kind: Literal["approval_needed"]
+    turn_id: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    effect: ToolEffect
+    preview: NotRequired[str]
+
+
+class Usage(TypedDict):
+    kind: Literal["usage"]
+    turn_id: str
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost: float | None
+
+
+class TurnFinished(TypedDict):
+    kind: Literal["turn_finished"]
+    turn_id: str
+    reason: TurnEndReason
+
+
+class ErrorEvent(TypedDict):
+    kind: Literal["error"]
+    turn_id: str | None
+    code: str
+    message: str
+    retryable: bool
+
+
+class Notice(TypedDict):
+    """Something the person should know that is not an error of a turn (a restored save, a compaction)."""
+
+    kind: Literal["notice"]
+    code: str
+    text: str
+
+
+class SessionOpened(TypedDict):
+    """The conversation the runtime now works in (at boot, after session_new/open/delete)."""
+
+    kind: Literal["session_opened"]
+    session_id: str
+    title: str
+    resumed_turn: str | None
+
+
+Event = Union[  # noqa: UP007 - a runtime value: the generator and the checks iterate it
+    Ready,
+    TurnStarted,
+    TextDelta,
+    ReasoningDelta,
+    ReplyFinished,
+    ToolStarted,
+    ToolFinished,
+    ApprovalNeeded,
+    Usage,
+    TurnFinished,
+    ErrorEvent,
+    Notice,
+    SessionOpened,
+]

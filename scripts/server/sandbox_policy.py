@@ -1,0 +1,118 @@
+"""`/sandbox/bootstrap.js`: the run_python sandbox's bootstrap worker, served with a strict CSP of its own.
+
+The sandbox is a `data:` worker (opaque origin) that the bootstrap starts; a `data:` worker inherits the
+policy of the worker that created it, so this policy is the sandbox's. It allows exactly what the sandbox
+needs to boot Pyodide from the app: scripts from `/pyodide/`, connections to `/pyodide/` and
+`/wheels/sandbox/` (the sandbox's own wheels), workers from `data:` (the sandbox itself, and any worker its
+code starts, which inherits the same policy). Nothing else: no other host, port or path, no WebSocket.
+
+`?network=1` (asked by the runner for a run approved with `network: true`) adds the app's `/api/proxy`,
+so such a run reaches the web only through the proxy's rules. The policy names the app's origin as the
+request reached it; paths make it narrower than `'self'` (which would let code reach every app route).
+
+The sandbox's requests carry `Origin: null`, like those of any sandboxed page on any site, so the proxy
+admits a `null` origin only with a grant: a random token minted for each network bootstrap, written into
+that script (`NETWORK_GRANT`; the script is `Cross-Origin-Resource-Policy: same-origin` and has no CORS,
+so no other site can read it) and sent by the sandbox as `/api/proxy?grant=…&url=…`. A grant expires after
+GRANT_TTL_S. Admitted responses carry `Access-Control-Allow-Origin: null` so the sandbox can read them;
+a `null`-origin request without a valid grant is refused before the proxy fetches anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from aiohttp import web
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+BOOTSTRAP_PATH = "/sandbox/bootstrap.js"
+PROXY_PATH = "/api/proxy"
+GRANT_TTL_S = 600.0
+GRANTS = web.AppKey("sandbox_network_grants", dict[str, float])  # token → expiry (time.monotonic())
+# A Host header that can stand in a policy as is (no spaces, semicolons or commas to add directives).
+PLAIN_HOST = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
+
+
+def sandbox_csp(origin: str, network: bool) -> str:
+    """The sandbox's Content-Security-Policy for an app served at `origin` (scheme://host[:port])."""
+    connect = [f"{origin}/pyodide/", f"{origin}/wheels/sandbox/"] + ([f"{origin}{PROXY_PATH}"] if network else [])
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {origin}/pyodide/ 'wasm-unsafe-eval'",
+            "connect-src " + " ".join(connect),
+            "worker-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
+
+
+def bootstrap_handler(dist: Path) -> Handler:
+    """GET /sandbox/bootstrap.js: the script from `dist/`, with the sandbox's policy instead of the app's."""
+    script = dist / BOOTSTRAP_PATH.lstrip("/")
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if not script.is_file():
+            return web.json_response({"error": "not_found", "message": "dist has no sandbox bootstrap"}, status=404)
+        if not PLAIN_HOST.match(request.host):
+            return web.json_response({"error": "bad_host", "message": "the Host header is not a host name"}, status=400)
+        origin = f"{request.scheme}://{request.host}"
+        network = request.query.get("network") == "1"
+        grant = mint_grant(request.app) if network else None
+        headers = {
+            "Cache-Control": "no-store",
+            "Content-Security-Policy": sandbox_csp(origin, network),
+            "Cross-Origin-Resource-Policy": "same-origin",
+        }
+        text = f"const NETWORK_GRANT = {json.dumps(grant)};\n" + script.read_text(encoding="utf-8")
+        return web.Response(text=text, content_type="text/javascript", charset="utf-8", headers=headers)
+
+    return handle
+
+
+def mint_grant(app: web.Application) -> str:
+    """A new network grant (and the expired ones dropped)."""
+    grants = app[GRANTS]
+    now = time.monotonic()
+    for token in [t for t, expiry in grants.items() if expiry <= now]:
+        del grants[token]
+    token = secrets.token_urlsafe(24)
+    grants[token] = now + GRANT_TTL_S
+    return token
+
+
+def granted(app: web.Application, token: str | None) -> bool:
+    expiry = app[GRANTS].get(token or "")
+    return expiry is not None and expiry > time.monotonic()
+
+
+@web.middleware
+async def admit_sandbox(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """/api/proxy from a `null` origin: only with a valid grant, and then readable by the sandbox."""
+    if request.path != PROXY_PATH or request.headers.get("Origin") != "null":
+        return await handler(request)
+    if not granted(request.app, request.query.get("grant")):
+        message = "code in the sandbox reaches the proxy only in a run approved with network=true"
+        return web.json_response(
+            {"error": "sandbox_not_allowed", "message": message},
+            status=403,
+            headers={"X-Proxy-Error": "sandbox_not_allowed", "Cache-Control": "no-store"},
+        )
+    response = await handler(request)
+    response.headers["Access-Control-Allow-Origin"] = "null"
+    response.headers["Access-Control-Expose-Headers"] = "X-Proxy-Final-Url, X-Proxy-Error"
+    return response
+
+
+def add_sandbox_routes(app: web.Application, dist: Path) -> None:
+    """Register the bootstrap route and the proxy's admission of the sandbox; call before the static catch-all."""
+    app[GRANTS] = {}
+    app.middlewares.append(admit_sandbox)
+    app.router.add_get(BOOTSTRAP_PATH, bootstrap_handler(dist.resolve()))

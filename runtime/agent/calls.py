@@ -138,7 +138,7 @@ class CallRunner:
             return "deny"
         self.approved[call.id] = (tool.name, canonical(arguments))  # the approval holds for exactly this call
         if decision == "allow_session":
-            self.deps.gate.grant_session(tool.name)  # the tool the card showed: the card is this call's
+            self.deps.gate.grant_session(tool.name, arguments)  # the call the card showed
         return "allow"
 
     async def _execute(self, call: HookCall) -> _Outcome:

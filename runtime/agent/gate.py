@@ -18,6 +18,6 @@ class Gate(Protocol):
         """The verdict and a short reason a person (and, on deny, the model) can read."""
         ...
 
-    def grant_session(self, tool_name: str) -> None:
-        """The person chose "allow for this session" for this tool."""
+    def grant_session(self, tool_name: str, arguments: dict[str, Any] | None = None) -> None:
+        """The person chose "allow for this session" on this call of this tool."""
         ...

@@ -124,6 +124,12 @@ def _rules(rules: Iterable[Rule | str]) -> tuple[Rule, ...]:
     return tuple(r if isinstance(r, Rule) else Rule.parse(r) for r in rules)
 
 
+def grant_scope(tool_name: str, arguments: dict[str, Any]) -> str:
+    """What an "allow for this session" covers: the tool, and for a call with ``network: true`` the tool
+    with the network (a wider permission, granted apart)."""
+    return f"{tool_name} with network" if arguments.get("network") is True else tool_name
+
+
 class Policy:
     """The agent loop's gate: ``decide`` for each call, ``grant_session`` after "allow for this session"."""
 
@@ -150,9 +156,12 @@ class Policy:
     def granted(self) -> frozenset[str]:
         return frozenset(self._granted)
 
-    def grant_session(self, tool_name: str) -> None:
-        """Allow this tool without asking for the rest of the session (never past a deny or read-only)."""
-        self._granted.add(tool_name)
+    def grant_session(self, tool_name: str, arguments: dict[str, Any] | None = None) -> None:
+        """Allow this tool without asking for the rest of the session (never past a deny or read-only).
+
+        The grant covers calls like the approved one: a call that asks for the network (``network: true``)
+        is its own scope, so allowing offline runs for the session never lets a networked one through."""
+        self._granted.add(grant_scope(tool_name, arguments or {}))
 
     def clear_session(self) -> None:
         """A new session starts with no grants."""
@@ -165,8 +174,9 @@ class Policy:
         table = MODE_TABLE[self._mode]
         if table[tool.effect] == "deny":
             return "deny", f"{tool.name} ({tool.effect}) is not allowed in {self._mode} mode"
-        if tool.name in self._granted:
-            return "allow", f"{tool.name} is allowed for this session"
+        scope = grant_scope(tool.name, arguments)
+        if scope in self._granted:
+            return "allow", f"{scope} is allowed for this session"
         for rule in self.allow_rules:
             if rule.matches(tool.name, arguments):
                 return "allow", f"{tool.name} is allowed by the rule {rule}"

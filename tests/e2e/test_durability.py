@@ -20,6 +20,7 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.replies import Reply
 
 STATE_FILE = "tidepool/workspaces/default/state/current.sqlite"
+PREVIOUS_FILE = "tidepool/workspaces/default/state/previous.sqlite"
 SHOTS = RESULTS  # screenshots for a person to look at
 
 
@@ -164,9 +165,18 @@ DAMAGE_STATE_JS = """
 async () => {
   let dir = await navigator.storage.getDirectory();
   for (const name of ["tidepool", "workspaces", "default", "state"]) dir = await dir.getDirectoryHandle(name);
-  const writable = await (await dir.getFileHandle("current.sqlite")).createWritable();
-  await writable.write(new TextEncoder().encode("this is not a database"));
-  await writable.close();
+  const handle = await dir.getFileHandle("current.sqlite");
+  // The app's worker (gone with the page) held the file open; the browser lets go of it shortly after.
+  for (const deadline = Date.now() + 20000; ; await new Promise((r) => setTimeout(r, 100))) {
+    try {
+      const writable = await handle.createWritable();
+      await writable.write(new TextEncoder().encode("this is not a database"));
+      await writable.close();
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+    }
+  }
 }
 """
 
@@ -176,7 +186,7 @@ def test_damaged_save_restores_the_previous_one_with_a_notice(
 ) -> None:
     _, page = tab
     wait_ready(page)
-    # Something saved in an earlier boot, then a save in this one: the earlier file becomes the previous one.
+    # Saves in two visits; once they are quiet, the previous generation is a copy of the last one.
     fake.script([Reply.text("Noted before the reload."), Reply.text("Noted after the reload.")])
     expect(send_for_reply(page, "Note one")).to_have_text("Noted before the reload.", timeout=REPLY_TIMEOUT_MS)
     eventually(page, lambda: saved_state_holds(page, "Noted before the reload."), 15, "the reply to be saved")
@@ -185,8 +195,9 @@ def test_damaged_save_restores_the_previous_one_with_a_notice(
     expect(messages(page, "assistant").last).to_have_text("Noted before the reload.")  # the session is back
     expect(send_for_reply(page, "Note two")).to_have_text("Noted after the reload.", timeout=REPLY_TIMEOUT_MS)
     wait_ready(page)
-    previous = "tidepool/workspaces/default/state/previous.sqlite"
-    eventually(page, lambda: previous in dump_storage(page)["opfs"], 15, "a previous generation to be saved")
+    # Once saves are quiet, the previous generation is refreshed with a copy of the database.
+    eventually(page, lambda: "Noted after the reload." in dump_storage(page)["opfs"].get(PREVIOUS_FILE, ""), 30,
+               "the previous generation to hold the last reply")
     # Damage the save while no app runs in this origin, so no later save can race the damage.
     page.goto(server + "/assets/no-such-file.txt")
     page.evaluate(DAMAGE_STATE_JS)
@@ -195,13 +206,16 @@ def test_damaged_save_restores_the_previous_one_with_a_notice(
     notice = page.get_by_test_id("notice")
     expect(notice).to_have_attribute("data-code", "state_previous")
     expect(notice).to_contain_text(re.compile("previous", re.I))
-    expect(page.get_by_test_id("session-entry").first).to_be_visible()
+    expect(messages(page, "assistant").last).to_have_text("Noted after the reload.")
     page.screenshot(path=str(SHOTS / "notice.png"))
 
 
 def test_a_full_disk_is_shown_not_swallowed(tab: tuple[BrowserContext, Page], fake: FakeLLM, server: str) -> None:
     context, page = tab
+    # A fresh visit: the state's files are open with no room to grow beyond their size.
+    page.reload()
     wait_ready(page)
+    expect(messages(page, "assistant").first).to_be_visible()  # the open session is shown
     cdp = context.new_cdp_session(page)
     origin = server.rstrip("/")
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 1})

@@ -21,5 +21,5 @@ class AllowReadsGate:
             return "allow", "allowed for this session"
         return "ask", f"{tool.effect} tools ask first"
 
-    def grant_session(self, tool_name: str) -> None:
+    def grant_session(self, tool_name: str, arguments: dict[str, Any] | None = None) -> None:
         self._granted.add(tool_name)

@@ -101,6 +101,16 @@ def test_session_grants(mode: Any, deny: list[str], expected: str) -> None:
     assert policy.decide(TOOL_FOR["execute"], {})[0] in {"ask", "deny"}  # only the granted tool
 
 
+def test_a_session_grant_for_offline_runs_does_not_cover_networked_ones() -> None:
+    policy = Policy("ask")
+    run = TOOL_FOR["execute"]
+    policy.grant_session(run.name, {"code": "print(1)", "network": False})
+    assert policy.decide(run, {"code": "print(2)"})[0] == "allow"
+    assert policy.decide(run, {"code": "print(3)", "network": True})[0] == "ask"
+    policy.grant_session(run.name, {"code": "x", "network": True})
+    assert policy.decide(run, {"code": "print(4)", "network": True})[0] == "allow"
+
+
 def test_grants_last_for_the_session_only_and_survive_a_mode_change() -> None:
     policy = Policy("ask")
     policy.grant_session("delete_file")

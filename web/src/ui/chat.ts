@@ -121,10 +121,14 @@ export class ChatView {
       case "error":
         this.foldThinking();
         this.flush();
+        // An error outside a turn (a failed save) stays shown when the session is redrawn, and a
+        // reply streaming meanwhile goes on in the same message.
+        if (!event.turn_id) {
+          this.addMessage("error", event.message).classList.add("kept");
+          return;
+        }
         this.segment = null;
-        // An error outside a turn (a failed save) stays shown when the session is redrawn.
-        if (!event.turn_id) this.addMessage("error", event.message).classList.add("kept");
-        else this.addMessage("error", event.message);
+        this.addMessage("error", event.message);
         return;
       case "session_opened":
         // A turn that waits for an approval resumes; its approval_needed follows.

@@ -192,10 +192,11 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   let saving = true;
   const lock = await acquireWorkspaceLock("default", scope.name === TAKE_OVER_NAME, () => {
     saving = false;
+    persistence.release(); // the tab taking over opens the state's files
     post({ type: "workspace_lock", state: "lost" });
   });
   post({ type: "workspace_lock", state: lock });
-  const restored = await persistence.restore();
+  const restored = await persistence.restore(lock === "held");
   const saveWorkspace = (paths: string[]) =>
     saving
       ? persistence.flush({ what: "workspace", paths })

@@ -1,11 +1,16 @@
 /**
- * Makes the runtime's files durable in OPFS (docs/storage.md). Before the runtime starts, the state
- * database generations and the workspace files are copied from OPFS into Pyodide's in-memory FS; on
- * each `flush_request` the named files are written back. `createWritable()` writes to a swap file
- * and replaces the target only on `close()`, so a save is atomic.
+ * Makes the runtime's files durable in OPFS (docs/storage.md). The state database lives on OPFS
+ * itself, page by page (`state-save.ts`); a state `flush_request` makes its last commit durable.
+ * Workspace files are copied from OPFS into Pyodide's in-memory FS before the runtime starts, and
+ * on each workspace `flush_request` the named files are written back with `createWritable()`, which
+ * writes to a swap file and replaces the target only on `close()`, so a save is atomic.
  *
- * OPFS layout: tidepool/workspaces/<name>/state/{current,previous}.sqlite and …/<name>/files/….
+ * OPFS layout: tidepool/workspaces/<name>/state/{current.sqlite,current.sqlite-journal,previous.sqlite}
+ * and …/<name>/files/….
  */
+
+import { StateSave, writeWhole } from "./state-save";
+import type { EmscriptenFS } from "./state-fs";
 
 export interface PyFS {
   readFile(path: string): Uint8Array;
@@ -27,9 +32,11 @@ export interface FlushRequest {
 
 export const STATE_DIR = "/state";
 export const WORKSPACE_DIR = "/workspace";
-const STATE_FILES = ["current.sqlite", "previous.sqlite"] as const;
 
 export class Persistence {
+  private state: StateSave | null = null;
+  private released = false;
+
   private constructor(
     private readonly fs: PyFS,
     private readonly stateDir: FileSystemDirectoryHandle,
@@ -51,24 +58,26 @@ export class Persistence {
     }
   }
 
-  /** Copy what OPFS holds into /state and /workspace (before the runtime starts). */
-  async restore(): Promise<{ stateFiles: number; workspaceFiles: number }> {
-    this.fs.mkdirTree(STATE_DIR);
+  /**
+   * Mount /state on OPFS (on handles when this tab `holds` the workspace, else on copies) and copy
+   * the workspace files into /workspace (before the runtime starts).
+   */
+  async restore(holds: boolean): Promise<{ stateFiles: number; workspaceFiles: number }> {
     this.fs.mkdirTree(WORKSPACE_DIR);
-    const savedAt: Record<string, string> = {};
-    let stateFiles = 0;
-    for (const name of STATE_FILES) {
-      const file = await fileIn(this.stateDir, name);
-      if (!file) continue;
-      this.fs.writeFile(`${STATE_DIR}/${name}`, new Uint8Array(await file.arrayBuffer()));
-      savedAt[name.replace(".sqlite", "")] = new Date(file.lastModified).toISOString();
-      stateFiles++;
-    }
-    if (stateFiles > 0) {
-      this.fs.writeFile(`${STATE_DIR}/saved_at.json`, new TextEncoder().encode(JSON.stringify(savedAt)));
+    const fs = this.fs as unknown as EmscriptenFS;
+    const { save, restored } = await StateSave.open(fs, this.stateDir, holds && !this.released);
+    this.state = save;
+    if (restored.files > 0) {
+      this.fs.writeFile(`${STATE_DIR}/saved_at.json`, new TextEncoder().encode(JSON.stringify(restored.savedAt)));
     }
     const workspaceFiles = await this.copyIn(this.filesDir, WORKSPACE_DIR);
-    return { stateFiles, workspaceFiles };
+    return { stateFiles: restored.files, workspaceFiles };
+  }
+
+  /** Another tab took the workspace over: stop saving and let go of the state's handles. */
+  release(): void {
+    this.released = true;
+    this.state?.release();
   }
 
   async flush(request: FlushRequest): Promise<FlushOutcome> {
@@ -87,12 +96,8 @@ export class Persistence {
 
   private async saveState(name: string, rotate: boolean): Promise<void> {
     if (name !== "current.sqlite") throw new PathError(`unexpected state file ${name}`);
-    const data = this.fs.readFile(`${STATE_DIR}/${name}`);
-    if (rotate) {
-      const current = await fileIn(this.stateDir, name);
-      if (current) await writeFile(this.stateDir, "previous.sqlite", new Uint8Array(await current.arrayBuffer()));
-    }
-    await writeFile(this.stateDir, name, data);
+    if (!this.state) throw new Error("the state is not open");
+    await this.state.flush(rotate);
   }
 
   /** One workspace path: a file is written, a folder mirrored, a missing path deleted. */
@@ -112,7 +117,7 @@ export class Persistence {
     if (this.fs.isDir(this.fs.stat(source).mode)) {
       await this.mirror(source, await parent.getDirectoryHandle(name, { create: true }));
     } else {
-      await writeFile(parent, name, this.fs.readFile(source));
+      await writeWhole(parent, name, this.fs.readFile(source));
     }
   }
 
@@ -128,7 +133,7 @@ export class Persistence {
         await this.mirror(path, await target.getDirectoryHandle(name, { create: true }));
       } else {
         await target.removeEntry(name).catch(() => undefined); // a folder that became a file
-        await writeFile(target, name, this.fs.readFile(path));
+        await writeWhole(target, name, this.fs.readFile(path));
       }
     }
   }
@@ -162,30 +167,10 @@ export function safeParts(path: string): string[] {
   return parts;
 }
 
-async function fileIn(dir: FileSystemDirectoryHandle, name: string): Promise<File | null> {
-  try {
-    return await (await dir.getFileHandle(name)).getFile();
-  } catch {
-    return null;
-  }
-}
-
 async function dirAt(root: FileSystemDirectoryHandle, parts: string[], create: boolean): Promise<FileSystemDirectoryHandle> {
   let dir = root;
   for (const part of parts) dir = await dir.getDirectoryHandle(part, { create });
   return dir;
-}
-
-async function writeFile(dir: FileSystemDirectoryHandle, name: string, data: Uint8Array): Promise<void> {
-  const handle = await dir.getFileHandle(name, { create: true });
-  const writable = await handle.createWritable();
-  try {
-    await writable.write(data as Uint8Array<ArrayBuffer>);
-    await writable.close();
-  } catch (err) {
-    await writable.abort().catch(() => undefined);
-    throw err;
-  }
 }
 
 function failure(err: unknown): FlushOutcome {

@@ -1,0 +1,88 @@
+/**
+ * Backings for the state directory's live files (`state-fs.ts`): on an OPFS sync access handle (the
+ * agent worker), or on bytes in memory (tests).
+ */
+
+import type { Backing } from "./state-fs";
+
+/** Thrown when a handle wrote less than it was given (Chromium reports a full disk this way). */
+export class BackingFailed extends Error {}
+
+/** An OPFS `FileSystemSyncAccessHandle` (dedicated workers only; not in TypeScript's DOM library). */
+export interface SyncAccessHandle {
+  read(into: Uint8Array, options: { at: number }): number;
+  write(from: Uint8Array, options: { at: number }): number;
+  getSize(): number;
+  truncate(size: number): void;
+  flush(): void;
+  close(): void;
+}
+
+/** A backing on an OPFS sync access handle. */
+export function accessHandleBacking(handle: SyncAccessHandle): Backing {
+  return {
+    read: (into, at) => handle.read(into, { at }),
+    write: (from, at) => {
+      const n = handle.write(from, { at });
+      if (n !== from.length) throw new BackingFailed(`wrote ${n} of ${from.length} bytes`);
+      return n;
+    },
+    size: () => handle.getSize(),
+    truncate: (size) => handle.truncate(size),
+    flush: () => handle.flush(),
+    close: () => handle.close(),
+  };
+}
+
+/** A backing on bytes in memory (tests, and a disk image in the benchmarks). */
+export class MemoryBacking implements Backing {
+  data: Uint8Array;
+  length: number;
+  writes = 0;
+  written = 0;
+
+  constructor(initial: Uint8Array = new Uint8Array(0)) {
+    this.data = initial.slice();
+    this.length = initial.length;
+  }
+
+  read(into: Uint8Array, at: number): number {
+    const n = Math.max(0, Math.min(into.length, this.length - at));
+    into.set(this.data.subarray(at, at + n));
+    return n;
+  }
+
+  write(from: Uint8Array, at: number): number {
+    this.grow(at + from.length);
+    this.data.set(from, at);
+    this.length = Math.max(this.length, at + from.length);
+    this.writes++;
+    this.written += from.length;
+    return from.length;
+  }
+
+  size(): number {
+    return this.length;
+  }
+
+  truncate(size: number): void {
+    this.grow(size);
+    if (size > this.length) this.data.fill(0, this.length, size);
+    this.length = size;
+  }
+
+  flush(): void {}
+
+  close(): void {}
+
+  bytes(): Uint8Array {
+    return this.data.slice(0, this.length);
+  }
+
+  private grow(size: number): void {
+    if (size <= this.data.length) return;
+    const next = new Uint8Array(Math.max(size, this.data.length * 2));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+}

@@ -17,6 +17,8 @@ ProviderErrorCode = Literal[
     "provider_error",
     "cancelled",
     "timeout",
+    "refused",  # moderation (OpenRouter's 403)
+    "quota",  # a daily quota is used up (OpenRouter's :free models): waiting a little does not help
 ]
 # How a request through the host failed; on the wire as ``http_error.kind`` (runtime/host/constants.py
 # exports it as ``HttpErrorKind``: defined here because host/ imports this module, not the reverse).

@@ -29,13 +29,22 @@ from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolR
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, TurnEndReason
 from runtime.policy.hooks import Hooks
-from runtime.providers.base import Finished, Provider, TextDelta, UsageReport
+from runtime.providers.base import (
+    Finished,
+    Provider,
+    ProviderNotice,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+    UsageReport,
+)
 from runtime.tools.registry import Registry
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[Event], None]
 DEFAULT_MAX_ROUNDS = 12
+NOTABLE_ENDINGS = frozenset({"length", "content_filter"})  # kept with the reply and shown
 ABORTED_RESULT = "The user stopped the turn before this tool call finished."
 
 
@@ -60,6 +69,11 @@ class Resume:
 
     calls: tuple[ToolCall, ...]
     ask_first: frozenset[str]
+
+
+def retry_notice(event: Retrying) -> Event:
+    what = "rate limited" if event.code == "rate_limited" else "the provider did not answer"
+    return {"kind": "notice", "code": "retrying", "text": f"{what.capitalize()}, retrying in {event.delay_s:.0f} s…"}
 
 
 def failed_turn(turn_id: str, code: str, message: str) -> list[Event]:
@@ -103,6 +117,7 @@ class _Turn:
         self.turn_id = turn_id
         self.system_prompt = system_prompt
         self.partial: list[str] = []
+        self.partial_reasoning: list[str] = []
         self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
         self.window = ContextWindow(deps.provider, deps.model, deps.context_tokens, deps.journal, deps.emit)
         self.calls = CallRunner(
@@ -147,8 +162,12 @@ class _Turn:
                 return "error"
             finished = await self._stream_round()
             calls = unique_call_ids(finished.tool_calls, journal.fresh_call_id)
-            self.partial = []
-            await journal.assistant_message(self.turn_id, AssistantMessage(finished.text, calls), "complete")
+            self.partial, self.partial_reasoning = [], []
+            said = finished.finish_reason if finished.finish_reason in NOTABLE_ENDINGS else None
+            reply = AssistantMessage(finished.text, calls, finished.reasoning, finished.reasoning_details, said)
+            await journal.assistant_message(self.turn_id, reply, "complete")
+            if said:
+                self.deps.emit({"kind": "reply_finished", "turn_id": self.turn_id, "finish_reason": said})
             if not calls:
                 return "stop"
             await self._run_calls(calls)
@@ -170,6 +189,13 @@ class _Turn:
                 case TextDelta(text=text):
                     self.partial.append(text)
                     deps.emit({"kind": "text_delta", "turn_id": self.turn_id, "text": text})
+                case ReasoningDelta(text=text):
+                    self.partial_reasoning.append(text)
+                    deps.emit({"kind": "reasoning_delta", "turn_id": self.turn_id, "text": text})
+                case Retrying():
+                    deps.emit(retry_notice(event))
+                case ProviderNotice(code=code, text=text):
+                    deps.emit({"kind": "notice", "code": code, "text": text})
                 case UsageReport():
                     deps.emit(
                         {
@@ -188,9 +214,11 @@ class _Turn:
         return finished
 
     async def _keep_partial(self) -> None:
-        if self.partial:
-            text, self.partial = "".join(self.partial), []
-            await self.deps.journal.assistant_message(self.turn_id, AssistantMessage(text), "interrupted")
+        if self.partial or self.partial_reasoning:
+            text, reasoning = "".join(self.partial), "".join(self.partial_reasoning)
+            self.partial, self.partial_reasoning = [], []
+            message = AssistantMessage(text, reasoning=reasoning)
+            await self.deps.journal.assistant_message(self.turn_id, message, "interrupted")
 
     async def _close_aborted(self) -> None:
         """Keep the partial text; answer every tool call left without a result."""

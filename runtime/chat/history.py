@@ -42,7 +42,9 @@ def to_chat(message: StoredMessage) -> ChatMessage:
     if message.role == "user":
         return UserMessage(text)
     if message.role == "assistant":
-        return AssistantMessage(text, tool_calls_of(message))
+        return AssistantMessage(
+            text, tool_calls_of(message), message.reasoning, message.reasoning_details, message.finish_reason
+        )
     if message.role == "tool":
         return ToolResultMessage(
             message.tool_call_id or "", message.name or "", text, bool(message.meta.get("ok", True))

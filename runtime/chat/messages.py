@@ -32,8 +32,15 @@ class UserMessage:
 
 @dataclass(frozen=True)
 class AssistantMessage:
+    """A reply. ``reasoning_details`` are the provider's reasoning blocks exactly as received: they go
+    back unchanged with this message (OpenRouter: "preserving reasoning blocks"; without them a
+    reasoning model's next tool round is refused). ``reasoning`` is their readable text, for people."""
+
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: str = ""
+    reasoning_details: tuple[dict[str, Any], ...] = ()
+    finish_reason: str | None = None
     role: Literal["assistant"] = "assistant"
 
 
@@ -53,19 +60,23 @@ def to_wire(message: ChatMessage) -> dict[str, Any]:
     match message:
         case SystemMessage() | UserMessage():
             return {"role": message.role, "content": message.content}
-        case AssistantMessage(tool_calls=()):
-            return {"role": "assistant", "content": message.content}
         case AssistantMessage():
-            return {
-                "role": "assistant",
-                "content": message.content or None,
-                "tool_calls": [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in message.tool_calls
-                ],
-            }
+            return _assistant_wire(message)
         case ToolResultMessage():
             return {"role": "tool", "tool_call_id": message.call_id, "name": message.name, "content": message.content}
+
+
+def _assistant_wire(message: AssistantMessage) -> dict[str, Any]:
+    wire: dict[str, Any] = {"role": "assistant", "content": message.content}
+    if message.tool_calls:
+        wire["content"] = message.content or None
+        wire["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in message.tool_calls
+        ]
+    if message.reasoning_details:
+        wire["reasoning_details"] = [dict(d) for d in message.reasoning_details]
+    return wire
 
 
 def wire_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:

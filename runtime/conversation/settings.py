@@ -41,10 +41,16 @@ def apply_config(settings: Settings, message: Config) -> SettingsChange:
     if "page_origin" in message and settings.provider:
         settings = replace(settings, provider=replace(settings.provider, page_origin=message["page_origin"]))
         provider_changed = True
+    if "reasoning" in message and settings.provider and message["reasoning"] != settings.provider.reasoning:
+        settings = replace(settings, provider=replace(settings.provider, reasoning=message["reasoning"]))
+        provider_changed = True
     if "model" in message:
         settings = replace(settings, model=message["model"])
     if "context_length" in message:
         settings = replace(settings, context_length=message["context_length"])
+        if settings.provider and settings.provider.context_length != message["context_length"]:
+            settings = replace(settings, provider=replace(settings.provider, context_length=message["context_length"]))
+            provider_changed = True
     mode_changed = "permission_mode" in message and message["permission_mode"] != settings.permission_mode
     if mode_changed:
         settings = replace(settings, permission_mode=message["permission_mode"])

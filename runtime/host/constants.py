@@ -25,10 +25,13 @@ EXEC_DEFAULT_TIMEOUT_S = 30
 EXEC_MAX_TIMEOUT_S = 300
 """The longest run_python may run (seconds)."""
 
-ProviderKind = Literal["openrouter", "ollama"]
+# "replay" is the host's: it answers model requests from a recording and configures the runtime with
+# the recorded provider (docs/recording.md), so the runtime never gets it as a kind.
+ProviderKind = Literal["openrouter", "ollama", "replay"]
 PROVIDER_DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
     "openrouter": "https://openrouter.ai/api/v1",
     "ollama": "http://localhost:11434",
+    "replay": "",
 }
 
 PermissionMode = Literal["ask", "auto-edit", "full-auto", "read-only"]

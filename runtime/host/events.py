@@ -36,6 +36,22 @@ class TextDelta(TypedDict):
     text: str
 
 
+class ReasoningDelta(TypedDict):
+    """A piece of the model's reasoning for the reply that follows (shown folded once the reply starts)."""
+
+    kind: Literal["reasoning_delta"]
+    turn_id: str
+    text: str
+
+
+class ReplyFinished(TypedDict):
+    """A reply ended for a reason the person should see: ``length`` (cut off) or ``content_filter``."""
+
+    kind: Literal["reply_finished"]
+    turn_id: str
+    finish_reason: str
+
+
 class ToolStarted(TypedDict):
     kind: Literal["tool_started"]
     turn_id: str
@@ -119,6 +135,8 @@ Event = Union[  # noqa: UP007 - a runtime value: the generator and the checks it
     Ready,
     TurnStarted,
     TextDelta,
+    ReasoningDelta,
+    ReplyFinished,
     ToolStarted,
     ToolFinished,
     ToolOutput,

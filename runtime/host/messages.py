@@ -118,6 +118,7 @@ class Config(TypedDict):
     permission_mode: NotRequired[PermissionMode]
     page_origin: NotRequired[str | None]
     context_length: NotRequired[int | None]
+    reasoning: NotRequired[Literal["auto", "off", "low", "medium", "high"]]
     package_index_urls: NotRequired[list[str] | None]
 
 

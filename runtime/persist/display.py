@@ -57,6 +57,8 @@ def _entry(message: StoredMessage, ledger: dict[str, LedgerEntry]) -> dict[str, 
         "text": content_text(message.content),
         "created": message.created,
         "tool_calls": calls,
+        "reasoning": message.reasoning,
+        "finish_reason": message.finish_reason,
     }
 
 

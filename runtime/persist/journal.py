@@ -87,6 +87,9 @@ class SessionJournal:
                 status=status,
                 turn_id=turn_id,
                 tool_calls=wire_calls(message),
+                reasoning=message.reasoning,
+                reasoning_details=message.reasoning_details,
+                finish_reason=message.finish_reason,
             )
 
         if message.tool_calls:

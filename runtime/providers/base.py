@@ -16,6 +16,33 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning (OpenRouter ``delta.reasoning``, Ollama ``message.thinking``)."""
+
+    text: str
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The provider waits ``delay_s`` before trying the request again (nothing was produced yet)."""
+
+    delay_s: float
+    code: str
+    message: str
+    kind: Literal["retrying"] = "retrying"
+
+
+@dataclass(frozen=True)
+class ProviderNotice:
+    """Something about this request the person should know once (e.g. the model cannot use tools)."""
+
+    code: str
+    text: str
+    kind: Literal["provider_notice"] = "provider_notice"
+
+
+@dataclass(frozen=True)
 class UsageReport:
     prompt_tokens: int
     completion_tokens: int
@@ -26,15 +53,21 @@ class UsageReport:
 
 @dataclass(frozen=True)
 class Finished:
-    """The model's response is complete: its whole text and the tool calls it asked for."""
+    """The model's response is complete: its whole text, the tool calls it asked for, its reasoning.
+
+    ``reasoning_details`` are the provider's structured reasoning blocks exactly as received (merged
+    by ``index`` across chunks): they go back unchanged with this message on every later request.
+    """
 
     finish_reason: str | None
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: str = ""
+    reasoning_details: tuple[dict[str, Any], ...] = ()
     kind: Literal["finish"] = "finish"
 
 
-StreamEvent = TextDelta | UsageReport | Finished
+StreamEvent = TextDelta | ReasoningDelta | Retrying | ProviderNotice | UsageReport | Finished
 
 
 @dataclass(frozen=True)
@@ -45,6 +78,8 @@ class ModelInfo:
     prompt_price: float | None = None  # USD per token
     completion_price: float | None = None
     tools: bool | None = None
+    reasoning: bool | None = None
+    vision: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +89,8 @@ class ModelInfo:
             "prompt_price": self.prompt_price,
             "completion_price": self.completion_price,
             "tools": self.tools,
+            "reasoning": self.reasoning,
+            "vision": self.vision,
         }
 
 
@@ -65,6 +102,8 @@ class ProviderEndpoint:
     base_url: str
     has_key: bool = False
     page_origin: str | None = None
+    reasoning: str = "auto"  # "auto" (on for models that reason), "off", "low", "medium", "high"
+    context_length: int | None = None  # the context window asked for (Ollama's num_ctx); None: the default
 
 
 class Provider(Protocol):

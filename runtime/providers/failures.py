@@ -45,6 +45,7 @@ class Hints:
     base_url: str
     unreachable: str = "Check your network connection and the base URL in Settings."
     advice: Mapping[ProviderErrorCode, str] = field(default_factory=dict)  # replaces entries of ADVICE
+    refusals: bool = False  # OpenRouter's: 403 is moderation, some 429s a daily quota (providers.refusals)
 
 
 def error_detail(body: bytes | str) -> str:
@@ -102,6 +103,12 @@ def code_for_status(status: int) -> ProviderErrorCode:
 
 
 def from_status(status: int, body: bytes | str, hints: Hints, retry_after: str | None = None) -> ProviderError:
+    if hints.refusals and status in (403, 429):
+        from runtime.providers.refusals import daily_quota, moderation_refusal
+
+        refusal = moderation_refusal(body, hints.name) if status == 403 else daily_quota(body, hints.name)
+        if refusal is not None:
+            return refusal
     code = code_for_status(status)
     detail = error_detail(body) or f"HTTP {status}"
     wait = parse_retry_after(retry_after)

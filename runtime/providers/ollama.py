@@ -1,4 +1,12 @@
-"""Ollama: chat at ``{base}/v1/chat/completions``; models from ``/api/tags`` + ``/api/show``."""
+"""Ollama: chat at ``{base}/api/chat`` (native NDJSON, ``providers.ollama_chat``); models from
+``/api/tags`` + ``/api/show``.
+
+The context window is set on every request (``options.num_ctx``): the configured one, else the
+smaller of the model's maximum and ``DEFAULT_NUM_CTX``. The model list reports that same number as
+each model's ``context_length``, so compaction budgets against the window Ollama really uses. The
+capabilities ``/api/show`` lists are respected: ``tools`` (a model without them is offered none),
+``thinking`` (``think: true``), ``vision`` (shown in the picker).
+"""
 
 from __future__ import annotations
 
@@ -6,19 +14,23 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
+from runtime.providers import known_models
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
+from runtime.providers.capabilities import ToolOffer
 from runtime.providers.failures import OLLAMA_ADVICE, Hints, from_host_failure, from_status
-from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
+from runtime.providers.ollama_chat import ChatOptions, OllamaChat
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = PROVIDER_DEFAULT_BASE_URLS["ollama"]
+DEFAULT_NUM_CTX = 8192  # tools and system prompt take ~2k tokens; most machines run 8k comfortably
 _SHOW_CONCURRENCY = 4
 
 
@@ -38,12 +50,28 @@ class OllamaProvider:
         self.base_url = base.removesuffix("/v1")
         self._http = http
         self.hints = Hints("Ollama", self.base_url, unreachable_advice(settings.page_origin), OLLAMA_ADVICE)
-        self.chat = OpenAICompatChat(http, ChatEndpoint(f"{self.base_url}/v1/chat/completions", self.hints))
+        self.chat = OllamaChat(http, f"{self.base_url}/api/chat", self.hints)
+        self._num_ctx = settings.context_length
+        self._reasoning = settings.reasoning
+        self._tools = ToolOffer()
 
-    def stream_chat(
+    async def stream_chat(
         self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
     ) -> AsyncIterator[StreamEvent]:
-        return self.chat.stream(messages, tools, model)
+        known = known_models.lookup(self.base_url, model)
+        offered, notice = self._tools.tools_for(model, known, tools)
+        if notice is not None:
+            yield notice
+        think = (self._reasoning != "off") if known is not None and known.reasoning else None
+        options = ChatOptions(self.num_ctx(known.context_length if known else None), think)
+        async for event in self.chat.stream(messages, offered, model, options):
+            yield event
+
+    def num_ctx(self, model_max: int | None) -> int:
+        """The window to ask for: the configured one, else the model's maximum up to the default."""
+        if self._num_ctx:
+            return self._num_ctx
+        return min(model_max, DEFAULT_NUM_CTX) if model_max else DEFAULT_NUM_CTX
 
     async def list_models(self) -> list[ModelInfo]:
         tags = await self._get_json("GET", "/api/tags", None)
@@ -59,7 +87,9 @@ class OllamaProvider:
                     return ModelInfo(name, name)
             return parse_show(name, show)
 
-        return list(await asyncio.gather(*(describe(n) for n in names)))
+        shown = list(await asyncio.gather(*(describe(n) for n in names)))
+        known_models.remember(self.base_url, shown)  # the models' maxima, for num_ctx
+        return [replace(m, context_length=self.num_ctx(m.context_length)) for m in shown]
 
     async def _get_json(self, method: str, path: str, payload: dict[str, Any] | None) -> dict[str, Any]:
         try:
@@ -90,4 +120,6 @@ def parse_show(name: str, show: dict[str, Any]) -> ModelInfo:
         prompt_price=0.0,
         completion_price=0.0,
         tools=("tools" in caps) if isinstance(caps, list) else None,
+        reasoning=("thinking" in caps) if isinstance(caps, list) else None,
+        vision=("vision" in caps) if isinstance(caps, list) else None,
     )

@@ -1,8 +1,10 @@
 """OpenAI-compatible ``chat/completions`` with SSE: request building, delta accumulation, retries.
 
 Both OpenRouter and Ollama (``/v1``) speak this. Text deltas stream out as they come; tool-call
-fragments are accumulated by ``index``; usage (with OpenRouter's ``cost``) arrives in the last chunk;
-a 200 response may still carry ``{"error": {...}}`` mid-stream.
+fragments are accumulated by ``index``; reasoning (``delta.reasoning``) streams out like text and
+its structured blocks (``delta.reasoning_details``) are merged by ``index`` (``providers.reasoning``);
+usage (with OpenRouter's ``cost``) arrives in the last chunk; a 200 response may still carry
+``{"error": {...}}`` mid-stream.
 """
 
 from __future__ import annotations
@@ -10,21 +12,20 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.chat.messages import ChatMessage, ToolCall, wire_messages
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import Auth, HttpClient
-from runtime.providers.base import Finished, StreamEvent, TextDelta, UsageReport
+from runtime.providers.base import Finished, ReasoningDelta, StreamEvent, TextDelta, UsageReport
 from runtime.providers.failures import Hints, from_host_failure, from_status, from_stream_error
-from runtime.providers.retry import RetryPolicy
+from runtime.providers.reasoning import DetailsMerger
+from runtime.providers.retry import RetryPolicy, Sleep, with_retries
 from runtime.providers.sse import SSEParser
 
 log = logging.getLogger(__name__)
-
-Sleep = Callable[[float], Any]
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,9 @@ class ChatEndpoint:
     timeout_s: float = 300.0
 
 
-def build_request(messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str) -> dict[str, Any]:
+def build_request(
+    messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": model,
         "messages": wire_messages(list(messages)),
@@ -45,6 +48,7 @@ def build_request(messages: Sequence[ChatMessage], tools: list[dict[str, Any]], 
     }
     if tools:
         body["tools"] = tools
+    body.update(extra or {})
     return body
 
 
@@ -61,6 +65,8 @@ class DeltaAccumulator:
     def __init__(self, hints: Hints) -> None:
         self._hints = hints
         self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._details = DetailsMerger()
         self._calls: dict[int, _PendingCall] = {}
         self.finish_reason: str | None = None
         self.done = False
@@ -70,21 +76,42 @@ class DeltaAccumulator:
             raise from_stream_error(chunk["error"], self._hints)
         events: list[StreamEvent] = []
         for choice in chunk.get("choices") or []:
-            if not isinstance(choice, dict):
-                continue
-            delta = choice.get("delta") or {}
-            text = delta.get("content")
-            if isinstance(text, str) and text:
-                self._text.append(text)
-                events.append(TextDelta(text))
-            for fragment in delta.get("tool_calls") or []:
-                self._add_fragment(fragment)
-            if choice.get("finish_reason"):
-                self.finish_reason = str(choice["finish_reason"])
+            if isinstance(choice, dict):
+                events.extend(self._delta(choice.get("delta") or {}))
+                self._ending(choice)
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             events.append(_usage(usage))
         return events
+
+    def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        thought = delta.get("reasoning")
+        if isinstance(thought, str) and thought:
+            self._reasoning.append(thought)
+            events.append(ReasoningDelta(thought))
+        self._details.add(delta.get("reasoning_details"))
+        text = delta.get("content")
+        if isinstance(text, str) and text:
+            self._text.append(text)
+            events.append(TextDelta(text))
+        for fragment in delta.get("tool_calls") or []:
+            self._add_fragment(fragment)
+        return events
+
+    def _ending(self, choice: dict[str, Any]) -> None:
+        if choice.get("error"):  # an error nested in the choice (some upstream providers)
+            raise from_stream_error(choice["error"], self._hints)
+        if not choice.get("finish_reason"):
+            return
+        self.finish_reason = str(choice["finish_reason"])
+        if self.finish_reason == "error":  # ended in error, and nothing says which
+            raise ProviderError(
+                "provider_error",
+                f"{self._hints.name} ended the reply with an error and did not say why. "
+                "The text so far is kept; try again, or choose another model.",
+                provider=self._hints.name,
+            )
 
     def _add_fragment(self, fragment: dict[str, Any]) -> None:
         index = fragment.get("index", len(self._calls))
@@ -101,7 +128,9 @@ class DeltaAccumulator:
         calls = tuple(
             ToolCall(c.id or f"call_{i}", c.name, "".join(c.arguments) or "{}") for i, c in sorted(self._calls.items())
         )
-        return Finished(self.finish_reason, "".join(self._text), calls)
+        return Finished(
+            self.finish_reason, "".join(self._text), calls, "".join(self._reasoning), self._details.blocks()
+        )
 
 
 def _usage(usage: dict[str, Any]) -> UsageReport:
@@ -128,24 +157,15 @@ class OpenAICompatChat:
         self._sleep = sleep
 
     async def stream(
-        self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
+        self,
+        messages: Sequence[ChatMessage],
+        tools: list[dict[str, Any]],
+        model: str,
+        extra: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        body = json.dumps(build_request(messages, tools, model))
-        attempt = 0
-        while True:
-            emitted = False
-            try:
-                async for event in self._once(body):
-                    emitted = True
-                    yield event
-                return
-            except ProviderError as exc:
-                delay = None if emitted else self._retry.delay(attempt, exc)
-                if delay is None:
-                    raise
-                log.info("%s: %s; retrying in %.1f s", self.endpoint.hints.name, exc.code, delay)
-                await self._sleep(delay)
-                attempt += 1
+        body = json.dumps(build_request(messages, tools, model, extra))
+        async for event in with_retries(lambda: self._once(body), self._retry, self._sleep, self.endpoint.hints.name):
+            yield event
 
     async def _once(self, body: str) -> AsyncIterator[StreamEvent]:
         ep = self.endpoint

@@ -11,14 +11,18 @@ from runtime.chat.messages import ChatMessage
 from runtime.errors import HostHttpError, HostRequestError
 from runtime.host.constants import PROVIDER_DEFAULT_BASE_URLS
 from runtime.host.http import HttpClient
+from runtime.providers import known_models
 from runtime.providers.base import ModelInfo, ProviderEndpoint, StreamEvent
+from runtime.providers.capabilities import ToolOffer
 from runtime.providers.failures import OPENROUTER_ADVICE, Hints, from_host_failure, from_status
 from runtime.providers.openai_compat import ChatEndpoint, OpenAICompatChat
+from runtime.providers.reasoning import reasoning_option
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = PROVIDER_DEFAULT_BASE_URLS["openrouter"]
-APP_HEADERS = {"X-Title": "Tidepool"}  # OpenRouter's app attribution; HTTP-Referer is the page's origin
+# OpenRouter's app attribution (X-OpenRouter-Title, and the older X-Title); HTTP-Referer is the page's origin
+APP_HEADERS = {"X-OpenRouter-Title": "Tidepool", "X-Title": "Tidepool"}
 
 
 class OpenRouterProvider:
@@ -27,6 +31,8 @@ class OpenRouterProvider:
     def __init__(self, settings: ProviderEndpoint, http: HttpClient) -> None:
         self.base_url = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._http = http
+        self._reasoning = settings.reasoning
+        self._tools = ToolOffer()
         headers = dict(APP_HEADERS)
         if settings.page_origin:
             headers["HTTP-Referer"] = settings.page_origin
@@ -36,13 +42,20 @@ class OpenRouterProvider:
             self.base_url,
             "Check your network connection and the base URL in Settings.",
             OPENROUTER_ADVICE,
+            refusals=True,
         )
         self.chat = OpenAICompatChat(http, ChatEndpoint(f"{self.base_url}/chat/completions", self.hints, headers))
 
-    def stream_chat(
+    async def stream_chat(
         self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
     ) -> AsyncIterator[StreamEvent]:
-        return self.chat.stream(messages, tools, model)
+        known = known_models.lookup(self.base_url, model)
+        offered, notice = self._tools.tools_for(model, known, tools)
+        if notice is not None:
+            yield notice
+        option = reasoning_option(self._reasoning, known.reasoning if known else None)
+        async for event in self.chat.stream(messages, offered, model, {"reasoning": option} if option else None):
+            yield event
 
     async def list_models(self) -> list[ModelInfo]:
         try:
@@ -53,7 +66,9 @@ class OpenRouterProvider:
             raise from_host_failure(exc, self.hints) from exc
         if response.status != 200:
             raise from_status(response.status, response.body, self.hints, response.headers.get("retry-after"))
-        return parse_models(json.loads(response.body))
+        models = parse_models(json.loads(response.body))
+        known_models.remember(self.base_url, models)
+        return models
 
 
 def parse_models(payload: Any) -> list[ModelInfo]:
@@ -63,6 +78,8 @@ def parse_models(payload: Any) -> list[ModelInfo]:
             continue
         pricing = item.get("pricing") or {}
         params = item.get("supported_parameters")
+        architecture = item.get("architecture") or {}
+        inputs = architecture.get("input_modalities") if isinstance(architecture, dict) else None
         models.append(
             ModelInfo(
                 id=str(item["id"]),
@@ -71,6 +88,8 @@ def parse_models(payload: Any) -> list[ModelInfo]:
                 prompt_price=_price(pricing.get("prompt")),
                 completion_price=_price(pricing.get("completion")),
                 tools=("tools" in params) if isinstance(params, list) else None,
+                reasoning=("reasoning" in params) if isinstance(params, list) else None,
+                vision=("image" in inputs) if isinstance(inputs, list) else None,
             )
         )
     return models

@@ -83,6 +83,9 @@ def session_json(session: Session, messages: Sequence[StoredMessage], calls: Seq
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "session": asdict(session),
-        "messages": [{**asdict(m), "tool_calls": list(m.tool_calls)} for m in messages],
+        "messages": [
+            {**asdict(m), "tool_calls": list(m.tool_calls), "reasoning_details": list(m.reasoning_details)}
+            for m in messages
+        ],
         "tool_calls": [asdict(c) for c in calls],
     }

@@ -128,10 +128,22 @@ def _0003_pending_approvals(db: Database) -> None:
     )
 
 
+def _0004_message_reasoning(db: Database) -> None:
+    """An assistant message keeps its reasoning (readable text, and the provider's blocks exactly as
+    received, to send back) and why it ended (``length``: cut off; ``content_filter``)."""
+    _run(
+        db,
+        "ALTER TABLE messages ADD COLUMN reasoning TEXT",
+        "ALTER TABLE messages ADD COLUMN reasoning_details TEXT",
+        "ALTER TABLE messages ADD COLUMN finish_reason TEXT",
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _0001_initial),
     Migration("0002_memory_pinned", _0002_memory_pinned),
     Migration("0003_pending_approvals", _0003_pending_approvals),
+    Migration("0004_message_reasoning", _0004_message_reasoning),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

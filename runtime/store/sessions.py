@@ -42,6 +42,9 @@ def _message(row: Row) -> StoredMessage:
         name=row["name"],
         meta=loads(row["meta"], {}),
         created=row["created"],
+        reasoning=row["reasoning"] or "",
+        reasoning_details=tuple(loads(row["reasoning_details"], [])),
+        finish_reason=row["finish_reason"],
     )
 
 
@@ -111,6 +114,9 @@ class SessionsMixin(StoreBase):
         tool_call_id: str | None = None,
         name: str | None = None,
         meta: dict[str, Any] | None = None,
+        reasoning: str = "",
+        reasoning_details: Sequence[dict[str, Any]] = (),
+        finish_reason: str | None = None,
     ) -> StoredMessage:
         """Add a message at the end of the session (``seq`` is assigned here) and touch the session."""
         _check(role in ROLES, f"unknown role {role!r}")
@@ -123,10 +129,12 @@ class SessionsMixin(StoreBase):
             seq = int(row["seq"]) if row else 1
             self._db.execute(
                 "INSERT INTO messages (session_id, seq, role, kind, content, tool_calls, tool_call_id, name,"
-                " turn_id, status, meta, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " turn_id, status, meta, created, reasoning, reasoning_details, finish_reason)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     session_id, seq, role, kind, dumps(content), dumps(list(tool_calls)) if tool_calls else None,
-                    tool_call_id, name, turn_id, status, dumps(meta) if meta else None, now,
+                    tool_call_id, name, turn_id, status, dumps(meta) if meta else None, now, reasoning or None,
+                    dumps(list(reasoning_details)) if reasoning_details else None, finish_reason,
                 ],
             )  # fmt: skip
             title = session.title or (_title_from(content) if role == "user" and kind == "message" else "")

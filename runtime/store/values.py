@@ -40,8 +40,10 @@ class StoredMessage:
     """One message of a session. ``content`` is a string or a list of content parts (OpenAI shape).
 
     ``name`` is the tool's name on ``role="tool"`` messages; ``tool_calls`` holds an assistant's
-    calls in OpenAI shape. A ``kind="summary"`` message stands for older messages
-    (``meta["covers_to_seq"]``) that stay in the store.
+    calls in OpenAI shape; ``reasoning`` / ``reasoning_details`` its reasoning (the provider's
+    blocks exactly as received, sent back on later requests) and ``finish_reason`` why it ended.
+    A ``kind="summary"`` message stands for older messages (``meta["covers_to_seq"]``) that stay in
+    the store.
     """
 
     session_id: str
@@ -56,6 +58,9 @@ class StoredMessage:
     name: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     created: str = ""
+    reasoning: str = ""
+    reasoning_details: tuple[dict[str, Any], ...] = ()
+    finish_reason: str | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+# The first model cannot call tools: the app must pick the first that can (openai/gpt-4o-mini).
 OPENROUTER_MODELS: list[dict[str, Any]] = [
+    {
+        "id": "meta-llama/llama-3.2-3b-instruct:free",
+        "canonical_slug": "meta-llama/llama-3.2-3b-instruct",
+        "name": "Meta: Llama 3.2 3B Instruct (free)",
+        "created": 1727222400,
+        "description": "Llama 3.2 3B is a 3-billion-parameter multilingual model.",
+        "context_length": 131072,
+        "architecture": {"modality": "text->text", "input_modalities": ["text"], "output_modalities": ["text"],
+                         "tokenizer": "Llama3", "instruct_type": "llama3"},
+        "pricing": {"prompt": "0", "completion": "0", "request": "0", "image": "0", "web_search": "0",
+                    "internal_reasoning": "0"},
+        "top_provider": {"context_length": 131072, "max_completion_tokens": None, "is_moderated": False},
+        "per_request_limits": None,
+        "supported_parameters": ["max_tokens", "temperature", "top_p", "stop", "frequency_penalty"],
+    },
     {
         "id": "openai/gpt-4o-mini",
         "canonical_slug": "openai/gpt-4o-mini",
@@ -38,19 +54,20 @@ OPENROUTER_MODELS: list[dict[str, Any]] = [
                                  "tool_choice", "tools", "top_k", "top_p"],
     },
     {
-        "id": "meta-llama/llama-3.2-3b-instruct:free",
-        "canonical_slug": "meta-llama/llama-3.2-3b-instruct",
-        "name": "Meta: Llama 3.2 3B Instruct (free)",
-        "created": 1727222400,
-        "description": "Llama 3.2 3B is a 3-billion-parameter multilingual model.",
-        "context_length": 131072,
-        "architecture": {"modality": "text->text", "input_modalities": ["text"], "output_modalities": ["text"],
-                         "tokenizer": "Llama3", "instruct_type": "llama3"},
-        "pricing": {"prompt": "0", "completion": "0", "request": "0", "image": "0", "web_search": "0",
-                    "internal_reasoning": "0"},
-        "top_provider": {"context_length": 131072, "max_completion_tokens": None, "is_moderated": False},
+        "id": "google/gemini-3-pro-preview",
+        "canonical_slug": "google/gemini-3-pro-preview-20251117",
+        "name": "Google: Gemini 3 Pro Preview",
+        "created": 1763424000,
+        "description": "Gemini 3 Pro is Google's flagship reasoning model.",
+        "context_length": 1048576,
+        "architecture": {"modality": "text+image->text", "input_modalities": ["text", "image", "file", "audio"],
+                         "output_modalities": ["text"], "tokenizer": "Gemini", "instruct_type": None},
+        "pricing": {"prompt": "0.000002", "completion": "0.000012", "request": "0", "image": "0.000002",
+                    "web_search": "0", "internal_reasoning": "0"},
+        "top_provider": {"context_length": 1048576, "max_completion_tokens": 65536, "is_moderated": False},
         "per_request_limits": None,
-        "supported_parameters": ["max_tokens", "temperature", "top_p", "stop", "frequency_penalty"],
+        "supported_parameters": ["include_reasoning", "max_tokens", "reasoning", "response_format", "seed",
+                                 "stop", "structured_outputs", "temperature", "tool_choice", "tools", "top_p"],
     },
 ]
 
@@ -76,6 +93,17 @@ OLLAMA_MODELS: list[dict[str, Any]] = [
                     "parameter_size": "8.2B", "quantization_level": "Q4_K_M"},
         "context_length": 40960,
         "capabilities": ["completion", "tools", "thinking"],
+    },
+    {
+        "name": "llava:7b",
+        "model": "llava:7b",
+        "modified_at": "2025-08-21T11:12:40.402113+02:00",
+        "size": 4733363377,
+        "digest": "8dd30f6b0cb19f555f2c7a7ebda861449ea2cc76bf1f44e262931f45fc81d081",
+        "details": {"parent_model": "", "format": "gguf", "family": "llama", "families": ["llama", "clip"],
+                    "parameter_size": "7B", "quantization_level": "Q4_0"},
+        "context_length": 32768,
+        "capabilities": ["completion", "vision"],
     },
 ]
 

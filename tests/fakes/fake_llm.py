@@ -31,12 +31,27 @@ from aiohttp import web
 from yarl import URL
 
 from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
-from .replies import ChunkMaker, Flavor, Reply, completion_json, error_body, stream_chunks, usage_for
+from .replies import (
+    ChunkMaker,
+    Flavor,
+    Reply,
+    completion_json,
+    error_body,
+    ollama_lines,
+    reasoning_details,
+    stream_chunks,
+    usage_for,
+)
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
+# What Gemini 3 through OpenRouter answers when a tool round's assistant message comes back without
+# the reasoning_details it was sent with.
+KEY_INFO = {"label": "sk-or-v1-fak...e00", "limit": None, "limit_reset": None, "limit_remaining": None,
+            "usage": 0.0123, "usage_daily": 0.0123, "is_free_tier": False}
+MISSING_SIGNATURE = "Function call is missing a thought_signature in functionCall parts."
 
 
 @dataclass(frozen=True)
@@ -61,6 +76,8 @@ class FakeLLM:
         self.streams_completed = 0
         self.streams_aborted = 0
         self.issued_keys: list[str] = []
+        self.issued_reasoning: dict[str, list[dict[str, Any]]] = {}  # tool call id -> reasoning_details sent
+        self.key_info: dict[str, Any] = dict(KEY_INFO)  # what GET /api/v1/key says about the key
         self._queue: deque[Reply] = deque()
         self._codes: dict[str, str] = {}
         self._generation = 0
@@ -77,6 +94,8 @@ class FakeLLM:
         """Forget scripted replies and recorded traffic; set the accepted key and the CORS origin."""
         self._queue.clear()
         self.requests.clear()
+        self.issued_reasoning.clear()
+        self.key_info = dict(KEY_INFO)
         self.api_key = api_key
         self.allow_origin = allow_origin
         self.streams_completed = self.streams_aborted = 0
@@ -102,6 +121,7 @@ class FakeLLM:
         r.add_get("/api/version", self._ollama_version)
         r.add_get("/v1/models", self._ollama_models)
         r.add_post("/v1/chat/completions", self._chat("ollama"))
+        r.add_post("/api/chat", self._ollama_chat)
         r.add_get("/bench/bytes", self._bench_bytes)
         r.add_route("OPTIONS", "/{tail:.*}", self._preflight)
         return app
@@ -155,7 +175,7 @@ class FakeLLM:
     @web.middleware
     async def _cors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         origin = request.headers.get("Origin")
-        if origin and self.allow_origin is None:
+        if origin and self.allow_origin not in ("*", origin):  # Ollama: 403 and no CORS headers at all
             return web.Response(status=403, text="origin not allowed")
         response = await handler(request)
         if origin and self.allow_origin is not None and not response.prepared:
@@ -189,8 +209,7 @@ class FakeLLM:
     async def _key_info(self, request: web.Request) -> web.StreamResponse:
         if not self._authorized(request):
             return web.json_response(error_body(Reply.error(401)), status=401)
-        return web.json_response({"data": {"label": "sk-or-v1-fak...e00", "limit": None, "usage": 0.0123,
-                                           "is_free_tier": False, "limit_remaining": None}})
+        return web.json_response({"data": self.key_info})
 
     async def _auth_page(self, request: web.Request) -> web.StreamResponse:
         callback = request.query.get("callback_url")
@@ -218,12 +237,18 @@ class FakeLLM:
             if flavor == "openrouter" and not self._authorized(request):
                 return web.json_response(error_body(Reply.error(401)), status=401)
             payload = await request.json()
+            refusal = self._unsigned_call(payload)
+            if refusal is not None:
+                return web.json_response(error_body(Reply.error(400, refusal)), status=400)
             reply = self._queue.popleft() if self._queue else self.default_reply
             if reply.kind == "http_error":
                 headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
                 return web.json_response(error_body(reply), status=reply.status, headers=headers)
             self._generation += 1
             maker = ChunkMaker(flavor, str(payload.get("model", "unknown")), self._generation)
+            if reply.reasoning and reply.tool_calls:
+                for call in reply.tool_calls:
+                    self.issued_reasoning[call.call_id] = reasoning_details(reply, maker.id)
             usage = usage_for(reply, flavor, len(json.dumps(payload.get("messages", []))))
             if not payload.get("stream"):
                 return web.json_response(completion_json(reply, maker, usage))
@@ -231,6 +256,17 @@ class FakeLLM:
             return await self._stream(request, reply, maker, usage if wants_usage else None)
 
         return handler
+
+    def _unsigned_call(self, payload: dict[str, Any]) -> str | None:
+        """A reasoning model's tool call sent back without its reasoning_details, exactly as issued."""
+        for message in payload.get("messages") or []:
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            for call in message.get("tool_calls") or []:
+                issued = self.issued_reasoning.get(str(call.get("id")))
+                if issued is not None and message.get("reasoning_details") != issued:
+                    return MISSING_SIGNATURE
+        return None
 
     async def _stream(self, request: web.Request, reply: Reply, maker: ChunkMaker,
                       usage: dict[str, Any] | None) -> web.StreamResponse:
@@ -246,7 +282,8 @@ class FakeLLM:
                 await response.write(b": OPENROUTER PROCESSING\n\n")
             for chunk in stream_chunks(reply, maker, usage):
                 await self._write_split(response, f"data: {json.dumps(chunk)}\n\n".encode())
-                if reply.delay_s and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                delta = chunk["choices"][0]["delta"] if chunk["choices"] else {}
+                if reply.delay_s and (delta.get("content") or delta.get("reasoning")):
                     await asyncio.sleep(reply.delay_s)
             if reply.kind != "stream_error":
                 await self._write_split(response, b"data: [DONE]\n\n")
@@ -267,6 +304,39 @@ class FakeLLM:
         await response.write(event[cut:])
 
     # --- Ollama native API --------------------------------------------------------------------
+
+    async def _ollama_chat(self, request: web.Request) -> web.StreamResponse:
+        """Ollama's native chat: NDJSON lines; a model without the tools capability refuses tools."""
+        payload = await request.json()
+        model = str(payload.get("model") or "")
+        shown = ollama_show(model)
+        if shown is None:
+            return web.json_response({"error": f"model '{model}' not found"}, status=404)
+        if payload.get("tools") and "tools" not in shown["capabilities"]:
+            return web.json_response({"error": f"registry.ollama.ai/library/{model} does not support tools"},
+                                     status=400)
+        if payload.get("think") and "thinking" not in shown["capabilities"]:
+            return web.json_response({"error": f"\"{model}\" does not support thinking"}, status=400)
+        reply = self._queue.popleft() if self._queue else self.default_reply
+        if reply.kind == "http_error":
+            return web.json_response({"error": reply.message}, status=reply.status)
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        origin = request.headers.get("Origin")
+        if origin and self.allow_origin is not None:
+            self._add_cors(response, origin)
+        await response.prepare(request)
+        prompt = max(1, len(json.dumps(payload.get("messages", []))) // 4)
+        try:
+            for line in ollama_lines(reply, model, prompt, bool(payload.get("think"))):
+                await self._write_split(response, (json.dumps(line) + "\n").encode())
+                if reply.delay_s:
+                    await asyncio.sleep(reply.delay_s)
+            await response.write_eof()
+        except (ConnectionResetError, ConnectionError):
+            self.streams_aborted += 1
+            return response
+        self.streams_completed += 1
+        return response
 
     async def _ollama_tags(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(ollama_tags())

@@ -7,10 +7,11 @@ field and `cost` in the usage chunk), and `error_body` gives the JSON body of a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Flavor = Literal["openrouter", "ollama"]
@@ -20,13 +21,15 @@ ERROR_MESSAGES = {
     400: "Invalid request",
     401: "No auth credentials found",
     402: "Insufficient credits. Add more using https://openrouter.ai/credits",
-    403: "Key limit exceeded",
+    403: "Your chosen model requires moderation and your input was flagged",
     408: "Request timed out",
     429: "Rate limit exceeded: free-models-per-min. Try again later.",
     500: "Internal Server Error",
     502: "Provider returned error",
     503: "No available provider for this model",
 }
+DAILY_FREE_LIMIT = "Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day"
+StreamErrorShape = Literal["top", "choice", "bare"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,13 @@ class Reply:
     delay_s: float = 0.0  # pause between content chunks (a slow stream, for Stop tests)
     chunk_chars: int = 4  # characters of text per delta
     usage: dict[str, Any] = field(default_factory=dict)
+    reasoning: str = ""  # streamed first as `delta.reasoning` + `delta.reasoning_details` (see reasoning_details)
+    finish: str | None = None  # the finish_reason to end with (default: "stop" or "tool_calls")
+    error_shape: StreamErrorShape = "top"  # where a stream_error says so (see stream_error)
+
+    def with_reasoning(self, reasoning: str) -> Reply:
+        """The same reply, thought through first (a reasoning model, Gemini-3-like blocks)."""
+        return replace(self, reasoning=reasoning)
 
     @staticmethod
     def text(content: str, *, delay_s: float = 0.0, chunk_chars: int = 4) -> Reply:
@@ -72,16 +82,43 @@ class Reply:
                      retry_after=retry_after)
 
     @staticmethod
-    def stream_error(message: str = "Provider disconnected unexpectedly", *, text: str = "Partial ") -> Reply:
-        """A 200 stream that starts normally and then carries an error event (OpenRouter mid-stream error)."""
-        return Reply("stream_error", content=text, message=message)
+    def stream_error(message: str = "Provider disconnected unexpectedly", *, text: str = "Partial ",
+                     shape: StreamErrorShape = "top") -> Reply:
+        """A 200 stream that starts normally and then fails: `top`, OpenRouter's mid-stream error (a
+        top-level `error` object with `finish_reason: "error"`); `choice`, the error object nested in the
+        choice; `bare`, `finish_reason: "error"` and no error object at all."""
+        return Reply("stream_error", content=text, message=message, error_shape=shape)
+
+    @staticmethod
+    def cut_off(content: str) -> Reply:
+        """A reply that reached the length limit (`finish_reason: "length"`)."""
+        return Reply("text", content=content, finish="length")
+
+    @staticmethod
+    def filtered(content: str) -> Reply:
+        """A reply stopped by the provider's content filter (`finish_reason: "content_filter"`)."""
+        return Reply("text", content=content, finish="content_filter")
+
+    @staticmethod
+    def daily_quota() -> Reply:
+        """OpenRouter's 429 once the day's `:free` model requests are used up."""
+        return Reply.error(429, DAILY_FREE_LIMIT)
 
 
 def error_body(reply: Reply) -> dict[str, Any]:
     """OpenRouter's error JSON: `{"error": {"code", "message", "metadata"?}}`."""
     error: dict[str, Any] = {"code": reply.status, "message": reply.message}
-    if reply.status == 429:
-        error["metadata"] = {"headers": {"X-RateLimit-Limit": "20", "X-RateLimit-Remaining": "0"}}
+    if reply.status == 429 and "per-day" in reply.message:
+        midnight = (int(time.time()) // 86400 + 1) * 86400
+        error["metadata"] = {"headers": {"X-RateLimit-Limit": "50", "X-RateLimit-Remaining": "0",
+                                         "X-RateLimit-Reset": str(midnight * 1000)}, "provider_name": None}
+    elif reply.status == 429:
+        reset = (int(time.time()) + 60) * 1000
+        error["metadata"] = {"headers": {"X-RateLimit-Limit": "20", "X-RateLimit-Remaining": "0",
+                                         "X-RateLimit-Reset": str(reset)}}
+    elif reply.status == 403:
+        error["metadata"] = {"reasons": ["harassment"], "flagged_input": "…", "provider_name": "OpenAI",
+                             "model_slug": "openai/gpt-4o-mini"}
     return {"error": error}
 
 
@@ -126,6 +163,36 @@ def usage_for(reply: Reply, flavor: Flavor, prompt_chars: int) -> dict[str, Any]
     return usage
 
 
+REASONING_FORMAT = "google-gemini-v1"
+
+
+def reasoning_details(reply: Reply, generation: str) -> list[dict[str, Any]]:
+    """The blocks a reply's reasoning becomes once merged: the text (index 0) and, when it calls a
+    tool, an encrypted thought signature for the call (index 1), as OpenRouter sends Gemini 3's."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "reasoning.text", "text": reply.reasoning, "format": REASONING_FORMAT, "index": 0}
+    ]
+    if reply.tool_calls:
+        signature = hashlib.sha256(f"{generation}:{reply.reasoning}".encode()).hexdigest()
+        blocks.append({"type": "reasoning.encrypted", "data": f"sig-{signature}", "id": reply.tool_calls[0].call_id,
+                       "format": REASONING_FORMAT, "index": 1})
+    return blocks
+
+
+def reasoning_deltas(maker: ChunkMaker, reply: Reply) -> Iterator[dict[str, Any]]:
+    """`delta.reasoning` text with its `reasoning_details` piece; the encrypted block last, in two halves."""
+    for piece in split_text(reply.reasoning, 6):
+        detail = {"type": "reasoning.text", "text": piece, "format": REASONING_FORMAT, "index": 0}
+        yield maker.chunk({"role": "assistant", "content": "", "reasoning": piece, "reasoning_details": [detail]})
+    for block in reasoning_details(reply, maker.id)[1:]:
+        data = block["data"]
+        yield maker.chunk({"content": "", "reasoning": None,
+                           "reasoning_details": [{**block, "data": data[: len(data) // 2]}]})
+        rest = {"type": block["type"], "data": data[len(data) // 2:], "format": REASONING_FORMAT,
+                "index": block["index"]}
+        yield maker.chunk({"content": "", "reasoning_details": [rest]})
+
+
 def tool_call_deltas(maker: ChunkMaker, calls: tuple[ToolCall, ...]) -> Iterator[dict[str, Any]]:
     """A head delta per call (id, name, empty arguments), then its arguments in small fragments."""
     for index, call in enumerate(calls):
@@ -138,6 +205,8 @@ def tool_call_deltas(maker: ChunkMaker, calls: tuple[ToolCall, ...]) -> Iterator
 
 def stream_chunks(reply: Reply, maker: ChunkMaker, usage: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
     """The JSON objects of a stream, in order (without the final `[DONE]`)."""
+    if reply.reasoning:
+        yield from reasoning_deltas(maker, reply)
     if reply.content:
         first = True
         for piece in split_text(reply.content, reply.chunk_chars):
@@ -145,14 +214,49 @@ def stream_chunks(reply: Reply, maker: ChunkMaker, usage: dict[str, Any] | None)
             first = False
             yield maker.chunk(delta)
     if reply.kind == "stream_error":
-        error = {"code": "server_error", "message": reply.message}
-        yield maker.chunk({"content": ""}, "error", error=error)
+        error = {"code": "server_error", "message": reply.message}  # OpenRouter's documented mid-stream shape
+        if reply.error_shape == "top":
+            yield maker.chunk({"content": ""}, "error", error=error)
+        elif reply.error_shape == "choice":
+            chunk = maker.chunk({"content": ""}, "error")
+            chunk["choices"][0]["error"] = error
+            yield chunk
+        else:
+            yield maker.chunk({"content": ""}, "error")
         return
     yield from tool_call_deltas(maker, reply.tool_calls)
-    yield maker.chunk({}, "tool_calls" if reply.tool_calls else "stop")
+    yield maker.chunk({}, reply.finish or ("tool_calls" if reply.tool_calls else "stop"))
     if usage is not None:
         yield maker.chunk({}, None, usage=usage) if maker.flavor == "openrouter" else {
             **maker.chunk({}), "choices": [], "usage": usage}
+
+
+def ollama_lines(reply: Reply, model: str, prompt_tokens: int, think: bool) -> Iterator[dict[str, Any]]:
+    """The NDJSON objects of Ollama's `/api/chat` stream: `message.thinking` (only when `think` was
+    asked), `message.content` pieces, tool calls as whole objects (arguments an object), then the
+    `done: true` line with `done_reason` and the token counts; a stream error is an `{"error"}` line."""
+    created = "2025-10-02T14:31:05.511208Z"
+
+    def line(message: dict[str, Any]) -> dict[str, Any]:
+        return {"model": model, "created_at": created, "message": {"role": "assistant", "content": "", **message},
+                "done": False}
+
+    if reply.reasoning and think:
+        for piece in split_text(reply.reasoning, 6):
+            yield line({"thinking": piece})
+    for piece in split_text(reply.content, reply.chunk_chars) if reply.content else []:
+        yield line({"content": piece})
+    if reply.kind == "stream_error":
+        yield {"error": reply.message}
+        return
+    if reply.tool_calls:
+        yield line({"tool_calls": [{"id": c.call_id, "function": {"index": i, "name": c.name, "arguments": c.arguments}}
+                                   for i, c in enumerate(reply.tool_calls)]})
+    completion = max(1, len(reply.content) // 4) + 8 * len(reply.tool_calls)
+    yield {"model": model, "created_at": created, "message": {"role": "assistant", "content": ""}, "done": True,
+           "done_reason": reply.finish or "stop", "total_duration": 885095291, "load_duration": 3753500,
+           "prompt_eval_count": prompt_tokens, "prompt_eval_duration": 328493000, "eval_count": completion,
+           "eval_duration": 552222000}
 
 
 def completion_json(reply: Reply, maker: ChunkMaker, usage: dict[str, Any]) -> dict[str, Any]:

@@ -124,7 +124,7 @@ async def test_ollama_tags_and_show(fake: FakeLLM, http: aiohttp.ClientSession) 
         names = [m["name"] for m in (await resp.json())["models"]]
     async with http.post(f"{fake.base_url}/api/show", json={"model": names[0]}) as resp:
         shown = await resp.json()
-    assert names == ["llama3.2:3b", "qwen3:8b"]
+    assert names == ["llama3.2:3b", "qwen3:8b", "llava:7b"]
     assert shown["model_info"]["llama.context_length"] == 131072
     assert "tools" in shown["capabilities"]
 
@@ -144,3 +144,32 @@ async def test_oauth_pkce(fake: FakeLLM, http: aiohttp.ClientSession, tamper: bo
         assert resp.status == status
         answer = await resp.json()
     assert (answer.get("key") in fake.issued_keys) == (not tamper)
+
+
+async def test_a_reasoning_model_refuses_a_tool_round_sent_back_without_its_reasoning_details(
+    fake: FakeLLM, http: aiohttp.ClientSession
+) -> None:
+    fake.script([Reply.tool_call("read_file", {"path": "a.md"}, call_id="call_g1").with_reasoning("Read a.md first.")])
+    url = f"{fake.base_url}/api/v1/chat/completions"
+    _, data = await stream(http, url)
+    chunks = [json.loads(d) for d in data[:-1]]
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    assert "".join(d.get("reasoning") or "" for d in deltas) == "Read a.md first."
+    pieces = [p for d in deltas for p in d.get("reasoning_details") or []]
+    assert {p["index"] for p in pieces} == {0, 1} and len(pieces) > 3  # blocks arrive in pieces
+    issued = fake.issued_reasoning["call_g1"]
+    call = {"id": "call_g1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.md"}'}}
+    tool = {"role": "tool", "tool_call_id": "call_g1", "content": "hello"}
+    headers = {"Authorization": f"Bearer {KEY}"}
+    for sent, status in [(None, 400), ([{**issued[0], "text": "edited"}, issued[1]], 400), (issued, 200)]:
+        assistant: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        if sent is not None:
+            assistant["reasoning_details"] = sent
+        messages = [{"role": "user", "content": "hi"}, assistant, tool]
+        payload = {"model": "google/gemini-3-pro-preview", "stream": True, "messages": messages}
+        async with http.post(url, json=payload, headers=headers) as resp:
+            assert resp.status == status
+            if status == 400:
+                assert "missing a thought_signature" in (await resp.json())["error"]["message"]
+            else:
+                await resp.read()

@@ -4,7 +4,7 @@ import "./styles.css";
 import { normalizeBaseUrl } from "./worker/egress";
 import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
-import { isPermissionMode, providerInfo, type AppSettings } from "./settings/model";
+import { isPermissionMode, isReasoningEffort, parseContextLength, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { SettingsOrder } from "./settings/ordering";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
@@ -15,6 +15,10 @@ import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
 import { installKeyboard } from "./ui/keyboard";
 import { mountSidebarDrawer } from "./ui/sidebar-drawer";
+import { runChecks } from "./settings/doctor";
+import { DoctorView } from "./ui/doctor-view";
+import { mountRecordingControls } from "./ui/recording-controls";
+import { defaultModel } from "./ui/model-picker";
 import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
 import { StatusView } from "./ui/status";
@@ -61,6 +65,34 @@ const panel = new SettingsPanel({
   forgetKey: (provider) => void order.change(() => forgetKey(provider)),
   chooseModel: (model) => void order.change(() => chooseModel(model)),
 });
+new DoctorView(
+  async () => {
+    await whenReady();
+    const listed = await client.listModels();
+    return runChecks({
+      provider: settings.provider,
+      baseUrl: settings.baseUrl,
+      pageOrigin: location.origin,
+      key: await keys.get(settings.provider, settings.keyStorage),
+      model: settings.model,
+      models: listed.ok ? listed.models : null,
+      fetch: (url, init) => fetch(url, init),
+    });
+  },
+  (state, text) => panel.setConnection(state, text),
+);
+const recording = mountRecordingControls({
+  exportRecording: () => client.exportRecording(),
+  loadReplay: (text) => client.loadReplay(text),
+  loaded: (ok, text) => {
+    panel.setConnection(ok ? "ok" : "error", text);
+    if (ok) void checkConnection();
+  },
+  error: (text) => chat.showError(text),
+});
+byTestId<HTMLSelectElement>("provider-select").addEventListener("change", (event) =>
+  recording.showReplayInput((event.target as HTMLSelectElement).value === "replay"),
+);
 const permission = byTestId<HTMLSelectElement>("permission-mode");
 const lockBanner = byTestId("workspace-lock");
 const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElement;
@@ -167,6 +199,8 @@ async function pushConfig(): Promise<void> {
       baseUrl: settings.baseUrl,
       model: settings.model,
       permissionMode: settings.permissionMode,
+      reasoning: settings.reasoning,
+      contextLength: settings.contextLength,
       packageIndexUrls,
     },
     key,
@@ -197,7 +231,7 @@ async function checkConnection(): Promise<boolean> {
   }
   const models = result.models;
   if (models.length > 0 && !models.some((m) => m.id === settings.model)) {
-    settings.model = models[0]?.id ?? null;
+    settings.model = defaultModel(models);
     await persist();
     await pushConfig();
   }
@@ -209,7 +243,7 @@ async function checkConnection(): Promise<boolean> {
 }
 
 async function save(form: SettingsForm): Promise<void> {
-  const baseUrl = normalizeBaseUrl(form.baseUrl);
+  const baseUrl = form.provider === "replay" ? "" : normalizeBaseUrl(form.baseUrl);
   if (baseUrl === null) {
     panel.setConnection("error", "The base URL must be an http:// or https:// URL without a query");
     return;
@@ -291,6 +325,23 @@ async function init(): Promise<void> {
       await pushConfig();
     });
   });
+  const effort = byTestId<HTMLSelectElement>("reasoning-effort");
+  effort.value = settings.reasoning;
+  effort.addEventListener("change", () => {
+    if (!isReasoningEffort(effort.value)) return;
+    settings.reasoning = effort.value;
+    void persist().then(pushConfig);
+  });
+  const contextInput = byTestId<HTMLInputElement>("context-window-input");
+  contextInput.value = settings.contextLength === null ? "" : String(settings.contextLength);
+  contextInput.addEventListener("change", () => {
+    settings.contextLength = parseContextLength(contextInput.value);
+    contextInput.value = settings.contextLength === null ? "" : String(settings.contextLength);
+    void persist()
+      .then(pushConfig)
+      .then(checkConnection); // the model list reports the window in use
+  });
+  recording.showReplayInput(settings.provider === "replay");
   const has = await hasKey();
   panel.fill(settings, has);
   client.start();

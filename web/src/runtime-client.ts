@@ -69,6 +69,31 @@ export class RuntimeClient {
   }
 
   /** A files-panel request that the worker answers itself (list, read, upload, delete, export). */
+  /** This page's model traffic as a recording (JSON text). */
+  exportRecording(): Promise<RequestResult> {
+    return this.ask((requestId) => ({ type: "recording_export", requestId }));
+  }
+
+  /** Load a recording to answer model requests from (provider `replay`). */
+  loadReplay(text: string): Promise<RequestResult> {
+    return this.ask((requestId) => ({ type: "replay_load", requestId, text }));
+  }
+
+  private ask(make: (requestId: string) => MainToWorker): Promise<RequestResult> {
+    const requestId = `r${this.nextRequest++}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(requestId);
+        resolve({ ok: false, code: "timeout", message: "the worker did not answer" });
+      }, REQUEST_TIMEOUT_MS);
+      this.waiters.set(requestId, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+      this.post(make(requestId));
+    });
+  }
+
   workspace(request: WorkspaceRequest, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RequestResult> {
     const requestId = `w${this.nextRequest++}`;
     return new Promise((resolve) => {

@@ -75,15 +75,6 @@ RECORDED = [
         "tool_calls",
         id="openrouter two tool calls in fragments",
     ),
-    pytest.param(
-        "ollama_text.sse",
-        OLLAMA,
-        "Hi there.",
-        (),
-        (26, 3, 29, None),
-        "stop",
-        id="ollama text, usage without cost",
-    ),
 ]
 
 
@@ -120,19 +111,12 @@ async def test_recorded_stream(
             {"X-Title": "Tidepool", "HTTP-Referer": "http://localhost:5173"},
             id="openrouter",
         ),
-        pytest.param(OLLAMA, "http://localhost:11434/v1/chat/completions", {}, id="ollama"),
-        pytest.param(
-            ProviderEndpoint("ollama", "http://127.0.0.1:11434/v1/", False),
-            "http://127.0.0.1:11434/v1/chat/completions",
-            {},
-            id="ollama base url given with /v1",
-        ),
     ],
 )
 async def test_request_shape(
     host: FrameHost, settings: ProviderEndpoint, url: str, extra_headers: dict[str, str]
 ) -> None:
-    host.responder = lambda request: HttpReply.sse((STREAMS / "ollama_text.sse").read_bytes())
+    host.responder = lambda request: HttpReply.sse((STREAMS / "openrouter_text.sse").read_bytes())
     provider = await _provider(host, settings)
     await asyncio.wait_for(_collect(provider.stream_chat(HELLO, TOOLS, "m-1")), 5)
     (request,) = host.requests
@@ -160,7 +144,13 @@ ERRORS = [
         id="401",
     ),
     pytest.param(
-        403, {}, {"error": {"message": "Key disabled", "code": 403}}, "auth", ["Key disabled"], None, id="403"
+        403,
+        {},
+        {"error": {"message": "Your chosen model requires moderation and your input was flagged", "code": 403}},
+        "refused",
+        ["refused this request (moderation)", "input was flagged"],
+        None,
+        id="403 moderation"
     ),
     pytest.param(
         402,
@@ -262,13 +252,13 @@ RETRIES = [
 
 @pytest.mark.parametrize(("failures", "sleeps_want", "error"), RETRIES)
 async def test_retries(host: FrameHost, failures: list[HttpReply], sleeps_want: list[float], error: str | None) -> None:
-    ok = HttpReply.sse((STREAMS / "ollama_text.sse").read_bytes())
+    ok = HttpReply.sse((STREAMS / "openrouter_text.sse").read_bytes())
     host.responder = _script(*failures, ok)
     sleeps = Sleeps()
     provider = await _provider(host, OPENROUTER, sleeps)
     if error is None:
         events = await asyncio.wait_for(_collect(provider.stream_chat(HELLO, [], "m")), 5)
-        assert isinstance(events[-1], Finished) and events[-1].text == "Hi there."
+        assert isinstance(events[-1], Finished) and events[-1].text == "Hello, **wörld** ☃!\n\nHow can I help?"
     else:
         with pytest.raises(ProviderError) as info:
             await asyncio.wait_for(_collect(provider.stream_chat(HELLO, [], "m")), 5)
@@ -348,8 +338,8 @@ async def test_openrouter_models(host: FrameHost) -> None:
     provider = await _provider(host, OPENROUTER)
     models = await asyncio.wait_for(provider.list_models(), 5)
     assert models == [
-        ModelInfo("openai/gpt-4o-mini", "OpenAI: GPT-4o-mini", 128000, 0.00000015, 0.0000006, True),
-        ModelInfo("meta-llama/llama-3.2-1b-instruct:free", "Llama 3.2 1B (free)", 131072, 0.0, 0.0, False),
+        ModelInfo("openai/gpt-4o-mini", "OpenAI: GPT-4o-mini", 128000, 0.00000015, 0.0000006, True, False),
+        ModelInfo("meta-llama/llama-3.2-1b-instruct:free", "Llama 3.2 1B (free)", 131072, 0.0, 0.0, False, False),
         ModelInfo("openrouter/auto", "Auto Router", 2000000, None, None, None),
     ]
     (request,) = host.requests
@@ -381,8 +371,9 @@ async def test_ollama_models(host: FrameHost) -> None:
     provider = await _provider(host, OLLAMA)
     models = await asyncio.wait_for(provider.list_models(), 5)
     assert models == [
-        ModelInfo("llama3.2:latest", "llama3.2:latest", 131072, 0.0, 0.0, True),
-        ModelInfo("nomic-embed-text:latest", "nomic-embed-text:latest", 2048, 0.0, 0.0, False),
+        # context_length is the window the chat will ask for: the model's maximum up to 8192
+        ModelInfo("llama3.2:latest", "llama3.2:latest", 8192, 0.0, 0.0, True, False, False),
+        ModelInfo("nomic-embed-text:latest", "nomic-embed-text:latest", 2048, 0.0, 0.0, False, False, False),
     ]
     shows = [r for r in host.requests if r["url"].endswith("/api/show")]
     assert sorted(json.loads(r["body"])["model"] for r in shows) == ["llama3.2:latest", "nomic-embed-text:latest"]

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 DB_FIXTURES = ROOT / "tests" / "fixtures" / "db"
 
 
-EARLIER_VERSIONS = [1, 2]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
+EARLIER_VERSIONS = [1, 2, 3]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
 
 
 def copy_of(tmp_path: Path, version: int) -> Path:
@@ -66,9 +66,17 @@ def test_earlier_version_migrates_to_latest_keeping_everything(tmp_path: Path, v
         assert "Prefers trains over planes" in [m.text for m in store.memory_pinned()]
         # 0003: pending approvals exist and persist.
         store.approval_add("s-v1", "c9", "write_file", {"path": "a.md"})
+        # 0004: earlier replies have no reasoning; a new one keeps its blocks exactly and why it ended.
+        assert (messages[3].reasoning, messages[3].reasoning_details, messages[3].finish_reason) == ("", (), None)
+        details = ({"type": "reasoning.encrypted", "data": "c2ln", "format": "google-gemini-v1", "index": 0},)
+        kept = store.append_message(
+            "s-v1", "assistant", "Cut", reasoning="Hmm.", reasoning_details=details, finish_reason="length"
+        )
+        assert (kept.reasoning, kept.reasoning_details, kept.finish_reason) == ("Hmm.", details, "length")
     with Store(path) as again:
         assert again.migrated == []
         assert [a.call_id for a in again.approvals_pending("s-v1")] == ["c9"]
+        assert again.list_messages("s-v1")[-1].reasoning_details[0]["data"] == "c2ln"
 
 
 def test_fresh_database_gets_every_step(tmp_path: Path) -> None:

@@ -49,6 +49,7 @@ export type Config = {
   permission_mode?: PermissionMode;
   page_origin?: string | null;
   context_length?: number | null;
+  reasoning?: "auto" | "off" | "low" | "medium" | "high";
   package_index_urls?: string[] | null;
 };
 
@@ -163,6 +164,20 @@ export type TextDelta = {
   text: string;
 };
 
+/** A piece of the model's reasoning for the reply that follows (shown folded once the reply starts). */
+export type ReasoningDelta = {
+  kind: "reasoning_delta";
+  turn_id: string;
+  text: string;
+};
+
+/** A reply ended for a reason the person should see: ``length`` (cut off) or ``content_filter``. */
+export type ReplyFinished = {
+  kind: "reply_finished";
+  turn_id: string;
+  finish_reason: string;
+};
+
 export type ToolStarted = {
   kind: "tool_started";
   turn_id: string;
@@ -272,16 +287,16 @@ export type Log = {
 
 export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | ExecOutput | Reply | Cancel | Error;
 export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | Log | Reply | Error;
-export type UiEvent = Ready | TurnStarted | TextDelta | ToolStarted | ToolFinished | ToolOutput | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened;
+export type UiEvent = Ready | TurnStarted | TextDelta | ReasoningDelta | ReplyFinished | ToolStarted | ToolFinished | ToolOutput | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened;
 
 export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "exec_output", "reply", "cancel", "error"] as const;
 export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "log", "reply", "error"] as const;
-export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "tool_started", "tool_finished", "tool_output", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened"] as const;
+export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "reasoning_delta", "reply_finished", "tool_started", "tool_finished", "tool_output", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened"] as const;
 
 /** The shape (in SHAPES) of each tag. */
 export const HOST_MESSAGE_SHAPES = { hello: "Hello", http_head: "HttpHead", http_chunk: "HttpChunk", http_end: "HttpEnd", http_error: "HttpError", config: "Config", user_message: "UserMessage", abort_turn: "AbortTurn", approval: "Approval", request: "Request", exec_result: "ExecResult", exec_output: "ExecOutput", reply: "Reply", cancel: "Cancel", error: "Error" } as const;
 export const RUNTIME_MESSAGE_SHAPES = { hello: "Hello", http_request: "HttpRequest", cancel: "Cancel", event: "EventMessage", exec_request: "ExecRequest", flush_request: "FlushRequest", log: "Log", reply: "Reply", error: "Error" } as const;
-export const UI_EVENT_SHAPES = { ready: "Ready", turn_started: "TurnStarted", text_delta: "TextDelta", tool_started: "ToolStarted", tool_finished: "ToolFinished", tool_output: "ToolOutput", approval_needed: "ApprovalNeeded", usage: "Usage", turn_finished: "TurnFinished", error: "ErrorEvent", notice: "Notice", session_opened: "SessionOpened" } as const;
+export const UI_EVENT_SHAPES = { ready: "Ready", turn_started: "TurnStarted", text_delta: "TextDelta", reasoning_delta: "ReasoningDelta", reply_finished: "ReplyFinished", tool_started: "ToolStarted", tool_finished: "ToolFinished", tool_output: "ToolOutput", approval_needed: "ApprovalNeeded", usage: "Usage", turn_finished: "TurnFinished", error: "ErrorEvent", notice: "Notice", session_opened: "SessionOpened" } as const;
 
 /** The fields of every shape, for checking what arrives (validate.ts). */
 export const SHAPES: Readonly<Record<string, FieldTable>> = {
@@ -291,7 +306,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   HttpEnd: {"type": {"schema": {"literal": ["http_end"]}, "required": true}, "id": {"schema": "string", "required": true}},
   HttpError: {"type": {"schema": {"literal": ["http_error"]}, "required": true}, "id": {"schema": "string", "required": true}, "kind": {"schema": {"literal": ["network", "timeout", "refused", "aborted"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ProviderSettings: {"kind": {"schema": "string", "required": true}, "base_url": {"schema": "string", "required": true}, "has_key": {"schema": "boolean", "required": true}},
-  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}},
+  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "reasoning": {"schema": {"literal": ["auto", "off", "low", "medium", "high"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}},
   UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "replaces_turn": {"schema": {"anyOf": ["string", "null"]}, "required": false}},
   AbortTurn: {"type": {"schema": {"literal": ["abort_turn"]}, "required": true}},
   Approval: {"type": {"schema": {"literal": ["approval"]}, "required": true}, "call_id": {"schema": "string", "required": true}, "decision": {"schema": {"literal": ["allow", "allow_session", "deny"]}, "required": true}},
@@ -308,6 +323,8 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   Ready: {"kind": {"schema": {"literal": ["ready"]}, "required": true}, "models_known": {"schema": "boolean", "required": true}, "tools": {"schema": {"list": {"shape": "ToolInfo"}}, "required": true}},
   TurnStarted: {"kind": {"schema": {"literal": ["turn_started"]}, "required": true}, "turn_id": {"schema": "string", "required": true}},
   TextDelta: {"kind": {"schema": {"literal": ["text_delta"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "text": {"schema": "string", "required": true}},
+  ReasoningDelta: {"kind": {"schema": {"literal": ["reasoning_delta"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "text": {"schema": "string", "required": true}},
+  ReplyFinished: {"kind": {"schema": {"literal": ["reply_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "finish_reason": {"schema": "string", "required": true}},
   ToolStarted: {"kind": {"schema": {"literal": ["tool_started"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}},
   ToolFinished: {"kind": {"schema": {"literal": ["tool_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}, "ok": {"schema": "boolean", "required": true}, "result": {"schema": "string", "required": true}, "status": {"schema": {"literal": ["ok", "error", "denied"]}, "required": true}},
   ToolOutput: {"kind": {"schema": {"literal": ["tool_output"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "stream": {"schema": {"literal": ["stdout", "stderr"]}, "required": true}, "text": {"schema": "string", "required": true}},
@@ -317,7 +334,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   ErrorEvent: {"kind": {"schema": {"literal": ["error"]}, "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": true}},
   Notice: {"kind": {"schema": {"literal": ["notice"]}, "required": true}, "code": {"schema": "string", "required": true}, "text": {"schema": "string", "required": true}},
   SessionOpened: {"kind": {"schema": {"literal": ["session_opened"]}, "required": true}, "session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "resumed_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
-  EventMessage: {"type": {"schema": {"literal": ["event"]}, "required": true}, "event": {"schema": {"tag": "kind", "shapes": {"ready": "Ready", "turn_started": "TurnStarted", "text_delta": "TextDelta", "tool_started": "ToolStarted", "tool_finished": "ToolFinished", "tool_output": "ToolOutput", "approval_needed": "ApprovalNeeded", "usage": "Usage", "turn_finished": "TurnFinished", "error": "ErrorEvent", "notice": "Notice", "session_opened": "SessionOpened"}}, "required": true}},
+  EventMessage: {"type": {"schema": {"literal": ["event"]}, "required": true}, "event": {"schema": {"tag": "kind", "shapes": {"ready": "Ready", "turn_started": "TurnStarted", "text_delta": "TextDelta", "reasoning_delta": "ReasoningDelta", "reply_finished": "ReplyFinished", "tool_started": "ToolStarted", "tool_finished": "ToolFinished", "tool_output": "ToolOutput", "approval_needed": "ApprovalNeeded", "usage": "Usage", "turn_finished": "TurnFinished", "error": "ErrorEvent", "notice": "Notice", "session_opened": "SessionOpened"}}, "required": true}},
   ExecRequest: {"type": {"schema": {"literal": ["exec_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "code": {"schema": "string", "required": true}, "timeout_s": {"schema": "number", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "packages": {"schema": {"list": "string"}, "required": false}, "index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "network": {"schema": "boolean", "required": false}},
   FlushRequest: {"type": {"schema": {"literal": ["flush_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "what": {"schema": {"literal": ["workspace", "state"]}, "required": true}, "paths": {"schema": {"list": "string"}, "required": true}, "rotate": {"schema": "boolean", "required": false}},
   Log: {"type": {"schema": {"literal": ["log"]}, "required": true}, "level": {"schema": "string", "required": true}, "logger": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}},

@@ -45,6 +45,8 @@ export interface ModelInfo {
   prompt_price: number | null;
   completion_price: number | null;
   tools: boolean | null;
+  reasoning: boolean | null;
+  vision: boolean | null;
 }
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
@@ -61,6 +63,8 @@ export function parseModels(result: unknown): ModelInfo[] | null {
       prompt_price: finite(m.prompt_price) ? m.prompt_price : null,
       completion_price: finite(m.completion_price) ? m.completion_price : null,
       tools: typeof m.tools === "boolean" ? m.tools : null,
+      reasoning: typeof m.reasoning === "boolean" ? m.reasoning : null,
+      vision: typeof m.vision === "boolean" ? m.vision : null,
     });
   }
   return models;

@@ -9,12 +9,23 @@ import {
 
 export type KeyStorage = "encrypted" | "session";
 
+/** How hard a reasoning model thinks (OpenRouter `reasoning.effort`); `auto`: medium for models that reason. */
+export const REASONING_EFFORTS = ["auto", "off", "low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+export function isReasoningEffort(value: unknown): value is ReasoningEffort {
+  return typeof value === "string" && (REASONING_EFFORTS as readonly string[]).includes(value);
+}
+
 export interface AppSettings {
   provider: ProviderKind;
   baseUrl: string;
   model: string | null;
   permissionMode: PermissionMode;
   keyStorage: KeyStorage;
+  reasoning: ReasoningEffort;
+  /** The context window to ask for (tokens; Ollama's num_ctx); null: the model's maximum up to 8192. */
+  contextLength: number | null;
   /** Where "Connect with OpenRouter" sends the person (and exchanges the code). */
   authBase: string;
 }
@@ -22,6 +33,8 @@ export interface AppSettings {
 export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = [
   { kind: "openrouter", label: "OpenRouter", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.openrouter, keyRequired: true },
   { kind: "ollama", label: "Ollama (local)", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.ollama, keyRequired: false },
+  /** Answers model requests from a recording file (replay-file-input): no network, for tests and bug reports. */
+  { kind: "replay", label: "Replay a recording", defaultBaseUrl: "", keyRequired: false },
 ];
 
 const MODE_LABELS: Record<PermissionMode, string> = {
@@ -62,8 +75,16 @@ export function defaultSettings(): AppSettings {
     model: null,
     permissionMode: "ask",
     keyStorage: "encrypted",
+    reasoning: "auto",
+    contextLength: null,
     authBase: DEFAULT_AUTH_BASE,
   };
+}
+
+/** A context window someone typed or stored: a whole number of tokens from 512 up, else null (the default). */
+export function parseContextLength(value: unknown): number | null {
+  const n = typeof value === "string" ? Number(value.trim() || NaN) : value;
+  return typeof n === "number" && Number.isInteger(n) && n >= 512 && n <= 10_000_000 ? n : null;
 }
 
 export function isProviderKind(value: string): value is ProviderKind {
@@ -88,6 +109,8 @@ export function sanitizeSettings(stored: unknown): AppSettings {
     model: str(s.model),
     permissionMode: mode && isPermissionMode(mode) ? mode : base.permissionMode,
     keyStorage: s.keyStorage === "session" ? "session" : "encrypted",
+    reasoning: isReasoningEffort(s.reasoning) ? s.reasoning : base.reasoning,
+    contextLength: parseContextLength(s.contextLength),
     authBase: str(s.authBase) ?? base.authBase,
   };
 }

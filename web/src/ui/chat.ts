@@ -10,7 +10,9 @@ import type { SessionView } from "./session-view";
 import { onHighlighterReady } from "./highlight-loader";
 import { renderInto } from "./markdown";
 import { attachActions, editLast, placeRegenerate, removeAfter, setSource, sourceOf, type MessageActionHost } from "./message-actions";
-import { stableCut } from "./stream-split";
+import { CONTINUE_PROMPT, clearRetryNotices, dropContinueButtons, markEnding } from "./endings";
+import { ReasoningBlock } from "./reasoning";
+import { newTurnId, renderSegment, renderWhole, startSegment, type Segment } from "./streaming-reply";
 import { ToolCard } from "./tool-card";
 
 export interface ChatActions {
@@ -23,17 +25,6 @@ export interface ChatActions {
 
 type Role = "user" | "assistant" | "error";
 
-interface Segment {
-  node: HTMLElement;
-  text: string;
-  stable: number; // characters already rendered for good into `done` (see stableCut)
-  done: HTMLElement;
-  tail: HTMLElement;
-}
-
-/** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */
-const FINAL_RENDER_MAX = 200_000;
-
 const LOCAL_STOP_GRACE_MS = 5000;
 
 export class ChatView {
@@ -44,6 +35,8 @@ export class ChatView {
   private readonly stopButton = byTestId<HTMLButtonElement>("chat-stop");
   private readonly cards = new Map<string, ToolCard>();
   private segment: Segment | null = null;
+  private thinking: ReasoningBlock | null = null; // the reasoning streaming now, folded when the answer starts
+  private lastReply: HTMLElement | null = null; // this turn's latest assistant message
   private dirty = new Set<Segment>();
   private streamed: Segment[] = []; // this turn's streamed replies, rendered in pieces
   private frame = 0;
@@ -101,12 +94,23 @@ export class ChatView {
         this.turnId = event.turn_id;
         return this.setRunning(true);
       case "text_delta":
+        clearRetryNotices(this.list);
+        this.foldThinking();
         return this.appendText(event.text);
+      case "reasoning_delta":
+        clearRetryNotices(this.list);
+        return this.appendReasoning(event.text);
+      case "reply_finished":
+        this.flush();
+        if (this.lastReply) this.markEnding(this.lastReply, event.finish_reason);
+        return;
       case "tool_started":
+        this.foldThinking();
         this.card(event.call_id, event.name, event.arguments).started();
         this.segment = null;
         return;
       case "approval_needed":
+        this.foldThinking();
         this.card(event.call_id, event.name, event.arguments).askApproval(event.preview);
         this.segment = null;
         return;
@@ -117,6 +121,8 @@ export class ChatView {
         this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
         return;
       case "turn_finished":
+        clearRetryNotices(this.list);
+        this.foldThinking();
         this.flush();
         this.finishStreamed();
         this.segment = null;
@@ -124,6 +130,7 @@ export class ChatView {
         else if (event.reason === "max_rounds") this.note("Stopped: the turn reached its maximum number of rounds.");
         return this.setRunning(false);
       case "error":
+        this.foldThinking();
         this.flush();
         // An error outside a turn (a failed save) stays shown when the session is redrawn, and a
         // reply streaming meanwhile goes on in the same message.
@@ -154,6 +161,7 @@ export class ChatView {
     this.list.replaceChildren();
     this.cards.clear(); // call ids repeat across sessions (and providers)
     this.segment = null;
+    this.thinking = null;
     this.streamed = [];
     let interrupted = false; // the note goes after what the cut-off turn completed
     const endTurn = (): void => {
@@ -167,7 +175,11 @@ export class ChatView {
       }
       if (message.role === "user") endTurn();
       this.turnId = message.turnId;
-      if (message.text) this.addMessage(message.role, message.text);
+      if (message.reasoning) this.push(new ReasoningBlock(message.reasoning, false).root);
+      if (message.text) {
+        const node = this.addMessage(message.role, message.text);
+        if (message.role === "assistant" && message.finishReason) this.markEnding(node, message.finishReason);
+      }
       for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result);
       if (message.role === "user" && message.status === "interrupted") interrupted = true;
     }
@@ -206,6 +218,12 @@ export class ChatView {
     if (!text || !this.canSend || this.running) return;
     this.input.value = "";
     this.autosize();
+    this.sendText(text);
+  }
+
+  private sendText(text: string): void {
+    dropContinueButtons(this.list);
+    this.lastReply = null;
     this.turnId = newTurnId();
     this.addMessage("user", text);
     this.segment = null;
@@ -269,18 +287,39 @@ export class ChatView {
     return card;
   }
 
+  private appendReasoning(text: string): void {
+    if (!this.thinking) {
+      this.flush();
+      this.segment = null; // the reply that follows goes below its reasoning
+      this.thinking = new ReasoningBlock();
+      this.push(this.thinking.root);
+    }
+    const stick = this.nearBottom();
+    this.thinking.append(text);
+    if (stick) this.scrollToEnd();
+  }
+
+  private markEnding(node: HTMLElement, reason: string): void {
+    dropContinueButtons(this.list);
+    markEnding(node, reason, () => {
+      if (this.canSend && !this.running) this.sendText(CONTINUE_PROMPT);
+    });
+  }
+
+  private foldThinking(): void {
+    this.thinking?.fold();
+    this.thinking = null;
+  }
+
   private appendText(text: string): void {
     if (!this.segment) {
       // The first piece is painted at once (time to first token); the rest is batched per frame.
       const node = this.addMessage("assistant", "");
-      const body = node.querySelector<HTMLElement>(".message-body") ?? node;
-      const done = el("div", { class: "md-done" });
-      const tail = el("div", { class: "md-tail" });
-      body.replaceChildren(done, tail);
-      const segment: Segment = { node, text, stable: 0, done, tail };
+      const segment = startSegment(node, text);
       setSource(node, () => segment.text);
       this.segment = segment;
-      this.render(this.segment);
+      this.lastReply = node;
+      renderSegment(this.segment);
       this.streamed.push(this.segment);
       return;
     }
@@ -293,29 +332,14 @@ export class ChatView {
     if (this.frame !== 0) cancelAnimationFrame(this.frame);
     this.frame = 0;
     const stick = this.nearBottom();
-    for (const seg of this.dirty) this.render(seg);
+    for (const seg of this.dirty) renderSegment(seg);
     this.dirty.clear();
     if (stick) this.scrollToEnd();
   }
 
-  /** Render what arrived: completed blocks once (appended), the unfinished rest again each time. */
-  private render(seg: Segment): void {
-    const cut = stableCut(seg.text, seg.stable);
-    if (cut > seg.stable) {
-      const block = el("div", { class: "md-block" });
-      renderInto(block, seg.text.slice(seg.stable, cut));
-      seg.done.append(block);
-      seg.stable = cut;
-    }
-    renderInto(seg.tail, seg.text.slice(seg.stable));
-  }
-
   /** A turn ended: render its (not too long) replies once as a whole, exactly as markdown means them. */
   private finishStreamed(): void {
-    for (const seg of this.streamed) {
-      const body = seg.node.querySelector(".message-body");
-      if (body instanceof HTMLElement && seg.text.length <= FINAL_RENDER_MAX) renderInto(body, seg.text);
-    }
+    for (const seg of this.streamed) renderWhole(seg);
     this.streamed = [];
   }
 
@@ -336,6 +360,7 @@ export class ChatView {
 
   /** Something the runtime wants the person to know that is not a turn's error (a restored save, …). */
   private notice(code: string, text: string): void {
+    if (code === "retrying") clearRetryNotices(this.list);
     const close = el("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Dismiss" }, "✕");
     const node = el("div", { class: "notice kept", role: "status", "data-testid": "notice", "data-code": code }, el("span", {}, text), close);
     close.addEventListener("click", () => node.remove());
@@ -362,10 +387,4 @@ export class ChatView {
   private autosize(): void {
     this.input.rows = Math.min(8, Math.max(1, this.input.value.split("\n").length));
   }
-}
-
-/** A turn id unique in the workspace across reloads (protocol: `user_message.turn_id`). */
-function newTurnId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(6));
-  return `u${Date.now().toString(36)}-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

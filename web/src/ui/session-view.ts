@@ -18,6 +18,10 @@ export interface HistoryMessage {
   text: string;
   turnId: string | null;
   calls: HistoryCall[];
+  /** The model's reasoning for this reply (shown folded above it). */
+  reasoning: string;
+  /** Why the reply ended when that matters (`length`: cut off; `content_filter`). */
+  finishReason: string | null;
 }
 
 export interface SessionView {
@@ -44,7 +48,9 @@ function parseMessage(m: JsonObject): HistoryMessage | null {
   const calls = list(m.tool_calls)
     .map(parseCall)
     .filter((c): c is HistoryCall => c !== null);
-  return { role: m.role, status: text(m.status), text: text(m.text), turnId: typeof m.turn_id === "string" ? m.turn_id : null, calls };
+  const finishReason = typeof m.finish_reason === "string" ? m.finish_reason : null;
+  const turnId = typeof m.turn_id === "string" ? m.turn_id : null;
+  return { role: m.role, status: text(m.status), text: text(m.text), turnId, calls, reasoning: text(m.reasoning), finishReason };
 }
 
 /** Null when the value is not a session view. */

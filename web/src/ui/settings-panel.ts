@@ -5,7 +5,8 @@
 
 import type { ModelInfo, ProviderKind } from "../protocol/messages";
 import { KEY_STORAGE_HELP, isProviderKind, providerInfo, type AppSettings, type KeyStorage } from "../settings/model";
-import { byTestId, el } from "./dom";
+import { byTestId } from "./dom";
+import { ModelPicker } from "./model-picker";
 
 export interface SettingsForm {
   provider: ProviderKind;
@@ -33,11 +34,9 @@ export class SettingsPanel {
   private readonly keyHint = document.querySelector<HTMLElement>(".key-hint") as HTMLElement;
   private readonly storageHelp = document.querySelector<HTMLElement>(".key-storage-help") as HTMLElement;
   private readonly authBase = byTestId<HTMLInputElement>("auth-base-input");
-  private readonly model = byTestId<HTMLSelectElement>("model-select");
-  private readonly modelInfo = document.querySelector<HTMLElement>(".model-info") as HTMLElement;
+  private readonly picker: ModelPicker;
   private readonly connection = byTestId("connection-status");
   private readonly oauth = byTestId<HTMLButtonElement>("oauth-connect");
-  private models: ModelInfo[] = [];
 
   constructor(private readonly actions: SettingsActions) {
     byTestId("settings-open").addEventListener("click", () => this.open());
@@ -50,10 +49,7 @@ export class SettingsPanel {
     });
     this.oauth.addEventListener("click", () => this.actions.connectOpenRouter(this.authBase.value.trim()));
     byTestId("key-forget").addEventListener("click", () => this.actions.forgetKey(this.selectedProvider()));
-    this.model.addEventListener("change", () => {
-      this.showModelInfo();
-      if (this.model.value) this.actions.chooseModel(this.model.value);
-    });
+    this.picker = new ModelPicker((model) => this.actions.chooseModel(model));
   }
 
   open(): void {
@@ -92,16 +88,11 @@ export class SettingsPanel {
   }
 
   setModels(models: ModelInfo[], selected: string | null): void {
-    this.models = models;
-    const options = models.map((m) => el("option", { value: m.id }, describeModel(m)));
-    if (models.length === 0) options.push(el("option", { value: "" }, "No models"));
-    this.model.replaceChildren(...options);
-    if (selected && models.some((m) => m.id === selected)) this.model.value = selected;
-    this.showModelInfo();
+    this.picker.setModels(models, selected);
   }
 
   get selectedModel(): string | null {
-    return this.model.value || null;
+    return this.picker.selected;
   }
 
   setConnection(state: ConnectionState, text: string): void {
@@ -141,34 +132,4 @@ export class SettingsPanel {
     const checked = this.storageRadios().find((r) => r.checked);
     this.storageHelp.textContent = KEY_STORAGE_HELP[checked?.value === "session" ? "session" : "encrypted"];
   }
-
-  private showModelInfo(): void {
-    const model = this.models.find((m) => m.id === this.model.value);
-    this.modelInfo.textContent = model ? modelDetails(model) : "";
-  }
-}
-
-function describeModel(m: ModelInfo): string {
-  const parts = [m.name === m.id ? m.id : `${m.name} (${m.id})`];
-  if (m.context_length) parts.push(`${formatTokens(m.context_length)} ctx`);
-  if (m.prompt_price !== null && m.completion_price !== null) parts.push(formatPrice(m));
-  if (m.tools === true) parts.push("tools");
-  return parts.join(" · ");
-}
-
-function modelDetails(m: ModelInfo): string {
-  const context = m.context_length ? `context ${m.context_length.toLocaleString("en-US")} tokens` : "context unknown";
-  const price = m.prompt_price !== null && m.completion_price !== null ? formatPrice(m) : "price unknown";
-  const tools = m.tools === true ? "supports tools" : m.tools === false ? "no tool calling" : "tool support unknown";
-  return `${context} · ${price} · ${tools}`;
-}
-
-function formatTokens(n: number): string {
-  return n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
-}
-
-function formatPrice(m: ModelInfo): string {
-  if (m.prompt_price === 0 && m.completion_price === 0) return "free";
-  const perMillion = (p: number | null): string => `$${+((p ?? 0) * 1_000_000).toFixed(2)}`;
-  return `${perMillion(m.prompt_price)}/${perMillion(m.completion_price)} per 1M`;
 }

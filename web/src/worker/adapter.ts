@@ -15,6 +15,7 @@ import {
 import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
 import { HttpExecutor } from "./http";
 import { LiveOutput } from "./live-output";
+import { parseRecording, Recorder, ReplaySource } from "./recording";
 import type { FlushOutcome } from "./persistence";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
@@ -47,6 +48,8 @@ type HandshakeState = "waiting" | "hello" | "ready" | "failed";
 export class Adapter {
   private readonly decoder = new FrameDecoder(DEFAULT_MAX_FRAME);
   private readonly http: HttpExecutor;
+  private readonly recorder = new Recorder();
+  private replay: ReplaySource | null = null;
   private settings: AgentSettings | null = null;
   private key: string | null = null;
   private state: HandshakeState = "waiting";
@@ -64,10 +67,15 @@ export class Adapter {
         if (m.type === "http_end" || m.type === "http_error") this.tokenArrived(m.id);
       },
       credentials: () => ({
-        policy: { providerBaseUrl: this.settings?.baseUrl ?? null, appOrigin: io.appOrigin },
+        policy: {
+          providerBaseUrl: this.settings?.provider === "replay" ? (this.replay?.recording.base_url ?? null) : (this.settings?.baseUrl ?? null),
+          appOrigin: io.appOrigin,
+        },
         key: this.key,
       }),
       failure: (f) => this.io.toMain({ type: "http_failure", ...f }),
+      recorder: this.recorder,
+      replay: () => (this.settings?.provider === "replay" ? this.replay : null),
     });
   }
 
@@ -112,6 +120,21 @@ export class Adapter {
         return;
       case "user_message":
         this.send({ type: "user_message", text: message.text, turn_id: message.turnId, ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}) });
+        return;
+      case "recording_export": {
+        const s = this.settings;
+        const recording = this.recorder.export(s?.provider ?? "", s?.baseUrl ?? "", s?.model ?? null);
+        this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: JSON.stringify(recording, null, 1) } });
+        return;
+      }
+      case "replay_load":
+        try {
+          this.replay = new ReplaySource(parseRecording(message.text));
+          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: this.replay.recording.provider } });
+          if (this.state === "hello" || this.state === "ready") this.sendConfig();
+        } catch (err) {
+          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: false, code: "bad_recording", message: String(err instanceof Error ? err.message : err) } });
+        }
         return;
       case "abort_turn":
         this.send({ type: "abort_turn" });
@@ -293,12 +316,18 @@ export class Adapter {
   private sendConfig(): void {
     const s = this.settings;
     if (!s) return;
+    // Replaying: the runtime talks to the recorded provider (its real client code); answers come from the file.
+    const recorded = s.provider === "replay" ? this.replay?.recording : undefined;
     this.send({
       type: "config",
-      provider: { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
+      provider: recorded
+        ? { kind: recorded.provider as AgentSettings["provider"], base_url: recorded.base_url, has_key: false }
+        : { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
       model: s.model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
+      ...(s.reasoning ? { reasoning: s.reasoning } : {}),
+      ...(s.contextLength !== undefined ? { context_length: s.contextLength } : {}),
       ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
     });
   }

@@ -10,6 +10,7 @@
 
 import type { HostMessage, HttpErrorKind, RuntimeMessage } from "../protocol/messages";
 import { decideEgress, type EgressPolicy } from "./egress";
+import type { Recorder, ReplaySource } from "./recording";
 
 export type HttpRequestMessage = Extract<RuntimeMessage, { type: "http_request" }>;
 
@@ -30,6 +31,10 @@ export interface HttpHost {
   credentials(): HttpCredentials;
   /** A provider request that failed or answered >= 400: the UI explains it in connection-status. */
   failure(info: HttpFailure): void;
+  /** Records every provider request and its raw answer (recording-export). */
+  recorder?: Recorder;
+  /** When set, provider requests are answered from this recording, with no network. */
+  replay?: () => ReplaySource | null;
 }
 
 const CHUNK_BYTES = 512 * 1024;
@@ -62,6 +67,12 @@ export class HttpExecutor {
       this.fail(req.id, "refused", decision.reason);
       return;
     }
+    const source = decision.kind === "provider" ? (this.host.replay?.() ?? null) : null;
+    if (source) {
+      void this.replayed(req, decision.url, source);
+      return;
+    }
+    if (decision.kind === "provider") this.host.recorder?.request(req.id, req.method, decision.url, req.headers ?? {}, req.body ?? null);
     const headers = requestHeaders(req.headers ?? {});
     if (decision.kind === "provider" && decision.authorize && key) headers.set("Authorization", `Bearer ${key}`);
     const entry: InFlight = { controller: new AbortController(), stop: null, timer: null };
@@ -111,16 +122,20 @@ export class HttpExecutor {
         cache: cacheMode(req.method),
         referrerPolicy: "no-referrer",
       });
-      this.host.send({ type: "http_head", id, status: response.status, headers: responseHeaders(response) });
+      const head = responseHeaders(response);
+      this.host.recorder?.head(id, response.status, head);
+      this.host.send({ type: "http_head", id, status: response.status, headers: head });
       if (isProvider && response.status >= 400) {
         this.host.failure({ url, kind: "status", status: response.status, message: response.statusText });
       }
       await this.pump(id, entry, response, timeoutMs);
+      this.host.recorder?.end(id);
       this.host.send({ type: "http_end", id });
     } catch (err) {
       const kind: HttpErrorKind = entry.stop ?? "network";
       const message = errorMessage(kind, url, err, timeoutMs);
       if (isProvider && kind !== "aborted") this.host.failure({ url, kind, status: null, message });
+      this.host.recorder?.error(id, kind, message);
       this.fail(id, kind, message);
     } finally {
       if (entry.timer !== null) clearTimeout(entry.timer);
@@ -142,8 +157,38 @@ export class HttpExecutor {
         throw new ResponseTooLarge();
       }
       for (let at = 0; at < value.length; at += CHUNK_BYTES) {
-        this.host.send({ type: "http_chunk", id, data: toBase64(value.subarray(at, at + CHUNK_BYTES)) });
+        const data = toBase64(value.subarray(at, at + CHUNK_BYTES));
+        this.host.recorder?.chunk(id, data);
+        this.host.send({ type: "http_chunk", id, data });
       }
+    }
+  }
+
+  /** Answer from a recording: its head, its chunks as they came (one task apart), its end or error. */
+  private async replayed(req: HttpRequestMessage, url: string, source: ReplaySource): Promise<void> {
+    const exchange = source.next(req.method, url);
+    if (!exchange) {
+      this.fail(req.id, "network", `the recording has no answer left for ${req.method} ${url}`);
+      return;
+    }
+    const entry: InFlight = { controller: new AbortController(), stop: null, timer: null };
+    this.inflight.set(req.id, entry);
+    try {
+      const response = exchange.response;
+      if (response) {
+        this.host.send({ type: "http_head", id: req.id, status: response.status, headers: response.headers });
+        for (const chunk of response.chunks) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          if (entry.stop) break;
+          this.host.send({ type: "http_chunk", id: req.id, data: chunk.data });
+        }
+      }
+      if (entry.stop) this.fail(req.id, entry.stop, "the request was cancelled");
+      else if (exchange.error || !response || response.end_ms === null) {
+        this.fail(req.id, exchange.error?.kind === "timeout" ? "timeout" : "network", exchange.error?.message ?? "the recorded answer was cut off");
+      } else this.host.send({ type: "http_end", id: req.id });
+    } finally {
+      this.inflight.delete(req.id);
     }
   }
 

@@ -19,6 +19,10 @@ export interface AgentSettings {
   baseUrl: string;
   model: string | null;
   permissionMode: PermissionMode;
+  /** OpenRouter's reasoning effort (`auto`: medium for models that reason). */
+  reasoning?: "auto" | "off" | "low" | "medium" | "high";
+  /** The context window to ask for (Ollama's num_ctx) and budget against; null: the default. */
+  contextLength?: number | null;
   /** Package indexes for run_python's micropip (from a test server's config, never the URL); absent: PyPI. */
   packageIndexUrls?: string[];
 }
@@ -49,7 +53,11 @@ export type MainToWorker =
   /** A runtime `request` (list_models, session_current, …); answered by `reply` with the same requestId. */
   | { type: "request"; requestId: string; method: string; params: JsonObject }
   /** A files-panel request on the workspace (answered by the worker itself with `reply`). */
-  | { type: "workspace"; requestId: string; request: WorkspaceRequest };
+  | { type: "workspace"; requestId: string; request: WorkspaceRequest }
+  /** This page's model traffic as a recording (answered by `reply`: the recording's JSON text). */
+  | { type: "recording_export"; requestId: string }
+  /** A recording to answer model requests from while the provider is `replay` (answered by `reply`). */
+  | { type: "replay_load"; requestId: string; text: string };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

@@ -1,0 +1,61 @@
+"""Record and replay through the UI: a session's model traffic is exported (raw bytes with timing, no key),
+and a fresh app with provider `replay` answers the same conversation from that file with no network."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.conftest import KEY, running_app
+from tests.e2e.ui import REPLY_TIMEOUT_MS, configure_provider, messages, open_settings, send, wait_ready
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.replies import Reply
+
+
+def test_a_recorded_session_replays_without_network(
+    browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    fake.reset(api_key=KEY)
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+        status = page.get_by_test_id("connection-status")
+        expect(status).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+        page.get_by_test_id("settings-close").click()
+        listing = Reply.tool_call("list_files", {"path": "."}, call_id="call_rec_1")
+        fake.script([listing, Reply.text("Nothing here yet.")])
+        send(page, "List my files.")
+        expect(messages(page, "assistant").last).to_have_text("Nothing here yet.", timeout=REPLY_TIMEOUT_MS)
+        with page.expect_download() as download:
+            page.get_by_test_id("recording-export").click()
+        path = tmp_path / "recording.json"
+        download.value.save_as(path)
+    text = path.read_text()
+    assert KEY not in text and "authorization" not in text.lower()
+    recording = json.loads(text)
+    assert (recording["format"], recording["version"], recording["provider"]) == ("tidepool.recording", 1, "openrouter")
+    posts = [e for e in recording["exchanges"] if e["request"]["method"] == "POST"]
+    assert len(posts) == 2 and all(e["response"]["status"] == 200 for e in posts)
+    assert json.loads(posts[1]["request"]["body"])["messages"][-1]["role"] == "tool"
+    chunks = posts[1]["response"]["chunks"]
+    assert chunks and all(isinstance(c["t_ms"], int) and c["data"] for c in chunks)
+    assert posts[1]["response"]["end_ms"] >= chunks[-1]["t_ms"]
+
+    fake.reset(api_key=KEY)
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        open_settings(page)
+        page.get_by_test_id("provider-select").select_option("replay")
+        page.get_by_test_id("settings-save").click()
+        page.get_by_test_id("replay-file-input").set_input_files(path)
+        expect(page.get_by_test_id("connection-status")).to_contain_text("Connected", timeout=REPLY_TIMEOUT_MS)
+        page.get_by_test_id("settings-close").click()
+        send(page, "List my files.")
+        expect(messages(page, "assistant").last).to_have_text("Nothing here yet.", timeout=REPLY_TIMEOUT_MS)
+        expect(page.get_by_test_id("tool-call")).to_have_attribute("data-status", "ok")
+        assert not fake.requests, "the replay must not touch the network"
+        assert not [r for r in app.traffic.requests if fake.base_url in r]

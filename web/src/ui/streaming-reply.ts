@@ -1,0 +1,52 @@
+/**
+ * A reply as it streams: completed markdown blocks are rendered once and appended, only the unfinished
+ * tail is rendered again each frame (see stableCut); the finished reply is rendered once as a whole.
+ */
+
+import { el } from "./dom";
+import { renderInto } from "./markdown";
+import { stableCut } from "./stream-split";
+
+/** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */
+const FINAL_RENDER_MAX = 200_000;
+
+export interface Segment {
+  node: HTMLElement;
+  text: string;
+  stable: number; // characters already rendered for good into `done` (see stableCut)
+  done: HTMLElement;
+  tail: HTMLElement;
+}
+
+/** A streaming reply in the message `node`, starting with `text`. */
+export function startSegment(node: HTMLElement, text: string): Segment {
+  const body = node.querySelector<HTMLElement>(".message-body") ?? node;
+  const done = el("div", { class: "md-done" });
+  const tail = el("div", { class: "md-tail" });
+  body.replaceChildren(done, tail);
+  return { node, text, stable: 0, done, tail };
+}
+
+/** Render what arrived: completed blocks once (appended), the unfinished rest again each time. */
+export function renderSegment(seg: Segment): void {
+  const cut = stableCut(seg.text, seg.stable);
+  if (cut > seg.stable) {
+    const block = el("div", { class: "md-block" });
+    renderInto(block, seg.text.slice(seg.stable, cut));
+    seg.done.append(block);
+    seg.stable = cut;
+  }
+  renderInto(seg.tail, seg.text.slice(seg.stable));
+}
+
+/** The turn ended: render the (not too long) reply once as a whole, exactly as markdown means it. */
+export function renderWhole(seg: Segment): void {
+  const body = seg.node.querySelector(".message-body");
+  if (body instanceof HTMLElement && seg.text.length <= FINAL_RENDER_MAX) renderInto(body, seg.text);
+}
+
+/** A turn id unique in the workspace across reloads (protocol: `user_message.turn_id`). */
+export function newTurnId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return `u${Date.now().toString(36)}-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}

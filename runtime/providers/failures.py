@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from runtime.errors import HostHttpError, HostRequestError, ProviderError, ProviderErrorCode
 
@@ -159,3 +160,17 @@ def from_host_failure(exc: HostHttpError | HostRequestError, hints: Hints) -> Pr
         f"Could not reach {hints.name} at {hints.base_url}: {exc.message}. {hints.unreachable}",
         provider=hints.name,
     )
+
+
+def streamed_object(raw: str | bytes, hints: Hints, what: str) -> dict[str, Any]:
+    """One JSON object of a provider's stream (`what`: "stream event" for SSE, "line" for NDJSON), or a
+    clear error saying what arrived instead."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        raise ProviderError(
+            "provider_error", f"{hints.name} sent a {what} that is not JSON: {raw[:120]!r}. Try again."
+        ) from None
+    if not isinstance(value, dict):
+        raise ProviderError("provider_error", f"{hints.name} sent an unexpected {what}: {raw[:120]!r}.")
+    return value

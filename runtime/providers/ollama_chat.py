@@ -21,7 +21,7 @@ from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolR
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import HttpClient
 from runtime.providers.base import Finished, ReasoningDelta, StreamEvent, TextDelta, UsageReport
-from runtime.providers.failures import Hints, from_host_failure, from_status
+from runtime.providers.failures import Hints, from_host_failure, from_status, streamed_object
 from runtime.providers.retry import RetryPolicy, Sleep, with_retries
 
 KEEP_ALIVE = "30m"  # keep the model loaded between the rounds of a turn
@@ -157,10 +157,10 @@ class OllamaChat:
                     *lines, pending = (pending + data).split(b"\n")
                     for raw in lines:
                         if raw.strip():
-                            for event in acc.feed(_json_line(raw, self.hints)):
+                            for event in acc.feed(streamed_object(raw, self.hints, "line")):
                                 yield event
                 if pending.strip():
-                    for event in acc.feed(_json_line(pending, self.hints)):
+                    for event in acc.feed(streamed_object(pending, self.hints, "line")):
                         yield event
             finally:
                 response.close()
@@ -170,15 +170,3 @@ class OllamaChat:
             name = self.hints.name
             raise ProviderError("server", f"{name}'s answer ended before it was complete. Try again.", provider=name)
         yield acc.finish()
-
-
-def _json_line(raw: bytes, hints: Hints) -> dict[str, Any]:
-    try:
-        line = json.loads(raw)
-    except ValueError:
-        raise ProviderError(
-            "provider_error", f"{hints.name} sent a line that is not JSON: {raw[:120]!r}. Try again."
-        ) from None
-    if not isinstance(line, dict):
-        raise ProviderError("provider_error", f"{hints.name} sent an unexpected line: {raw[:120]!r}.")
-    return line

@@ -20,7 +20,7 @@ from runtime.chat.messages import ChatMessage, ToolCall, wire_messages
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import Auth, HttpClient
 from runtime.providers.base import Finished, ReasoningDelta, StreamEvent, TextDelta, UsageReport
-from runtime.providers.failures import Hints, from_host_failure, from_status, from_stream_error
+from runtime.providers.failures import Hints, from_host_failure, from_status, from_stream_error, streamed_object
 from runtime.providers.reasoning import DetailsMerger
 from runtime.providers.retry import RetryPolicy, Sleep, with_retries
 from runtime.providers.sse import SSEParser
@@ -185,7 +185,7 @@ class OpenAICompatChat:
                         if sse.data.strip() == "[DONE]":
                             acc.done = True
                             continue
-                        for event in acc.feed(_json_chunk(sse.data, ep.hints)):
+                        for event in acc.feed(streamed_object(sse.data, ep.hints, "stream event")):
                             yield event
             finally:
                 response.close()
@@ -198,15 +198,3 @@ class OpenAICompatChat:
                 provider=ep.hints.name,
             )
         yield acc.finish()
-
-
-def _json_chunk(data: str, hints: Hints) -> dict[str, Any]:
-    try:
-        chunk = json.loads(data)
-    except ValueError:
-        raise ProviderError(
-            "provider_error", f"{hints.name} sent a stream event that is not JSON: {data[:120]!r}. Try again."
-        ) from None
-    if not isinstance(chunk, dict):
-        raise ProviderError("provider_error", f"{hints.name} sent an unexpected stream event: {data[:120]!r}.")
-    return chunk

@@ -45,7 +45,7 @@ def test_a_message_sent_right_after_save_uses_the_saved_settings(app: App, fake:
     reply = messages(page, "assistant").last
     expect(reply).to_contain_text("Answered by the local model.", timeout=REPLY_TIMEOUT_MS)
     expect(messages(page, "error")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
-    (request,) = fake.requests_to("/v1/chat/completions", "POST")
+    (request,) = fake.requests_to("/api/chat", "POST")  # Ollama's native chat
     assert request.json()["model"] == OLLAMA_MODELS[0]["name"], "the model chosen for the saved provider"
     assert not fake.requests_to("/api/v1/chat/completions"), "nothing went to the provider saved before"
 

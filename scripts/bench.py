@@ -29,8 +29,8 @@ from benchlib import boot, pyodide_node, sandbox, skills_ui, state_step, storage
 from benchlib.common import Row, launch, raw, table  # noqa: E402
 from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 
-from tests.fakes.processes import serve_process  # noqa: E402
-from tests.fakes.replies import Reply  # noqa: E402
+from scripts.fakes.processes import serve_process  # noqa: E402
+from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
           "catalog", "statestep")

@@ -33,7 +33,7 @@ layer ruff ruff check .
 layer sizes python scripts/check_sizes.py
 layer mypy mypy
 layer mypy-server mypy --strict scripts/serve.py scripts/server
-layer mypy-fakes mypy --strict --explicit-package-bases tests/fakes
+layer mypy-fakes mypy --strict --explicit-package-bases scripts/fakes
 layer typecheck npm run typecheck
 layer vitest npm run test:ts
 layer pytest python -m pytest -q -ra

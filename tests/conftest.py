@@ -1,4 +1,4 @@
-"""Shared test setup: the repository root on sys.path, so `tests.fakes` imports the same way everywhere."""
+"""Shared test setup: the repository root on sys.path, so `scripts.fakes` imports the same way everywhere."""
 
 from __future__ import annotations
 

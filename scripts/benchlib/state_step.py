@@ -16,7 +16,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser
 
-from tests.fakes.processes import serve_process
+from scripts.fakes.processes import serve_process
 
 from .common import Row, Samples
 

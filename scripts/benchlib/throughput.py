@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser
 
-from tests.fakes.replies import Reply
+from scripts.fakes.replies import Reply
 
 from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, wait_idle
 from .tools import TimedFakeLLM

@@ -17,8 +17,8 @@ from typing import Any
 from aiohttp import web
 from playwright.sync_api import Browser, Page
 
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import ChunkMaker, Reply
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import ChunkMaker, Reply
 
 from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, seed_opfs, send, wait_idle
 

@@ -21,8 +21,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, expect, sync_playwright
 
 from scripts.app_build import ROOT, ensure_built
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.processes import serve_process
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.processes import serve_process
 
 log = logging.getLogger("browser")
 

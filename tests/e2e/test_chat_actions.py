@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from scripts.fakes.catalog import OLLAMA_MODELS
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, MODEL, App
 from tests.e2e.ui import (
     REPLY_TIMEOUT_MS,
@@ -18,9 +21,6 @@ from tests.e2e.ui import (
     send_for_reply,
     wait_ready,
 )
-from tests.fakes.catalog import OLLAMA_MODELS
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 
 def _connect(app: App, fake: FakeLLM) -> Page:

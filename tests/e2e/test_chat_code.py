@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, eventually, send_for_reply, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 PYTHON = 'def tide(hour):\n    return "high" if hour < 6 else "low"\n'
 HOSTILE_HTML = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'

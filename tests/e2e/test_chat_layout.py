@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, MODEL, RESULTS, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, send, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 PHONE = {"width": 390, "height": 844}
 REPLY = (

@@ -8,11 +8,11 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from scripts.fakes.catalog import OPENROUTER_MODELS
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, MODEL, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, send, wait_ready
-from tests.fakes.catalog import OPENROUTER_MODELS
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 RUN_TIMEOUT_MS = 120_000  # the first run waits for the sandbox's Pyodide to boot
 SLOW_CODE = "import asyncio\nprint('first line', flush=True)\nawait asyncio.sleep(8)\nprint('second line')"

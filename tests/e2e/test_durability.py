@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import BrowserContext, Page, Playwright, Route, expect, sync_playwright
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import CHROMIUM, KEY, LAUNCH_ARGS, RESULTS, Traffic, forward_console
 from tests.e2e.test_sessions import connect, current_entry, entry
 from tests.e2e.ui import REPLY_TIMEOUT_MS, dump_storage, eventually, messages, send, send_for_reply, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 STATE_FILE = "tidepool/workspaces/default/state/current.sqlite"
 PREVIOUS_FILE = "tidepool/workspaces/default/state/previous.sqlite"

@@ -10,10 +10,10 @@ import zipfile
 import pytest
 from playwright.sync_api import FilePayload, Locator, Page, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, RESULTS, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, send_for_reply, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 LEAK = "http://127.0.0.1:9/leak"
 PAYLOAD = "\n\n".join(

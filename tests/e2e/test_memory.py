@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply, ToolCall
 from tests.e2e.conftest import KEY, RESULTS, App, running_app
 from tests.e2e.test_sessions import connect
 from tests.e2e.ui import REPLY_TIMEOUT_MS, send_for_reply, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply, ToolCall
 
 SHOTS = RESULTS  # screenshots for a person to look at
 FACTS = ["The user drinks green tea every morning", "The user's cat is called Miso", "The user lives in Porto"]

@@ -33,12 +33,12 @@ import pytest
 from aiohttp import web
 from playwright.sync_api import Browser, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.processes import serve_process
 from tests.e2e.conftest import KEY, MODEL, App, running_app
 from tests.e2e.test_sandbox import DRIVER
 from tests.e2e.test_tools import call, result_text, tool_message
 from tests.e2e.ui import choose_model, configure_provider, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.processes import serve_process
 
 DEMO = "tidepool-demo"
 DEMO_WHEEL = "tidepool_demo-1.0-py3-none-any.whl"

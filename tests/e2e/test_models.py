@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply, StreamErrorShape
 from tests.e2e.conftest import KEY, App, running_app
 from tests.e2e.ui import (
     REPLY_TIMEOUT_MS,
@@ -22,8 +24,6 @@ from tests.e2e.ui import (
     send,
     wait_ready,
 )
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply, StreamErrorShape
 
 REASONER = "google/gemini-3-pro-preview"
 STATE_FILE = "tidepool/workspaces/default/state/current.sqlite"  # the saved database in OPFS

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.processes import serve_process
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, running_app
 from tests.e2e.ui import (
     REPLY_TIMEOUT_MS,
@@ -22,9 +25,6 @@ from tests.e2e.ui import (
     send_for_reply,
     wait_ready,
 )
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.processes import serve_process
-from tests.fakes.replies import Reply
 
 
 @pytest.fixture(scope="module")

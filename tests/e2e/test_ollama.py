@@ -7,11 +7,11 @@ import re
 
 from playwright.sync_api import expect
 
+from scripts.fakes.catalog import OLLAMA_MODELS
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, model_option, send_for_reply, wait_ready
-from tests.fakes.catalog import OLLAMA_MODELS
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 
 def test_ollama_lists_models_and_chats(app: App, fake: FakeLLM) -> None:

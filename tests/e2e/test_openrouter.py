@@ -9,6 +9,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from scripts.fakes.catalog import OPENROUTER_MODELS
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, MODEL, RESULTS, App
 from tests.e2e.ui import (
     REPLY_TIMEOUT_MS,
@@ -19,9 +22,6 @@ from tests.e2e.ui import (
     send_for_reply,
     wait_ready,
 )
-from tests.fakes.catalog import OPENROUTER_MODELS
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 
 @pytest.fixture

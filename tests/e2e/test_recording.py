@@ -8,10 +8,10 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, running_app
 from tests.e2e.ui import REPLY_TIMEOUT_MS, configure_provider, messages, open_settings, send, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 
 def test_a_recorded_session_replays_without_network(

@@ -24,9 +24,9 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from scripts.app_build import ROOT
+from scripts.fakes.processes import serve_process
 from tests.e2e.conftest import App, running_app
 from tests.e2e.ui import wait_ready
-from tests.fakes.processes import serve_process
 
 DRIVER = ROOT / "web" / "public" / "sandbox" / "tidepool_sandbox.py"
 RUNNER = ROOT / "web" / "src" / "sandbox" / "runner.ts"

@@ -22,11 +22,11 @@ import pytest
 from aiohttp import web
 from playwright.sync_api import expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, App
 from tests.e2e.test_tools import call, result_text, tool_message
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 # Run in the sandbox; prints one JSON line `REPORT {channel: "ok: …" | "failed: …" | "absent"}`.
 PROBE = r"""

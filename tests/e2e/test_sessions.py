@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, RESULTS, App, running_app
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, send_for_reply, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 MODEL = "openai/gpt-4o-mini"
 SHOTS = RESULTS  # screenshots for a person to look at

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Dialog, Locator, Page, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests import skill_archives
 from tests.e2e.conftest import KEY, RESULTS, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, eventually, send_for_reply, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 IMPORT_TIMEOUT_MS = 60_000
 REPO_SKILLS = sorted(skill_archives.REPO_SKILLS)

@@ -20,8 +20,8 @@ import pytest
 from playwright.sync_api import Browser
 
 from scripts.app_build import ROOT
+from scripts.fakes.processes import serve_process
 from tests.e2e.conftest import running_app
-from tests.fakes.processes import serve_process
 
 HARNESS = ROOT / "web" / "tests" / "harness" / "state-kill.worker.ts"
 ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"

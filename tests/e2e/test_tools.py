@@ -15,10 +15,10 @@ import pytest
 from aiohttp import web
 from playwright.sync_api import Locator, Page, expect
 
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, RESULTS, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
 
 RUN_TIMEOUT_MS = 120_000  # the first run may wait for the sandbox's Pyodide to boot
 SCRIPT_TEXT = "document.title = 'stolen-by-script'"

@@ -1,4 +1,4 @@
-"""The runtime against the scripted OpenAI-compatible server (tests/fakes) on 127.0.0.1, through an
+"""The runtime against the scripted OpenAI-compatible server (scripts/fakes) on 127.0.0.1, through an
 adapter that performs the runtime's HTTP frames for real."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from runtime.boot import BootConfig, boot
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply
 from tests.support.gates import AllowReadsGate
 from tests.support.loopback_host import LoopbackAdapter
 from tests.support.rigs import Driver

@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from tests.fakes.processes import serve_process
+from scripts.fakes.processes import serve_process
 
 BIG = 6 * 1024 * 1024  # over the proxy's 5 MiB limit
 PROXY_TIMEOUT_S = 3

@@ -20,9 +20,9 @@ import pytest
 from aiohttp import web
 from yarl import URL
 
+from scripts.fakes.processes import serve_process
 from scripts.server.guard import AddressPolicy, ProxyRefused
 from scripts.server.proxy import ProxyConfig, checked_url
-from tests.fakes.processes import serve_process
 
 ROUTES = ["/", "/index.html", "/assets/index-3f2a9c1b.js", "/pyodide/pyodide.mjs", "/sessions/abc", "/api/proxy"]
 

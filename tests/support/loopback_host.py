@@ -2,7 +2,7 @@
 
 Like the real adapter it adds the provider key itself (only for ``auth: "provider"`` and only under the
 provider's base URL), streams the body back as ``http_chunk`` frames, and aborts a request on ``cancel``.
-Used with the scripted OpenAI-compatible server in ``tests/fakes`` on 127.0.0.1.
+Used with the scripted OpenAI-compatible server in ``scripts/fakes`` on 127.0.0.1.
 """
 
 from __future__ import annotations

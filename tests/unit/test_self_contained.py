@@ -3,6 +3,7 @@ nothing there; CI clones into an empty folder to prove it)."""
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 from pathlib import Path
@@ -30,4 +31,17 @@ def test_no_tracked_file_reaches_outside_the_repository() -> None:
         except UnicodeDecodeError:
             continue
         offenders += [f"{path.relative_to(ROOT)}: {p.pattern}" for p in PATTERNS if p.search(text)]
+    assert offenders == []
+
+
+def test_scripts_do_not_import_the_tests() -> None:
+    """Tools (server, build, benchmarks, the fake provider) stand on their own; tests may use them, not
+    the other way round."""
+    offenders = []
+    for path in sorted((ROOT / "scripts").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n == "tests" or n.startswith("tests.")]
     assert offenders == []

@@ -8,7 +8,7 @@
 
 Routes: OpenRouter under /api/v1 (models, chat/completions, key, auth/keys), its OAuth page at /auth,
 Ollama at /api/tags, /api/show and /v1/chat/completions (+ /v1/models), and /bench/bytes?n=N for
-throughput benchmarks. Standalone: `python -m tests.fakes.fake_llm --port 8011`.
+throughput benchmarks. Standalone: `python -m scripts.fakes.fake_llm --port 8011`.
 """
 
 from __future__ import annotations

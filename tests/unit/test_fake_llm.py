@@ -11,8 +11,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.replies import Reply, ToolCall
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply, ToolCall
 
 KEY = "sk-or-v1-fake-test-key"
 

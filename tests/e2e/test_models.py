@@ -16,6 +16,7 @@ from tests.e2e.conftest import KEY, App, running_app
 from tests.e2e.ui import (
     REPLY_TIMEOUT_MS,
     choose_model,
+    close_settings,
     configure_provider,
     dump_storage,
     eventually,
@@ -38,7 +39,7 @@ def reasoner_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
         status = app.page.get_by_test_id("connection-status")
         expect(status).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
         choose_model(app.page, REASONER)
-        app.page.get_by_test_id("settings-close").click()
+        close_settings(app.page)
         yield app
 
 
@@ -91,7 +92,7 @@ def test_a_reasoning_model_thinks_live_calls_a_tool_and_keeps_its_reasoning_acro
     open_settings(page)
     page.get_by_test_id("settings-advanced").locator("summary").click()
     page.get_by_test_id("reasoning-effort").select_option("high")
-    page.get_by_test_id("settings-close").click()
+    close_settings(page)
     fake.script([Reply.text("Still nothing there.")])
     send(page, "And now?")
     expect(messages(page, "assistant").last).to_have_text("Still nothing there.", timeout=REPLY_TIMEOUT_MS)
@@ -110,7 +111,7 @@ def chat_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
         configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
         status = app.page.get_by_test_id("connection-status")
         expect(status).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
-        app.page.get_by_test_id("settings-close").click()
+        close_settings(app.page)
         yield app
 
 
@@ -198,7 +199,7 @@ def test_the_model_picker_defaults_to_a_tool_model_filters_and_shows_what_each_c
     page.get_by_test_id("model-filter").fill("free")
     picker.select_option("meta-llama/llama-3.2-3b-instruct:free")
     expect(info.locator('[data-badge="no-tools"]')).to_be_visible()
-    page.get_by_test_id("settings-close").click()
+    close_settings(page)
     fake.script([Reply.text("Hi.")])
     send(page, "Hello")
     expect(messages(page, "assistant").last).to_have_text("Hi.", timeout=REPLY_TIMEOUT_MS)

@@ -11,7 +11,16 @@ from scripts.fakes.catalog import OLLAMA_MODELS
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import App
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, model_option, send_for_reply, wait_ready
+from tests.e2e.ui import (
+    REPLY_TIMEOUT_MS,
+    choose_model,
+    close_settings,
+    configure_provider,
+    model_option,
+    open_settings,
+    send_for_reply,
+    wait_ready,
+)
 
 
 def test_ollama_lists_models_and_chats(app: App, fake: FakeLLM) -> None:
@@ -65,7 +74,7 @@ def test_ollama_thinking_context_window_and_a_model_without_tools(app: App, fake
 
     choose_model(page, "llava:7b")
     expect(page.locator('.model-info [data-badge="no-tools"]')).to_be_visible()
-    page.get_by_test_id("settings-close").click()
+    close_settings(page)
     for question in ("What is in a picture?", "And now?"):
         fake.script([Reply.text("I see.")])
         expect(send_for_reply(page, question)).to_have_text("I see.", timeout=REPLY_TIMEOUT_MS)
@@ -83,6 +92,7 @@ def test_the_connection_doctor_finds_the_refused_origin_and_says_how_to_allow_it
     wait_ready(page)
     configure_provider(page, "ollama", fake.base_url)
     expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+    open_settings(page)  # a save that connects closes the panel
     page.get_by_test_id("connection-check-run").click()
     checks = page.get_by_test_id("connection-check")
     expect(checks).to_have_count(6, timeout=REPLY_TIMEOUT_MS)

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, expect
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, configure_provider, messages, open_settings, send, wait_ready
+from tests.e2e.ui import REPLY_TIMEOUT_MS, close_settings, configure_provider, messages, open_settings, send, wait_ready
 
 
 def test_a_recorded_session_replays_without_network(
@@ -24,7 +24,7 @@ def test_a_recorded_session_replays_without_network(
         configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
         status = page.get_by_test_id("connection-status")
         expect(status).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
-        page.get_by_test_id("settings-close").click()
+        close_settings(page)
         listing = Reply.tool_call("list_files", {"path": "."}, call_id="call_rec_1")
         fake.script([listing, Reply.text("Nothing here yet.")])
         send(page, "List my files.")
@@ -53,7 +53,7 @@ def test_a_recorded_session_replays_without_network(
         page.get_by_test_id("settings-save").click()
         page.get_by_test_id("replay-file-input").set_input_files(path)
         expect(page.get_by_test_id("connection-status")).to_contain_text("Connected", timeout=REPLY_TIMEOUT_MS)
-        page.get_by_test_id("settings-close").click()
+        close_settings(page)
         send(page, "List my files.")
         expect(messages(page, "assistant").last).to_have_text("Nothing here yet.", timeout=REPLY_TIMEOUT_MS)
         expect(page.get_by_test_id("tool-call")).to_have_attribute("data-status", "ok")

@@ -13,7 +13,15 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, RESULTS, App, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, send_for_reply, wait_ready
+from tests.e2e.ui import (
+    REPLY_TIMEOUT_MS,
+    choose_model,
+    close_settings,
+    configure_provider,
+    messages,
+    send_for_reply,
+    wait_ready,
+)
 
 MODEL = "openai/gpt-4o-mini"
 SHOTS = RESULTS  # screenshots for a person to look at
@@ -25,7 +33,7 @@ def connect(page: Page, fake: FakeLLM) -> None:
     configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
     expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")
     choose_model(page, MODEL)
-    page.get_by_test_id("settings-close").click()
+    close_settings(page)
 
 
 def entry(page: Page, session_id: str) -> Locator:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable
 from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 BOOT_TIMEOUT_MS = 180_000
 REPLY_TIMEOUT_MS = 30_000
@@ -21,6 +23,15 @@ def open_settings(page: Page) -> None:
     if not page.get_by_test_id("provider-select").is_visible():
         page.get_by_test_id("settings-open").click()
     expect(page.get_by_test_id("provider-select")).to_be_visible()
+
+
+def close_settings(page: Page) -> None:
+    """Settings closed (a save that connects closes the panel by itself; otherwise press its close button)."""
+    close = page.get_by_test_id("settings-close")
+    if close.is_visible():
+        with contextlib.suppress(PlaywrightTimeoutError):  # it may close by itself meanwhile
+            close.click(timeout=2_000)
+    expect(page.get_by_test_id("provider-select")).to_be_hidden()
 
 
 def configure_provider(page: Page, kind: str, base_url: str, key: str | None = None) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
@@ -59,3 +60,52 @@ def test_a_recorded_session_replays_without_network(
         expect(page.get_by_test_id("tool-call")).to_have_attribute("data-status", "ok")
         assert not fake.requests, "the replay must not touch the network"
         assert not [r for r in app.traffic.requests if fake.base_url in r]
+
+
+def export_recording(page: Page, path: Path) -> list[dict[str, Any]]:
+    """Download the open session's recording; its model calls (POSTs)."""
+    with page.expect_download() as download:
+        page.get_by_test_id("recording-export").click()
+    download.value.save_as(path)
+    exchanges = json.loads(path.read_text())["exchanges"]
+    return [e for e in exchanges if e["request"]["method"] == "POST"]
+
+
+def asked(post: dict[str, Any]) -> str:
+    """The last user message a recorded model call sent."""
+    body = json.loads(post["request"]["body"])
+    return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+
+
+def test_each_session_keeps_its_own_recording_across_reloads(
+    browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    fake.reset(api_key=KEY)
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+        close_settings(page)
+        fake.script([Reply.text("First answer.")])
+        send(page, "In the first chat.")
+        expect(messages(page, "assistant").last).to_have_text("First answer.", timeout=REPLY_TIMEOUT_MS)
+        first = page.locator('[data-testid="session-entry"][aria-current="true"]').get_attribute("data-session-id")
+        page.get_by_test_id("session-new").click()
+        expect(page.get_by_test_id("session-entry")).to_have_count(2)
+        fake.script([Reply.text("Second answer.")])
+        send(page, "In the second chat.")
+        expect(messages(page, "assistant").last).to_have_text("Second answer.", timeout=REPLY_TIMEOUT_MS)
+        assert [asked(p) for p in export_recording(page, tmp_path / "second.json")] == ["In the second chat."]
+
+        page.reload()
+        wait_ready(page)
+        fake.script([Reply.text("Second again.")])
+        send(page, "Still the second chat.")
+        expect(messages(page, "assistant").last).to_have_text("Second again.", timeout=REPLY_TIMEOUT_MS)
+        after_reload = export_recording(page, tmp_path / "second-again.json")
+        assert [asked(p) for p in after_reload] == ["In the second chat.", "Still the second chat."]
+
+        page.locator(f'[data-testid="session-entry"][data-session-id="{first}"]').click()
+        expect(messages(page, "assistant").last).to_have_text("First answer.")
+        assert [asked(p) for p in export_recording(page, tmp_path / "first.json")] == ["In the first chat."]

@@ -15,7 +15,7 @@ import {
 import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
 import { HttpExecutor } from "./http";
 import { LiveOutput } from "./live-output";
-import { parseRecording, Recorder, ReplaySource } from "./recording";
+import { parseRecording, Recorder, ReplaySource, type RecordingSink } from "./recording";
 import type { FlushOutcome } from "./persistence";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
@@ -55,6 +55,7 @@ export class Adapter {
   private state: HandshakeState = "waiting";
   private nextId = 1;
   private readonly uiRequests = new Map<string, string>(); // frame id -> UI request id
+  private readonly deletions = new Map<string, string>(); // frame id of a session_delete -> the session
   private flusher: Flusher | null = null;
   private readyWaiters: ((outcome: Error | null) => void)[] = [];
   private readonly awaitingToken = new Set<string>(); // provider requests before their first token
@@ -82,6 +83,11 @@ export class Adapter {
   /** Answer `flush_request`s (and say so in hello, so the runtime waits for each save). */
   enableFlush(flusher: Flusher): void {
     this.flusher = flusher;
+  }
+
+  /** Keep each session's recording between page loads (this tab holds the workspace). */
+  keepRecordings(sink: RecordingSink): void {
+    this.recorder.attach(sink);
   }
 
   /** Send our hello; the runtime's `hello` and `ready` event complete the handshake. */
@@ -123,8 +129,9 @@ export class Adapter {
         return;
       case "recording_export": {
         const s = this.settings;
-        const recording = this.recorder.export(s?.provider ?? "", s?.baseUrl ?? "", s?.model ?? null);
-        this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: JSON.stringify(recording, null, 1) } });
+        void this.recorder.export(s?.provider ?? "", s?.baseUrl ?? "", s?.model ?? null).then((recording) =>
+          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: JSON.stringify(recording, null, 1) } }),
+        );
         return;
       }
       case "replay_load":
@@ -145,6 +152,8 @@ export class Adapter {
       case "request": {
         const id = this.freshId();
         this.uiRequests.set(id, message.requestId);
+        const doomed = message.method === "session_delete" ? message.params.session_id : undefined;
+        if (typeof doomed === "string") this.deletions.set(id, doomed);
         this.send({ type: "request", id, method: message.method, params: message.params });
         return;
       }
@@ -189,6 +198,7 @@ export class Adapter {
         return this.http.cancel(message.id);
       case "event":
         if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.tokenArrived(null);
+        if (message.event.kind === "session_opened") this.recorder.setSession(message.event.session_id);
         if (message.event.kind === "ready") {
           this.state = "ready";
           this.io.toMain({ type: "ready", tools: message.event.tools });
@@ -307,6 +317,9 @@ export class Adapter {
       return;
     }
     this.uiRequests.delete(id);
+    const doomed = this.deletions.get(id);
+    this.deletions.delete(id);
+    if (doomed !== undefined && ok) void this.recorder.forget(doomed);
     const outcome = ok
       ? ({ ok: true, value: result } as const)
       : ({ ok: false, code: errorCode(error), message: describeError(error) } as const);

@@ -6,6 +6,7 @@
 
 import type { PyodideAPI } from "pyodide";
 import { Adapter } from "./adapter";
+import { OpfsRecordingStore } from "./recording-store";
 import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "./main-worker-messages";
 import { Persistence } from "./persistence";
 import { acquireWorkspaceLock } from "./workspace-lock";
@@ -180,6 +181,16 @@ async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Pr
  * Copy saved state and workspace files from OPFS into Pyodide's FS. Only the tab holding the
  * workspace's lock saves; without OPFS nothing is saved.
  */
+/** Each stored session's model traffic survives reloads (recording-export). */
+async function keepRecordings(): Promise<void> {
+  const log = (message: string): void => post({ type: "log", source: "adapter", level: "warning", message });
+  try {
+    adapter.keepRecordings(await OpfsRecordingStore.open("default", log));
+  } catch (err) {
+    log(`recordings are kept for this page only: ${String(err)}`);
+  }
+}
+
 async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   progress("restore-storage");
   const persistence = await Persistence.open(pyodide.FS);
@@ -203,6 +214,7 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
       : Promise.resolve({ ok: false, code: "storage_failed", message: "another tab took this workspace over" } as const);
   workspaceFiles = new WorkspaceFiles(pyodide.FS as unknown as WorkspacePyFS, lock === "held" ? saveWorkspace : null);
   if (lock === "held") {
+    void keepRecordings();
     adapter.enableFlush((request) =>
       saving
         ? persistence.flush(request)

@@ -164,7 +164,10 @@ export class HttpExecutor {
     }
   }
 
-  /** Answer from a recording: its head, its chunks as they came (one task apart), its end or error. */
+  /**
+   * Answer from a recording: its head, its chunks and its end at the times they came (each wait
+   * capped at MAX_REPLAY_GAP_MS, so a recording of a slow afternoon replays in minutes), or its error.
+   */
   private async replayed(req: HttpRequestMessage, url: string, source: ReplaySource): Promise<void> {
     const exchange = source.next(req.method, url);
     if (!exchange) {
@@ -173,15 +176,18 @@ export class HttpExecutor {
     }
     const entry: InFlight = { controller: new AbortController(), stop: null, timer: null };
     this.inflight.set(req.id, entry);
+    const clock = new ReplayClock();
     try {
       const response = exchange.response;
       if (response) {
-        this.host.send({ type: "http_head", id: req.id, status: response.status, headers: response.headers });
+        await clock.until(response.head_ms);
+        if (!entry.stop) this.host.send({ type: "http_head", id: req.id, status: response.status, headers: response.headers });
         for (const chunk of response.chunks) {
-          await new Promise((resolve) => setTimeout(resolve, 0));
+          await clock.until(chunk.t_ms);
           if (entry.stop) break;
           this.host.send({ type: "http_chunk", id: req.id, data: chunk.data });
         }
+        if (response.end_ms !== null) await clock.until(response.end_ms);
       }
       if (entry.stop) this.fail(req.id, entry.stop, "the request was cancelled");
       else if (exchange.error || !response || response.end_ms === null) {
@@ -204,6 +210,24 @@ export class HttpExecutor {
  */
 function cacheMode(method: string): RequestCache {
   return method.toUpperCase() === "POST" ? "default" : "no-store";
+}
+
+/** The longest pause a replay keeps between two recorded moments. */
+export const MAX_REPLAY_GAP_MS = 5000;
+
+/** Waits until a recorded time (ms since the request started); always at least one task apart. */
+export class ReplayClock {
+  private readonly t0 = performance.now();
+  private recorded = 0; // the recorded time reached so far
+  private shift = 0; // ms of recorded pauses skipped by the cap
+
+  async until(recordedMs: number): Promise<void> {
+    const gap = Math.max(0, recordedMs - this.recorded);
+    this.shift += Math.max(0, gap - MAX_REPLAY_GAP_MS);
+    this.recorded = Math.max(this.recorded, recordedMs);
+    const wait = this.t0 + this.recorded - this.shift - performance.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+  }
 }
 
 class ResponseTooLarge extends Error {

@@ -1,6 +1,6 @@
 /**
  * Record and replay model traffic. A *recording* (JSON, `format: "tidepool.recording"`) holds every
- * provider request of this page's session — method, URL, headers (never a key: the adapter adds it
+ * provider request of one stored session — method, URL, headers (never a key: the adapter adds it
  * only when sending, and any auth header is dropped here too), body — and its raw response bytes as
  * they arrived (base64 chunks with their time since the request started), or the transport error.
  * A `ReplaySource` answers provider requests from a recording with no network: POSTs (model calls)
@@ -30,9 +30,49 @@ export interface Recording {
 
 const SECRET_HEADERS = /^(authorization|cookie|x-api-key|api-key|proxy-authorization)$/i;
 
+/** Where finished exchanges are kept between page loads (worker/recording-store.ts), per stored session. */
+export interface RecordingSink {
+  load(sessionId: string): Promise<RecordedExchange[]>;
+  save(sessionId: string, exchanges: readonly RecordedExchange[]): void;
+  drop(sessionId: string): Promise<void>;
+  loadLists(): Promise<RecordedExchange[]>;
+  saveLists(exchanges: readonly RecordedExchange[]): void;
+}
+
+/**
+ * Every model call belongs to the stored session that was open when it started; model lists (GETs)
+ * belong to all of them (replay answers them by URL), the latest answer per URL. With a sink, what a
+ * session recorded survives reloads and is exported with what this page adds.
+ */
 export class Recorder {
-  private readonly exchanges: RecordedExchange[] = [];
-  private readonly open = new Map<string, { exchange: RecordedExchange; t0: number }>();
+  private session = "";
+  private readonly calls = new Map<string, RecordedExchange[]>(); // session id -> its exchanges
+  private readonly loading = new Map<string, Promise<void>>();
+  private readonly lists = new Map<string, RecordedExchange>(); // GET url -> the latest answer
+  private listsLoaded: Promise<void> = Promise.resolve();
+  private readonly open = new Map<string, { exchange: RecordedExchange; t0: number; session: string | null }>();
+
+  private sink: RecordingSink | null = null;
+
+  /** Keep recordings in `sink` from now on (this tab holds the workspace), and read what it has. */
+  attach(sink: RecordingSink): void {
+    this.sink = sink;
+    this.listsLoaded = sink.loadLists().then((found) => this.keepLists(found, false), () => undefined);
+    if (this.session) this.loadEarlier(this.session);
+  }
+
+  /** The stored session that model calls from now on belong to (`session_opened`). */
+  setSession(sessionId: string): void {
+    this.session = sessionId;
+    this.loadEarlier(sessionId);
+  }
+
+  /** The session was deleted: so is its recording. */
+  forget(sessionId: string): Promise<void> {
+    this.calls.delete(sessionId);
+    this.loading.delete(sessionId);
+    return this.sink?.drop(sessionId) ?? Promise.resolve();
+  }
 
   request(id: string, method: string, url: string, headers: Record<string, string>, body: string | null): void {
     const clean = Object.fromEntries(Object.entries(headers).filter(([name]) => !SECRET_HEADERS.test(name)));
@@ -42,8 +82,9 @@ export class Recorder {
       response: null,
       error: null,
     };
-    this.exchanges.push(exchange);
-    this.open.set(id, { exchange, t0: performance.now() });
+    const isList = method.toUpperCase() === "GET";
+    if (!isList) this.bucket(this.session).push(exchange);
+    this.open.set(id, { exchange, t0: performance.now(), session: isList ? null : this.session });
   }
 
   head(id: string, status: number, headers: Record<string, string>): void {
@@ -59,17 +100,61 @@ export class Recorder {
   end(id: string): void {
     const entry = this.open.get(id);
     if (entry?.exchange.response) entry.exchange.response.end_ms = this.since(entry.t0);
-    this.open.delete(id);
+    this.finished(id);
   }
 
   error(id: string, kind: string, message: string): void {
     const entry = this.open.get(id);
     if (entry) entry.exchange.error = { kind, message };
-    this.open.delete(id);
+    this.finished(id);
   }
 
-  export(provider: string, baseUrl: string, model: string | null): Recording {
-    return { format: "tidepool.recording", version: 1, provider, base_url: baseUrl, model, exchanges: structuredClone(this.exchanges) };
+  /** The open session's recording: its model calls (earlier page loads included) and the model lists. */
+  async export(provider: string, baseUrl: string, model: string | null): Promise<Recording> {
+    await Promise.all([this.listsLoaded, this.loading.get(this.session)]);
+    const exchanges = [...this.lists.values(), ...(this.calls.get(this.session) ?? [])];
+    return { format: "tidepool.recording", version: 1, provider, base_url: baseUrl, model, exchanges: structuredClone(exchanges) };
+  }
+
+  private finished(id: string): void {
+    const entry = this.open.get(id);
+    this.open.delete(id);
+    if (!entry) return;
+    if (entry.session === null) this.keepLists([entry.exchange], true);
+    else if (this.sink && entry.session) {
+      const session = entry.session;
+      // Saved once what an earlier page load recorded is in front of it.
+      void (this.loading.get(session) ?? Promise.resolve()).then(() => this.sink?.save(session, this.bucket(session)));
+    }
+  }
+
+  private loadEarlier(sessionId: string): void {
+    if (!this.sink || !sessionId || this.loading.has(sessionId)) return;
+    const mine = this.bucket(sessionId);
+    const sink = this.sink;
+    const loaded = sink.load(sessionId).then(
+      (earlier) => {
+        const made = mine.length; // calls this page finished before the sink was there
+        mine.unshift(...earlier);
+        if (made > 0) sink.save(sessionId, mine);
+      },
+      () => undefined, // an unreadable recording starts again empty
+    );
+    this.loading.set(sessionId, loaded);
+  }
+
+  private keepLists(found: readonly RecordedExchange[], save: boolean): void {
+    for (const exchange of found) {
+      this.lists.delete(exchange.request.url); // the latest answer goes last
+      this.lists.set(exchange.request.url, exchange);
+    }
+    if (save) this.sink?.saveLists([...this.lists.values()]);
+  }
+
+  private bucket(sessionId: string): RecordedExchange[] {
+    let list = this.calls.get(sessionId);
+    if (!list) this.calls.set(sessionId, (list = []));
+    return list;
   }
 
   private since(t0: number): number {

@@ -69,7 +69,7 @@ export class RuntimeClient {
   }
 
   /** A files-panel request that the worker answers itself (list, read, upload, delete, export). */
-  /** This page's model traffic as a recording (JSON text). */
+  /** The open session's model traffic as a recording (JSON text). */
   exportRecording(): Promise<RequestResult> {
     return this.ask((requestId) => ({ type: "recording_export", requestId }));
   }

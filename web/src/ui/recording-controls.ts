@@ -1,5 +1,5 @@
 /**
- * Record and replay in the page: `recording-export` downloads this page's model traffic as a
+ * Record and replay in the page: `recording-export` downloads the open session's model traffic as a
  * recording; with provider `replay`, `replay-file-input` loads the recording that answers the model
  * requests (the worker does both: worker/recording.ts).
  */

@@ -54,7 +54,7 @@ export type MainToWorker =
   | { type: "request"; requestId: string; method: string; params: JsonObject }
   /** A files-panel request on the workspace (answered by the worker itself with `reply`). */
   | { type: "workspace"; requestId: string; request: WorkspaceRequest }
-  /** This page's model traffic as a recording (answered by `reply`: the recording's JSON text). */
+  /** The open session's model traffic as a recording (answered by `reply`: the recording's JSON text). */
   | { type: "recording_export"; requestId: string }
   /** A recording to answer model requests from while the provider is `replay` (answered by `reply`). */
   | { type: "replay_load"; requestId: string; text: string };

@@ -199,6 +199,15 @@ def repository_zip(repo: str = "anthropic-skills") -> Archive:
     return Archive(f"{repo}-main.zip", _zip(files, dir_mode=0o40755, file_mode=0o100644))
 
 
+def large_skill_zip(name: str = "big-assets", assets: int = 3, asset_bytes: int = 7 * 1024 * 1024) -> Archive:
+    """A valid skill whose archive is larger than one protocol frame: ``assets`` binary files that do not
+    compress (each under the importer's 10 MiB per-file limit)."""
+    files = {f"{name}/SKILL.md": skill_md(name, "Ships large binary assets.", "\n# Big assets\nUse the files.\n")}
+    for i in range(assets):
+        files[f"{name}/assets/showcase-{i}.pdf"] = pdf_asset(asset_bytes)[: asset_bytes - 1] + bytes([i])
+    return Archive(f"{name}.zip", _zip(files))
+
+
 def all_archives() -> dict[str, Archive]:
     """Every real-shaped archive, by file name."""
     archives = (brand_guidelines_zip(), internal_comms_zip(), theme_factory_tgz(), repository_zip())

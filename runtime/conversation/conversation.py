@@ -79,7 +79,7 @@ class Conversation:
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
         meter = ContextMeter(self.state, self.turns.system_prompt, self.providers.context_tokens, tools, workspace)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, meter)
-        self.requests = Requests(ports, transport.send)
+        self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []
 

@@ -13,8 +13,15 @@ import runtime.errors as _errors
 PROTOCOL_VERSION = 1
 """Bumped whenever the wire changes (a frame, a field or a meaning); both sides refuse a mismatch."""
 
-MAX_FRAME_BYTES = 72 * 1024 * 1024
-"""Frames over this are skipped and answered with ``frame_too_large`` (the 50 MiB archive fits in base64)."""
+MAX_FRAME_BYTES = 16 * 1024 * 1024
+"""Frames over this are skipped and answered with ``frame_too_large``. Large inputs never ride in a frame:
+the host stores an uploaded archive in the runtime's file system (``INCOMING_DIR``) and sends its path."""
+
+INCOMING_DIR = "/tmp/incoming"
+"""Where the host stores an upload for a request (``skill_import``'s ``path``); removed after the reply."""
+
+OUTGOING_DIR = "/tmp/outgoing"
+"""Where the runtime writes a reply's result too large for one frame (``result_file``); the host removes it."""
 
 SKILL_ARCHIVE_MAX_BYTES = 50 * 1024 * 1024
 """The largest skill archive ``skill_import`` takes."""

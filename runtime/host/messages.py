@@ -69,6 +69,7 @@ class Reply(TypedDict):
     ok: bool
     result: NotRequired[Any]
     error: NotRequired[ReplyError]
+    result_file: NotRequired[str]  # instead of ``result`` when it is too large for a frame (host/outgoing.py)
 
 
 class Cancel(TypedDict):

@@ -15,6 +15,7 @@ from typing import Any
 
 from runtime.errors import ProviderError, TidepoolError
 from runtime.host.messages import Reply, ReplyError, Request, RuntimeMessage
+from runtime.host.outgoing import fit_reply
 from runtime.requests.ports import Handler, Ports
 
 log = logging.getLogger(__name__)
@@ -25,9 +26,12 @@ ErrorBody = ReplyError
 class Requests:
     """The host requests in flight: each runs as its own task, so a ``cancel`` can stop it."""
 
-    def __init__(self, ports: Ports, send: Callable[[RuntimeMessage], None]) -> None:
+    def __init__(
+        self, ports: Ports, send: Callable[[RuntimeMessage], None], shares_files: Callable[[], bool] = lambda: False
+    ) -> None:
         self._ports = ports
         self._send = send
+        self._shares_files = shares_files  # the host reads a too-large result from a file (host/outgoing.py)
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
     def start(self, message: Request) -> None:
@@ -54,7 +58,7 @@ class Requests:
             reply["result"] = result
         else:
             reply["error"] = error
-        self._send(reply)
+        self._send(fit_reply(reply) if self._shares_files() else reply)
 
 
 _METHODS: dict[str, Handler] = {}

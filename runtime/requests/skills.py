@@ -6,10 +6,9 @@ means "this whole folder" (see docs/protocol.md).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import shutil
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.host.constants import SKILL_ARCHIVE_MAX_BYTES
@@ -32,16 +31,17 @@ def _installed(ports: Ports, name: str) -> Any:
 
 
 async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
-    from runtime.skills.importer import import_archive
+    """Import the archive the host stored at ``params.path`` (an absolute path in the runtime's file
+    system; the host writes it there and removes it after the reply), named ``params.filename``."""
+    from runtime.skills.importer import import_archive_file
 
-    try:
-        data = base64.b64decode(text(params, "data"), validate=True)
-    except (binascii.Error, ValueError):
-        raise RequestError("bad_params", "params.data must be the archive in base64") from None
-    if len(data) > MAX_ARCHIVE_BYTES:
+    path = Path(text(params, "path"))
+    if not path.is_absolute() or not path.is_file():
+        raise RequestError("bad_params", "params.path must name the stored archive (an absolute path to a file)")
+    if path.stat().st_size > MAX_ARCHIVE_BYTES:
         raise RequestError("too_large", f"The archive is over {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB.")
-    report = import_archive(
-        data, ports.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
+    report = import_archive_file(
+        path, ports.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
     )
     changed = [s.location for s in report.skills if s.status in ("installed", "replaced") and s.location]
     await ports.state.flusher.workspace(changed)

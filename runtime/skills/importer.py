@@ -1,11 +1,12 @@
 """Import every skill in an archive into ``<workspace>/.agents/skills/<name>/``.
 
 Every folder holding a ``SKILL.md`` is one skill (a whole repository archive yields all of them); a
-``SKILL.md`` at the archive root takes the archive's file name as its folder name. The archive is read
-and checked in memory (``archive.read_archive``), each SKILL.md validated (``spec``) and its scripts
-scanned (``scan``) before anything is written; accepted skills are written to a staging folder and
-renamed into place. An installed skill is only replaced with ``replace=True``; otherwise its outcome is
-``exists`` ("exists; confirm to replace"). A failure while writing puts back what was there.
+``SKILL.md`` at the archive root takes the archive's file name as its folder name. The archive (bytes, or
+a file the host stored: ``import_archive_file``) is read and checked in memory (``archive.read_archive``),
+each SKILL.md validated (``spec``) and its scripts scanned (``scan``) before anything is written;
+accepted skills are written to a staging folder and renamed into place. An installed skill is only
+replaced with ``replace=True``; otherwise its outcome is ``exists`` ("exists; confirm to replace").
+A failure while writing puts back what was there.
 
 The report's ``state``: ``ok`` when every skill found was installed, ``partial`` when some were and some
 were not, ``rejected`` when none was; ``reason`` then says why: an archive reason code (see
@@ -99,6 +100,26 @@ def import_archive(
         except ArchiveError as exc:
             return ImportReport("rejected", tuple(p.outcome for p in plans), exc.reason, exc.message)
     return _report(tuple(p.outcome for p in plans))
+
+
+def import_archive_file(
+    path: Path, workspace: Path, *, filename: str = "", replace: bool = False, limits: Limits | None = None
+) -> ImportReport:
+    """Import the archive stored at ``path`` (the host writes an upload there, not into a frame).
+
+    An archive over the size limit is refused from its size alone, before a byte of it is read.
+    """
+    limits = limits or Limits()
+    name = filename or path.name
+    try:
+        size = path.stat().st_size
+        if size > limits.max_archive_bytes:
+            message = f"The archive is {size} bytes; the limit is {limits.max_archive_bytes}."
+            return ImportReport("rejected", reason="archive-too-large", message=message)
+        data = path.read_bytes()
+    except OSError as exc:
+        return ImportReport("rejected", reason="io-error", message=f"Could not read the archive {name}: {exc}")
+    return import_archive(data, workspace, filename=name, replace=replace, limits=limits)
 
 
 def archive_stem(filename: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Dialog, Locator, Page, expect
 
+from runtime.host.constants import MAX_FRAME_BYTES
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests import skill_archives
@@ -246,6 +247,16 @@ def test_removed_then_reimported_skill_is_enabled(page: Page, archives: Path) ->
     remove_all(page)
     import_archive(page, archives / "brand-guidelines.zip", "ok")
     expect(entry(page, "brand-guidelines")).to_have_attribute("data-enabled", "true")
+
+
+def test_an_archive_larger_than_one_frame_imports_through_the_file_system(page: Page, tmp_path: Path) -> None:
+    archive = skill_archives.large_skill_zip()
+    assert len(archive.data) > MAX_FRAME_BYTES  # it could not ride in a frame, even without base64
+    report = import_archive(page, archive.write(tmp_path), "ok")
+    expect(report).to_contain_text("big-assets")
+    expect(entry(page, "big-assets")).to_be_visible()
+    entry(page, "big-assets").get_by_test_id("skill-show").click()
+    expect(entry(page, "big-assets")).to_contain_text("showcase-2.pdf", timeout=REPLY_TIMEOUT_MS)
 
 
 def test_oversized_archive_is_refused_before_sending(page: Page, tmp_path: Path) -> None:

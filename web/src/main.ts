@@ -100,7 +100,7 @@ byTestId("workspace-take-over").addEventListener("click", () => restart(true));
 const filesPanel = new FilesPanel((request) => client.workspace(request));
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels((method, params) => client.request(method, params), (text) => chat.showError(text));
-mountSkillsPanel({ request: (method, params, timeoutMs) => client.request(method, params, timeoutMs), whenReady });
+mountSkillsPanel({ request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file), whenReady });
 
 function onWorker(message: WorkerToMain): void {
   followPanels(message);
@@ -133,6 +133,7 @@ function onWorker(message: WorkerToMain): void {
         status.error(`Runtime error: ${message.message}`);
       } else {
         chat.showError(message.message);
+        if (message.code === "message_too_large") chat.reset(); // it never reached the runtime: no turn runs
       }
       return;
     case "log":

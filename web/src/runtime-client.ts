@@ -6,6 +6,7 @@
 import type { JsonObject } from "./protocol/codec";
 import { parseModels, type ModelInfo } from "./protocol/messages";
 import { TAKE_OVER_NAME, type MainToWorker, type RequestResult, type WorkerToMain } from "./worker/main-worker-messages";
+import type { Attachment } from "./worker/incoming";
 import type { WorkspaceRequest } from "./worker/workspace-fs";
 
 const REQUEST_TIMEOUT_MS = 45_000;
@@ -52,8 +53,11 @@ export class RuntimeClient {
     this.worker?.postMessage(message);
   }
 
-  /** A runtime `request`; resolves with its reply (or a failure after a timeout or a restart). */
-  request(method: string, params: JsonObject = {}, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RequestResult> {
+  /**
+   * A runtime `request`; resolves with its reply (or a failure after a timeout or a restart). `file`
+   * reaches the runtime as a file in its file system (never in a frame); its path is added to `params`.
+   */
+  request(method: string, params: JsonObject = {}, timeoutMs = REQUEST_TIMEOUT_MS, file?: Attachment): Promise<RequestResult> {
     const requestId = `q${this.nextRequest++}`;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -64,7 +68,7 @@ export class RuntimeClient {
         clearTimeout(timer);
         resolve(result);
       });
-      this.post({ type: "request", requestId, method, params });
+      this.post({ type: "request", requestId, method, params, ...(file ? { file } : {}) });
     });
   }
 

@@ -9,7 +9,6 @@ import {
   sizeProblem,
   sniffSuffix,
   MAX_IMPORT_BYTES,
-  toBase64,
   type SkillScan,
 } from "../src/ui/panels/skills-model";
 
@@ -99,17 +98,6 @@ describe("archive names", () => {
     ["neither name nor bytes", "https://example.com/page", TEXT, null],
   ])("%s", (_name, url, bytes, expected) => {
     expect(archiveNameFromUrl(url, bytes)).toBe(expected);
-  });
-});
-
-describe("toBase64", () => {
-  it.each([
-    ["empty", 0],
-    ["small", 5],
-    ["over one slice", 0x8000 * 2 + 7],
-  ])("%s", (_name, size) => {
-    const bytes = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
-    expect(toBase64(bytes)).toBe(Buffer.from(bytes).toString("base64"));
   });
 });
 

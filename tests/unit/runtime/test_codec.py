@@ -89,3 +89,20 @@ def test_oversized_frame_is_not_buffered() -> None:
     assert len(decoder._buf) == 0  # the payload is skipped as it arrives, not kept
     rest = b"x" * (1000000 - 5000) + b"\n" + encode({"type": "after"})
     assert _normalize(list(decoder.feed(rest))) == [{"kind": "message", "message": {"type": "after"}}]
+
+
+def test_the_frame_limit_is_16_mib_and_a_larger_frame_is_refused_with_its_size_and_the_limit() -> None:
+    from runtime.host.constants import MAX_FRAME_BYTES
+
+    assert MAX_FRAME_BYTES == 16 * 1024 * 1024
+    skeleton = len(encode({"type": "x", "pad": ""}, max_frame=1 << 30)) - len(f"\x1eTP1:{0}:\n")
+    fits = {"type": "x", "pad": "y" * (MAX_FRAME_BYTES - skeleton - 2)}  # the header's length has more digits
+    assert len(encode(fits)) > MAX_FRAME_BYTES - 64
+    with pytest.raises(FrameTooLarge, match=f"over the limit of {MAX_FRAME_BYTES}"):
+        encode({"type": "x", "pad": "y" * MAX_FRAME_BYTES})
+    oversized = encode({"type": "x", "pad": "y" * MAX_FRAME_BYTES}, max_frame=1 << 30)
+    items = list(Decoder().feed(oversized + encode({"type": "after"})))
+    assert isinstance(items[0], Malformed) and items[0].code == "too_large"
+    payload = len(oversized) - len(f"\x1eTP1:{MAX_FRAME_BYTES}:\n")  # (lengths of the same digit count)
+    assert items[0].detail == f"frame of {payload} bytes is over the limit of {MAX_FRAME_BYTES}"
+    assert isinstance(items[1], Frame) and items[1].message == {"type": "after"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import zipfile
@@ -25,12 +24,14 @@ async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
     await r.stop()
 
 
-def _zip(files: dict[str, str]) -> str:
+def _zip(files: dict[str, str], where: Path) -> str:
+    """A zip of ``files`` stored as the host stores an upload: a file whose path the request names."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
         for name, text in files.items():
             zf.writestr(name, text)
-    return base64.b64encode(buffer.getvalue()).decode()
+    where.write_bytes(buffer.getvalue())
+    return str(where)
 
 
 SKILL = "---\nname: tea\ndescription: Brew tea well.\nlicense: MIT\n---\n# Tea\nSteep four minutes.\n"
@@ -87,7 +88,8 @@ async def test_deleting_another_session_keeps_the_current_one(rig: StateRig) -> 
         pytest.param("memory_save", {"text": "  "}, "bad_params", id="an empty memory"),
         pytest.param("memory_delete", {"id": "1"}, "bad_params", id="a memory id as text"),
         pytest.param("skill_show", {"name": "nope"}, "not-found", id="show a missing skill"),
-        pytest.param("skill_import", {"filename": "a.zip", "data": "***"}, "bad_params", id="data not base64"),
+        pytest.param("skill_import", {"filename": "a.zip", "path": "/nonexistent/a.zip"}, "bad_params", id="no file"),
+        pytest.param("skill_import", {"filename": "a.zip", "path": "a.zip"}, "bad_params", id="a relative path"),
     ],
 )
 async def test_bad_requests_get_error_replies(rig: StateRig, method: str, params: dict[str, Any], code: str) -> None:
@@ -113,15 +115,15 @@ async def test_memory_panel(rig: StateRig) -> None:
     assert len(saves) >= 6  # each change was saved
 
 
-async def test_skills_panel(rig: StateRig) -> None:
-    data = _zip({"tea/SKILL.md": SKILL, "tea/notes/brew.txt": "95 C"})
-    report = await rig.result("skill_import", filename="tea.zip", data=data)
+async def test_skills_panel(rig: StateRig, tmp_path: Path) -> None:
+    path = _zip({"tea/SKILL.md": SKILL, "tea/notes/brew.txt": "95 C"}, tmp_path / "h1.zip")
+    report = await rig.result("skill_import", filename="tea.zip", path=path)
     assert report["state"] == "ok" and report["skills"][0]["status"] == "installed"
     workspace_flushes = [f for f in rig.host.flushes if f["what"] == "workspace"]
     assert workspace_flushes[-1]["paths"] == [".agents/skills/tea"]
-    again = await rig.result("skill_import", filename="tea.zip", data=data)
+    again = await rig.result("skill_import", filename="tea.zip", path=path)
     assert again["needs_confirmation"] is True and again["skills"][0]["status"] == "exists"
-    replaced = await rig.result("skill_import", filename="tea.zip", data=data, replace=True)
+    replaced = await rig.result("skill_import", filename="tea.zip", path=path, replace=True)
     assert replaced["skills"][0]["status"] == "replaced"
     (listed,) = (await rig.result("skills_list"))["skills"]
     assert (listed["name"], listed["enabled"], listed["description"]) == ("tea", True, "Brew tea well.")
@@ -134,7 +136,7 @@ async def test_skills_panel(rig: StateRig) -> None:
     assert await rig.result("skill_remove", name="tea") == {"removed": "tea"}
     assert rig.host.flushes[-1]["paths"] == [".agents/skills/tea", ".agents/skills/state.json"]
     assert (await rig.result("skills_list"))["skills"] == [] and not (rig.workspace / ".agents/skills/tea").exists()
-    await rig.result("skill_import", filename="tea.zip", data=data)  # a removed skill comes back enabled
+    await rig.result("skill_import", filename="tea.zip", path=path)  # a removed skill comes back enabled
     assert [s["enabled"] for s in (await rig.result("skills_list"))["skills"]] == [True]
 
 

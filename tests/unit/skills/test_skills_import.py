@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from runtime.skills.archive import read_archive
-from runtime.skills.importer import archive_stem, import_archive
+from runtime.skills.archive import Limits, read_archive
+from runtime.skills.importer import archive_stem, import_archive, import_archive_file
 from tests.skill_archives import ARCHIVES
 from tests.unit.skills.support import Item, make_tar, make_zip, skill_md, tree_fingerprint
 
@@ -186,3 +186,26 @@ def test_zip_without_unix_modes_imports(workspace: Path) -> None:
             zf.writestr(name, data)  # create_system defaults to this host, external_attr 0
     report = import_archive(buf.getvalue(), workspace, filename="w.zip")
     assert report.state == "ok"
+
+
+def test_an_archive_stored_as_a_file_imports_like_its_bytes(workspace: Path, tmp_path: Path) -> None:
+    archive = ARCHIVES["theme-factory.tar.gz"]
+    stored = tmp_path / "incoming" / "h7.tar.gz"
+    stored.parent.mkdir()
+    stored.write_bytes(archive.data)
+    report = import_archive_file(stored, workspace, filename="theme-factory.tar.gz")
+    assert report.state == "ok" and [s.name for s in report.skills] == ["theme-factory"]
+    assert stored.read_bytes() == archive.data  # the host removes its file, the importer leaves it alone
+
+
+def test_an_archive_file_over_the_limit_is_refused_by_its_size(workspace: Path, tmp_path: Path) -> None:
+    stored = tmp_path / "big.zip"
+    stored.write_bytes(ARCHIVES["brand-guidelines.zip"].data)
+    report = import_archive_file(stored, workspace, filename="big.zip", limits=Limits(max_archive_bytes=100))
+    assert (report.state, report.reason) == ("rejected", "archive-too-large")
+    assert str(stored.stat().st_size) in report.message and not (workspace / ".agents").exists()
+
+
+def test_a_missing_archive_file_is_rejected_with_a_reason(workspace: Path, tmp_path: Path) -> None:
+    report = import_archive_file(tmp_path / "gone.zip", workspace, filename="gone.zip")
+    assert (report.state, report.reason) == ("rejected", "io-error") and "gone.zip" in report.message

@@ -12,7 +12,7 @@
 import { MAX_FRAME_BYTES } from "./constants.gen";
 
 export const MAGIC = new Uint8Array([0x1e, 0x54, 0x50, 0x31, 0x3a]); // "\x1eTP1:"
-/** runtime/host/constants.py MAX_FRAME_BYTES (72 MiB: the largest skill archive fits in base64). */
+/** runtime/host/constants.py MAX_FRAME_BYTES (16 MiB; uploads travel as files, not in frames). */
 export const DEFAULT_MAX_FRAME = MAX_FRAME_BYTES;
 const MAX_DIGITS = 10;
 /** Objects and arrays a message may nest, the message itself counting as 1 (as in codec.py). */

@@ -3,8 +3,12 @@
 
 /** Bumped whenever the wire changes (a frame, a field or a meaning); both sides refuse a mismatch. */
 export const PROTOCOL_VERSION = 1;
-/** Frames over this are skipped and answered with ``frame_too_large`` (the 50 MiB archive fits in base64). */
-export const MAX_FRAME_BYTES = 75497472;
+/** Frames over this are skipped and answered with ``frame_too_large``. Large inputs never ride in a frame: the host stores an uploaded archive in the runtime's file system (``INCOMING_DIR``) and sends its path. */
+export const MAX_FRAME_BYTES = 16777216;
+/** Where the host stores an upload for a request (``skill_import``'s ``path``); removed after the reply. */
+export const INCOMING_DIR = "/tmp/incoming";
+/** Where the runtime writes a reply's result too large for one frame (``result_file``); the host removes it. */
+export const OUTGOING_DIR = "/tmp/outgoing";
 /** The largest skill archive ``skill_import`` takes. */
 export const SKILL_ARCHIVE_MAX_BYTES = 52428800;
 /** run_python's timeout when none is given (seconds). */

@@ -113,6 +113,7 @@ export type Reply = {
   ok: boolean;
   result?: unknown;
   error?: ReplyError;
+  result_file?: string;
 };
 
 export type Cancel = {
@@ -315,7 +316,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   ExecResult: {"type": {"schema": {"literal": ["exec_result"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "stdout": {"schema": "string", "required": true}, "stderr": {"schema": "string", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "deleted": {"schema": {"list": "string"}, "required": false}, "error": {"schema": {"anyOf": [{"shape": "ExecError"}, "null"]}, "required": true}},
   ExecOutput: {"type": {"schema": {"literal": ["exec_output"]}, "required": true}, "id": {"schema": "string", "required": true}, "stream": {"schema": {"literal": ["stdout", "stderr"]}, "required": true}, "text": {"schema": "string", "required": true}},
   ReplyError: {"code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": false}},
-  Reply: {"type": {"schema": {"literal": ["reply"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "result": {"schema": "unknown", "required": false}, "error": {"schema": {"shape": "ReplyError"}, "required": false}},
+  Reply: {"type": {"schema": {"literal": ["reply"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "result": {"schema": "unknown", "required": false}, "error": {"schema": {"shape": "ReplyError"}, "required": false}, "result_file": {"schema": "string", "required": false}},
   Cancel: {"type": {"schema": {"literal": ["cancel"]}, "required": true}, "id": {"schema": "string", "required": true}},
   Error: {"type": {"schema": {"literal": ["error"]}, "required": true}, "id": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}},
   HttpRequest: {"type": {"schema": {"literal": ["http_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "method": {"schema": "string", "required": true}, "url": {"schema": "string", "required": true}, "headers": {"schema": {"map": "string"}, "required": true}, "body": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "stream": {"schema": "boolean", "required": true}, "auth": {"schema": {"literal": ["provider", "none"]}, "required": true}, "timeout_s": {"schema": "number", "required": true}},

@@ -17,6 +17,10 @@ import { HttpExecutor } from "./http";
 import { LiveOutput } from "./live-output";
 import { parseRecording, Recorder, ReplaySource, type RecordingSink } from "./recording";
 import type { FlushOutcome } from "./persistence";
+import type { Attachment, Incoming } from "./incoming";
+export { describeError } from "./ui-requests";
+import { fitExecOutcome } from "./exec-fit";
+import { UiRequests } from "./ui-requests";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
 /**
@@ -36,6 +40,8 @@ export interface AdapterIO {
   exec?: (request: ExecRequestMessage, onOutput?: (stream: "stdout" | "stderr", text: string) => void) => Promise<ExecOutcome>;
   /** Stops the sandbox run of this `exec_request` id, if one is in flight. */
   cancelExec?: (id: string) => void;
+  /** Stores a request's attached file in the runtime's file system; absent: attachments are refused. */
+  incoming?: Incoming;
 }
 
 export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
@@ -54,7 +60,7 @@ export class Adapter {
   private key: string | null = null;
   private state: HandshakeState = "waiting";
   private nextId = 1;
-  private readonly uiRequests = new Map<string, string>(); // frame id -> UI request id
+  private readonly uiRequests: UiRequests;
   private readonly deletions = new Map<string, string>(); // frame id of a session_delete -> the session
   private flusher: Flusher | null = null;
   private readyWaiters: ((outcome: Error | null) => void)[] = [];
@@ -62,6 +68,7 @@ export class Adapter {
   private tokenWaiters: (() => void)[] = [];
 
   constructor(private readonly io: AdapterIO) {
+    this.uiRequests = new UiRequests(io.toMain, io.incoming);
     this.http = new HttpExecutor({
       send: (m) => {
         this.send(m);
@@ -92,7 +99,7 @@ export class Adapter {
 
   /** Send our hello; the runtime's `hello` and `ready` event complete the handshake. */
   start(): void {
-    const capabilities = [...HOST_CAPABILITIES, ...(this.flusher ? ["flush"] : [])];
+    const capabilities = [...HOST_CAPABILITIES, ...(this.flusher ? ["flush"] : []), ...(this.io.incoming ? ["files"] : [])];
     this.send({ type: "hello", protocol: PROTOCOL_VERSION, capabilities });
   }
 
@@ -124,9 +131,14 @@ export class Adapter {
         this.key = message.key && message.key.length > 0 ? message.key : null;
         if (this.state === "hello" || this.state === "ready") this.sendConfig();
         return;
-      case "user_message":
-        this.send({ type: "user_message", text: message.text, turn_id: message.turnId, ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}) });
+      case "user_message": {
+        const error = this.send({ type: "user_message", text: message.text, turn_id: message.turnId, ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}) });
+        if (error) {
+          const text = `This message was not sent: it is too long for one frame (${error}). Put the text in a file in the files panel and refer to it.`;
+          this.io.toMain({ type: "runtime_error", code: "message_too_large", message: text, fatal: false });
+        }
         return;
+      }
       case "recording_export": {
         const s = this.settings;
         void this.recorder.export(s?.provider ?? "", s?.baseUrl ?? "", s?.model ?? null).then((recording) =>
@@ -149,15 +161,26 @@ export class Adapter {
       case "approval":
         this.send({ type: "approval", call_id: message.callId, decision: message.decision });
         return;
-      case "request": {
-        const id = this.freshId();
-        this.uiRequests.set(id, message.requestId);
-        const doomed = message.method === "session_delete" ? message.params.session_id : undefined;
-        if (typeof doomed === "string") this.deletions.set(id, doomed);
-        this.send({ type: "request", id, method: message.method, params: message.params });
-        return;
-      }
+      case "request":
+        return this.request(message.requestId, message.method, message.params, message.file);
     }
+  }
+
+  /** Forward a UI request (an attached file goes through the runtime's file system: ui-requests.ts). */
+  private request(requestId: string, method: string, params: Record<string, unknown>, file: Attachment | undefined): void {
+    const id = this.freshId();
+    const sent = this.uiRequests.open(id, requestId, params, file);
+    if (sent === null) return;
+    if (method === "session_delete" && typeof params.session_id === "string") this.deletions.set(id, params.session_id);
+    const error = this.send({ type: "request", id, method, params: sent });
+    if (error) this.uiRequests.failById(id, "frame_too_large", `the request was not sent: ${error}`);
+  }
+
+  /** A `session_delete` was answered: a deleted session's recording goes too. */
+  private sessionDeleted(id: string, ok: boolean): void {
+    const doomed = this.deletions.get(id);
+    this.deletions.delete(id);
+    if (doomed !== undefined && ok) void this.recorder.forget(doomed);
   }
 
   /** Stop everything in flight (the worker is going away). */
@@ -207,11 +230,13 @@ export class Adapter {
         this.io.toMain({ type: "event", event: message.event });
         return;
       case "reply":
-        return this.onReply(message.id, message.ok, message.result, message.error);
+        this.sessionDeleted(message.id, message.ok);
+        if (!this.uiRequests.answer(message.id, message)) this.log("adapter", "debug", `reply to an unknown request ${message.id}`);
+        return;
       case "log":
         return this.log("runtime", message.level, `${message.logger ?? "runtime"}: ${message.message}`);
       case "error":
-        return this.onRuntimeError(message.code, message.message);
+        return this.onRuntimeError(message.code, message.message, message.id);
       case "exec_request":
         return void this.runExec(message);
       case "flush_request":
@@ -232,7 +257,7 @@ export class Adapter {
       }
       live.flush(); // what came last goes before the result
     }
-    this.send({ type: "exec_result", id: request.id, ...outcome });
+    this.send({ type: "exec_result", id: request.id, ...fitExecOutcome(outcome) });
   }
 
   private async runFlush(request: FlushRequestMessage): Promise<void> {
@@ -297,33 +322,14 @@ export class Adapter {
     const text = `bad '${type}' message: ${detail}`;
     this.log("adapter", "warning", `from the runtime: ${text}`);
     this.send({ type: "error", code: "bad_message", message: text, ...(id === null ? {} : { id }) });
-    const requestId = id === null ? undefined : this.uiRequests.get(id);
-    if (type === "reply" && id !== null && requestId !== undefined) {
-      this.uiRequests.delete(id); // a broken answer to a UI request fails it rather than leaving it waiting
-      this.io.toMain({ type: "reply", requestId, result: { ok: false, code: "bad_message", message: text } });
-    }
+    if (type === "reply" && id !== null) this.uiRequests.failById(id, "bad_message", text); // rather than leave it waiting
   }
 
-  private onRuntimeError(code: string, message: string): void {
+  private onRuntimeError(code: string, message: string, id: string | null | undefined): void {
+    if (typeof id === "string" && this.uiRequests.failById(id, code, message)) return; // a UI request it could not answer
     const fatal = code === "protocol_mismatch";
     this.io.toMain({ type: "runtime_error", code, message, fatal });
     if (fatal) this.fail(message);
-  }
-
-  private onReply(id: string, ok: boolean, result: unknown, error: unknown): void {
-    const requestId = this.uiRequests.get(id);
-    if (requestId === undefined) {
-      this.log("adapter", "debug", `reply to an unknown request ${id}`);
-      return;
-    }
-    this.uiRequests.delete(id);
-    const doomed = this.deletions.get(id);
-    this.deletions.delete(id);
-    if (doomed !== undefined && ok) void this.recorder.forget(doomed);
-    const outcome = ok
-      ? ({ ok: true, value: result } as const)
-      : ({ ok: false, code: errorCode(error), message: describeError(error) } as const);
-    this.io.toMain({ type: "reply", requestId, result: outcome });
   }
 
   private sendConfig(): void {
@@ -345,16 +351,18 @@ export class Adapter {
     });
   }
 
-  private send(message: HostMessage): void {
+  /** Encode and send; returns why it could not be sent (a frame over the limit), or null. */
+  private send(message: HostMessage): string | null {
     let bytes: Uint8Array;
     try {
       bytes = encodeFrame(message);
     } catch (err) {
       const detail = err instanceof FrameTooLargeError ? err.message : String(err);
       this.log("adapter", "error", `could not send ${message.type}: ${detail}`);
-      return;
+      return detail;
     }
     this.io.toRuntime(bytes);
+    return null;
   }
 
   private fail(message: string): void {
@@ -377,22 +385,4 @@ export class Adapter {
 
 function execFailure(message: string): ExecOutcome {
   return { ok: false, stdout: "", stderr: "", files: {}, error: { kind: "sandbox", message } };
-}
-
-function errorCode(error: unknown): string {
-  if (typeof error === "object" && error !== null) {
-    const code = (error as Record<string, unknown>).code;
-    if (typeof code === "string" && code) return code;
-  }
-  return "error";
-}
-
-/** The runtime's error payload (a string or `{code, message}`) as a sentence for a person. */
-export function describeError(error: unknown): string {
-  if (typeof error === "string" && error) return error;
-  if (typeof error === "object" && error !== null) {
-    const record = error as Record<string, unknown>;
-    if (typeof record.message === "string" && record.message) return record.message;
-  }
-  return "the runtime reported an error without details";
 }

@@ -6,6 +6,7 @@
 
 import type { PyodideAPI } from "pyodide";
 import { Adapter } from "./adapter";
+import { Incoming } from "./incoming";
 import { OpfsRecordingStore } from "./recording-store";
 import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "./main-worker-messages";
 import { Persistence } from "./persistence";
@@ -37,11 +38,23 @@ const post = (message: WorkerToMain): void => scope.postMessage(message);
 
 const snapshots = cacheSnapshotStore(scope.location.origin);
 const sandbox = new SandboxRunner(scope.location.origin);
+/** Python's file system once Pyodide is loaded (requests with files only come after `ready`). */
+let pythonFS: PyodideAPI["FS"] | null = null;
+function pyFS(): PyodideAPI["FS"] {
+  if (!pythonFS) throw new Error("Python is not loaded yet");
+  return pythonFS;
+}
 const adapter = new Adapter({
   toRuntime: (bytes) => feedRuntime(bytes),
   toMain: post,
   appOrigin: scope.location.origin,
   ...sandboxHooks(sandbox),
+  incoming: new Incoming({
+    mkdirTree: (path) => pyFS().mkdirTree(path),
+    writeFile: (path, data) => pyFS().writeFile(path, data),
+    unlink: (path) => pyFS().unlink(path),
+    readFile: (path) => pyFS().readFile(path),
+  }),
 });
 /** The files panel's access to /workspace (set once storage is restored). */
 let workspaceFiles: WorkspaceFiles | null = null;
@@ -258,6 +271,7 @@ async function boot(): Promise<void> {
     wheelsPromise.catch(() => undefined); // a manifest failure is reported at fetch-manifest
     loaded = await loadPython(manifestPromise);
     const { pyodide, mode, key } = loaded;
+    pythonFS = pyodide.FS;
     step = "fetch-manifest";
     progress("fetch-manifest");
     const manifest = await manifestPromise;

@@ -12,6 +12,7 @@ import type {
   ToolInfo,
   UiEvent,
 } from "../protocol/messages";
+import type { Attachment } from "./incoming";
 import type { WorkspaceRequest } from "./workspace-fs";
 
 export interface AgentSettings {
@@ -50,8 +51,11 @@ export type MainToWorker =
   | { type: "user_message"; text: string; turnId: string; replacesTurn?: string }
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }
-  /** A runtime `request` (list_models, session_current, …); answered by `reply` with the same requestId. */
-  | { type: "request"; requestId: string; method: string; params: JsonObject }
+  /**
+   * A runtime `request` (list_models, session_current, …); answered by `reply` with the same requestId.
+   * `file` (an upload, e.g. a skill archive) reaches the runtime as a file: its path and size are added to `params`.
+   */
+  | { type: "request"; requestId: string; method: string; params: JsonObject; file?: Attachment }
   /** A files-panel request on the workspace (answered by the worker itself with `reply`). */
   | { type: "workspace"; requestId: string; request: WorkspaceRequest }
   /** The open session's model traffic as a recording (answered by `reply`: the recording's JSON text). */

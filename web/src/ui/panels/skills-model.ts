@@ -61,8 +61,8 @@ export const ARCHIVE_SUFFIXES = [".tar.gz", ".tgz", ".zip", ".tar"] as const;
 export const ACCEPT = ".zip,.tar,.tar.gz,.tgz";
 
 /**
- * The largest archive the panel sends: the importer's limit (runtime/host/constants.py). `skill_import`
- * carries it in base64 inside one protocol frame, and MAX_FRAME_BYTES leaves room for that.
+ * The largest archive the panel sends: the importer's limit (runtime/host/constants.py). The archive
+ * reaches the runtime as a file in its file system (the worker stores it); the frame carries its path.
  */
 export const MAX_IMPORT_BYTES = SKILL_ARCHIVE_MAX_BYTES;
 
@@ -202,16 +202,6 @@ export function archiveNameFromUrl(url: string, bytes: Uint8Array): string | nul
   const suffix = sniffSuffix(bytes);
   if (!suffix) return null;
   return (segment || "skill") + suffix;
-}
-
-/** Base64 of `bytes`, in slices (String.fromCharCode on a whole large archive would overflow). */
-export function toBase64(bytes: Uint8Array): string {
-  const SLICE = 0x8000;
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += SLICE) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + SLICE));
-  }
-  return btoa(binary);
 }
 
 /** Whether this skill's scripts can run here, as one short line. */

@@ -6,6 +6,7 @@
  */
 
 import type { JsonObject } from "../../protocol/codec";
+import type { Attachment } from "../../worker/incoming";
 import type { RequestResult } from "../../worker/main-worker-messages";
 import { PROXY_PATH } from "../../worker/egress";
 import { el } from "../dom";
@@ -17,7 +18,6 @@ import {
   parseSkillDetail,
   parseSkillList,
   sizeProblem,
-  toBase64,
   type ImportReport,
   type ImportState,
   type SkillSummary,
@@ -28,7 +28,8 @@ import "./skills.css";
 const IMPORT_TIMEOUT_MS = 120_000;
 
 export interface SkillsDeps {
-  request(method: string, params?: JsonObject, timeoutMs?: number): Promise<RequestResult>;
+  /** `file` reaches the runtime as a file (its path is added to `params`), not inside the frame. */
+  request(method: string, params?: JsonObject, timeoutMs?: number, file?: Attachment): Promise<RequestResult>;
   whenReady(): Promise<void>;
 }
 
@@ -170,11 +171,12 @@ class SkillsPanel {
     }
     const tooBig = sizeProblem(archive.bytes.length);
     if (tooBig) return failed(source, tooBig);
-    const params = { filename: archive.filename, data: toBase64(archive.bytes) };
-    let report = await this.requestImport(params);
+    const params = { filename: archive.filename };
+    const file = { name: archive.filename, data: archive.bytes };
+    let report = await this.requestImport(params, file);
     if (typeof report === "string") return failed(source, report);
     if (report.needsConfirmation && confirm(replaceQuestion(report))) {
-      const again = await this.requestImport({ ...params, replace: true });
+      const again = await this.requestImport({ ...params, replace: true }, file);
       if (typeof again === "string") return failed(source, again);
       report = again;
     }
@@ -182,8 +184,8 @@ class SkillsPanel {
   }
 
   /** The import report, or why there is none. */
-  private async requestImport(params: JsonObject): Promise<ImportReport | string> {
-    const result = await this.deps.request("skill_import", params, IMPORT_TIMEOUT_MS);
+  private async requestImport(params: JsonObject, file: Attachment): Promise<ImportReport | string> {
+    const result = await this.deps.request("skill_import", params, IMPORT_TIMEOUT_MS, file);
     if (!result.ok) return result.message || result.code;
     return parseImportReport(result.value) ?? "the import report was not understood";
   }

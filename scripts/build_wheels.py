@@ -3,7 +3,7 @@
 
 - web/public/pyodide/: the Pyodide core from the `pyodide` npm package (no CDN at run time).
 - web/public/wheels/: every wheel the runtime imports, pinned in pyproject.toml, downloaded from PyPI
-  as pure-Python wheels (MarkupSafe is built from its sdist without its C speedups), plus the
+  as pure-Python wheels (MarkupSafe and PyYAML are built from their sdists without their C extensions), plus the
   runtime's own wheel, and manifest.json listing them in install order.
 - web/public/wheels/sandbox/: the wheels the run_python sandbox installs at start (micropip, packaging,
   pyodide-http, the versions in Pyodide's own lock file), with their own manifest.json. The runtime does
@@ -40,7 +40,11 @@ EXTRA_BROWSER_WHEELS = [
     "sqlite-fts4==1.0.3",
     "tabulate==0.10.0",
 ]
-BUILD_FROM_SDIST = {"markupsafe"}
+# Built from the sdist with no C compiler: MarkupSafe falls back to pure Python by itself; PyYAML's
+# setup builds its optional libyaml extension unless PYYAML_FORCE_LIBYAML=0 leaves it out (without it,
+# the wheel would be tagged for this CPython although it holds only Python; `yaml` then runs without
+# `yaml.cyaml`, which it imports only if present).
+BUILD_FROM_SDIST = {"markupsafe": {}, "pyyaml": {"PYYAML_FORCE_LIBYAML": "0"}}
 # The sandbox's wheels: pure Python, for the Python the sandbox runs (Pyodide's), not the one building.
 SANDBOX_WHEELS = ["micropip==0.11.1", "packaging==26.1", "pyodide-http==0.2.2"]
 SANDBOX_PYTHON = "3.14"
@@ -62,12 +66,37 @@ def fetch_wheel(req: str, python_version: str | None = None) -> Path:
     if found:
         return found[0]
     if name.lower() in BUILD_FROM_SDIST:
-        env = {**os.environ, "CC": "/bin/false"}
-        pip("wheel", "-q", "--no-deps", "--no-binary", ":all:", "-w", str(CACHE), req, env=env)
+        build_pure_wheel(req, BUILD_FROM_SDIST[name.lower()])
     else:
         target = ["--python-version", python_version] if python_version else []
         pip("download", "-q", "--no-deps", "--only-binary=:all:", "--platform", "any", *target, "-d", str(CACHE), req)
     return fetch_wheel(req, python_version)
+
+
+def build_pure_wheel(req: str, extra_env: dict[str, str]) -> Path:
+    """Build `req` from its sdist into the cache without a C compiler; refuse anything but a py3-none-any wheel."""
+    env = {**os.environ, "CC": "/bin/false", **extra_env}
+    out = Path(tempfile.mkdtemp(prefix="tidepool-sdist-"))
+    try:
+        # --no-cache-dir: pip's own cache may hold a build of the same version with the C extension.
+        pip(
+            "wheel",
+            "-q",
+            "--no-cache-dir",
+            "--no-deps",
+            "--no-binary",
+            req.split("==")[0],
+            "-w",
+            str(out),
+            req,
+            env=env,
+        )
+        (wheel,) = out.glob("*.whl")
+        if not wheel.name.endswith("-py3-none-any.whl"):
+            sys.exit(f"build_wheels: {wheel.name} is not a pure-Python wheel; the browser cannot install it")
+        return Path(shutil.move(wheel, CACHE / wheel.name))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def build_runtime_wheel(out: Path | None = None) -> Path:

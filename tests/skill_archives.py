@@ -212,4 +212,59 @@ def all_archives() -> dict[str, Archive]:
     """Every real-shaped archive, by file name."""
     archives = (brand_guidelines_zip(), internal_comms_zip(), theme_factory_tgz(), repository_zip())
     return {a.filename: a for a in archives}
+
+
 ARCHIVES = all_archives()
+
+
+# Skills as people write them for Claude Code and other agents: valid YAML beyond the spec's simple fields.
+HOOKS_SKILL_MD = b"""---
+name: safe-deploy
+description: Deploys the site. Use this when: the user asks to ship (see docs/deploy.md) and it's approved.
+allowed-tools: Bash(git status:*) read_file, run_python
+metadata: {author: ops-team, version: "1.0"}
+hooks:
+  PreToolUse:
+    - matcher: "Bash"
+      hooks:
+        - type: command
+          command: "./scripts/check.sh"
+---
+
+# Safe deploy
+
+Check, then ship.
+"""
+LOOSE_NAME_SKILL_MD = b"""---
+name: PDF Tools
+description: >-
+  Reads PDFs: text, tables
+  and forms.
+metadata:
+  author: docs-team
+  links:
+    home: https://example.com/pdf
+---
+
+# PDF tools
+"""
+
+
+def people_skills_zip() -> Archive:
+    """Two skills in one zip: Claude Code's `hooks:` with a flow-map `metadata` and an unquoted colon in the
+    description; a name that does not follow the spec (`PDF Tools`) with a folded description and nested
+    metadata."""
+    return Archive(
+        "people-skills.zip",
+        _zip({"skills/safe-deploy/SKILL.md": HOOKS_SKILL_MD, "skills/pdf-tools/SKILL.md": LOOSE_NAME_SKILL_MD}),
+    )
+
+
+def dot_skill_file() -> Archive:
+    """A `.skill` file as Claude exports one: a zip of the skill's folder, named `<name>.skill`."""
+    body = "\n# Meeting notes\n\nSummarise a meeting.\n"
+    files = {
+        "meeting-notes/SKILL.md": skill_md("meeting-notes", "Turns a transcript into notes.", body),
+        "meeting-notes/LICENSE.txt": license_text(),
+    }
+    return Archive("meeting-notes.skill", _zip(files))

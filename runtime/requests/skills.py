@@ -17,11 +17,12 @@ from runtime.skills.errors import SkillError
 
 if TYPE_CHECKING:
     from runtime.requests.ports import Handler, Ports
+    from runtime.skills.catalog import InstalledSkill
 
 MAX_ARCHIVE_BYTES = SKILL_ARCHIVE_MAX_BYTES
 
 
-def _installed(ports: Ports, name: str) -> Any:
+def _installed(ports: Ports, name: str) -> InstalledSkill:
     from runtime.skills.catalog import list_skills
 
     skill = next((s for s in list_skills(ports.workspace) if s.name == name), None)
@@ -51,7 +52,13 @@ async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
 async def skills_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     from runtime.skills.catalog import list_skills
 
-    return {"skills": [asdict(s) for s in list_skills(ports.workspace)]}
+    return {"skills": [_listed(ports, s) for s in list_skills(ports.workspace)]}
+
+
+def _listed(ports: Ports, skill: InstalledSkill) -> dict[str, Any]:
+    """A skill as the panel lists it; ``unknown_tools``: its ``allowed-tools`` that are not tools here."""
+    tools = {t["name"] for t in ports.tools.catalog()}
+    return {**asdict(skill), "unknown_tools": [name for name in skill.allowed_tools if name not in tools]}
 
 
 async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
@@ -90,12 +97,12 @@ async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
         if p.is_file() and p.name != SKILL_FILE
     ]
     return {
-        **asdict(skill),
+        **_listed(ports, skill),
+        "declared_name": spec.declared_name,
         "body": spec.body,
         "license": spec.license,
         "compatibility": spec.compatibility,
         "metadata": spec.metadata,
-        "allowed_tools": list(spec.allowed_tools),
         "files": files,
     }
 

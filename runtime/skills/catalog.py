@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 
 from runtime.skills.errors import SkillError
 from runtime.skills.importer import SKILL_FILE, SKILLS_DIR, skills_dir
-from runtime.skills.spec import MAX_DESCRIPTION, InvalidSkill, check_skill_bytes
+from runtime.skills.spec import MAX_DESCRIPTION, InvalidSkill, SpecWarning, check_skill_bytes
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,15 @@ class InstalledSkill:
     description: str
     location: str  # workspace-relative path of its SKILL.md
     enabled: bool
+    allowed_tools: tuple[str, ...] = ()  # as its frontmatter lists them (names of other agents' tools too)
+    warnings: tuple[SpecWarning, ...] = ()  # what does not follow the spec (the skill still works)
+
+
+@dataclass(frozen=True)
+class _Summary:
+    description: str
+    allowed_tools: tuple[str, ...]
+    warnings: tuple[SpecWarning, ...]
 
 
 @dataclass(frozen=True)
@@ -53,21 +62,24 @@ def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
     for folder in sorted(root.iterdir()):
         if folder.name.startswith("."):
             continue
-        description = _description(folder / SKILL_FILE, folder.name)
-        if description is None:
+        summary = _summary(folder / SKILL_FILE, folder.name)
+        if summary is None:
             continue
         location = str(SKILLS_DIR / folder.name / SKILL_FILE)
-        out.append(InstalledSkill(folder.name, description, location, folder.name not in disabled))
+        enabled = folder.name not in disabled
+        out.append(
+            InstalledSkill(folder.name, summary.description, location, enabled, summary.allowed_tools, summary.warnings)
+        )
     return tuple(out)
 
 
 # The catalog is rendered into every turn's system prompt: a SKILL.md is parsed again only when its
-# size or modification time changed (path -> (mtime_ns, size, description or None when invalid)).
-_parsed: dict[str, tuple[int, int, str | None]] = {}
+# size or modification time changed (path -> (mtime_ns, size, summary or None when invalid)).
+_parsed: dict[str, tuple[int, int, _Summary | None]] = {}
 
 
-def _description(skill_md: Path, folder_name: str) -> str | None:
-    """The description of a valid SKILL.md; ``None`` (logged once per version) when missing or invalid."""
+def _summary(skill_md: Path, folder_name: str) -> _Summary | None:
+    """What the list shows of a valid SKILL.md; ``None`` (logged once per version) when missing or invalid."""
     try:
         stat = skill_md.stat()
     except OSError:
@@ -77,14 +89,14 @@ def _description(skill_md: Path, folder_name: str) -> str | None:
     if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
         return cached[2]
     check = check_skill_bytes(skill_md.read_bytes(), folder_name)
-    description: str | None
+    summary: _Summary | None
     if isinstance(check, InvalidSkill):
         log.warning("skill folder %s skipped: %s", folder_name, check.message)
-        description = None
+        summary = None
     else:
-        description = check.spec.description
-    _parsed[key] = (stat.st_mtime_ns, stat.st_size, description)
-    return description
+        summary = _Summary(check.spec.description, check.spec.allowed_tools, check.warnings)
+    _parsed[key] = (stat.st_mtime_ns, stat.st_size, summary)
+    return summary
 
 
 def set_enabled(workspace: Path, name: str, enabled: bool) -> None:

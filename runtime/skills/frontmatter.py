@@ -1,29 +1,37 @@
-"""A small, strict parser for SKILL.md frontmatter: the YAML subset the Agent Skills spec uses.
+"""SKILL.md frontmatter: YAML read with PyYAML, and a key-by-key reading for what strict YAML refuses.
 
-Supported: ``key: value`` at the top level; plain scalars (continuation lines folded with spaces,
-`` #`` comments stripped), single- and double-quoted strings (may span lines), block scalars ``|`` and
-``>`` with ``-``/``+`` chomping; a one-level map of scalars (``metadata``); a list of scalars as a block
-(``- item``, indented or not) or in flow form (``[a, b]``). ``~``/``null``/empty are ``None``; every
-other scalar is a string (no numbers or booleans). Anything else (anchors, tags, nested collections,
-flow maps, duplicate keys, tabs in indentation) is an error rather than a guess.
+The frontmatter is read with a ``SafeLoader`` whose only implicit type is null: every other scalar stays
+the text that was written (``version: 1.0`` is ``"1.0"``, ``on: yes`` is ``"yes"``), since every field
+of the spec is text. Aliases (``*name``) are refused, so a small frontmatter cannot expand into a huge
+value. Whatever YAML allows otherwise is accepted: block scalars, flow maps, nested maps and lists
+(Claude Code's ``hooks:``), comments.
 
-As YAML does, a plain scalar holding ``": "`` is an error (code ``unquoted-colon``); with
-``lenient=True`` the rest of the line is taken as text, which is the retry the spec's client guide
-recommends.
+Real skills often hold values YAML refuses, most often an unquoted ``": "`` in a long description
+(``description: Use this when: the user asks``). When the whole frontmatter is not valid YAML it is read
+again key by key: each top-level ``key:`` line with its indented continuation lines is read as YAML on
+its own, and when that fails too its value is taken as plain text (the rest of the line and the
+continuation lines, joined with spaces; a trailing `` # comment`` is dropped). Those keys are listed in
+``Frontmatter.as_text`` with the reason. A line that is not ``key: value`` (or a continuation) is an error.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-Value = str | list[str] | dict[str, str] | None
-ErrorCode = Literal["unterminated", "syntax", "unquoted-colon", "unsupported", "duplicate-key"]
+import yaml
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
+from yaml.events import AliasEvent
+from yaml.nodes import MappingNode, Node
 
-_KEY = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*)|)$")
-_BLOCK_HEADER = re.compile(r"^([|>])([+-]?)([1-9]?)[ \t]*(?:#.*)?$")
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "r": "\r", "0": "\x00", " ": " "}
+ErrorCode = Literal["unterminated", "syntax", "not-a-mapping"]
+
+_KEY_LINE = re.compile(r"^([^\s#:'\"][^:]*?)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
+_COMMENT = re.compile(r"[ \t]+#.*$")
+_NULL_TAG = "tag:yaml.org,2002:null"
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,38 @@ class FrontmatterError(ValueError):
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """The fields (YAML values: text, ``None``, lists and maps of them) and the keys read as plain text."""
+
+    fields: dict[str, Any]
+    as_text: dict[str, str] = field(default_factory=dict)  # key -> why YAML refused its value
+    repeated: tuple[str, ...] = ()  # top-level keys given more than once (the last one counts)
+
+
+class _TextLoader(yaml.SafeLoader):
+    """``SafeLoader`` that keeps scalars as text (only null is implicit) and refuses aliases."""
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        if self.check_event(AliasEvent):
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise ComposerError(None, None, "aliases (*name) are not supported here", mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        keys = [self.construct_object(key, deep=True) for key, _ in node.value]
+        for i, (key, _) in enumerate(node.value):
+            if keys[i] in keys[:i]:
+                raise ConstructorError(None, None, f"the key {keys[i]!r} appears twice", key.start_mark)
+        return super().construct_mapping(node, deep)
+
+
+_TextLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag == _NULL_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
 
 def split(text: str) -> tuple[str, str] | None:
@@ -48,194 +88,77 @@ def split(text: str) -> tuple[str, str] | None:
     raise FrontmatterError("unterminated", "The frontmatter has no closing '---' line.")
 
 
-def parse(source: str, *, lenient: bool = False) -> dict[str, Value]:
-    """Parse the frontmatter text (between the ``---`` lines) into a flat mapping."""
-    lines = source.split("\n")
-    if source.endswith("\n"):
-        lines.pop()
-    out: dict[str, Value] = {}
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if _blank(line):
-            i += 1
+def load(source: str) -> Any:
+    """One YAML document, scalars as text; raises ``yaml.YAMLError``."""
+    return yaml.load(source, Loader=_TextLoader)
+
+
+def parse(source: str) -> Frontmatter:
+    """Parse the frontmatter text (between the ``---`` lines) into its top-level fields."""
+    try:
+        data = load(source)
+    except yaml.YAMLError as exc:
+        return _key_by_key(source, describe(exc))
+    if data is None:
+        return Frontmatter({})
+    if not isinstance(data, dict):
+        kind = "list" if isinstance(data, list) else "line of text"
+        raise FrontmatterError("not-a-mapping", f"The frontmatter is a {kind}, not 'key: value' fields.")
+    return Frontmatter({_key(k): v for k, v in data.items()})
+
+
+def describe(exc: yaml.YAMLError, *, with_line: bool = True) -> str:
+    """A YAML error in one line: what is wrong and, ``with_line``, where (1-based, within the frontmatter)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = str(getattr(exc, "problem", None) or str(exc).split("\n", 1)[0])
+    return f"{problem} at line {mark.line + 1}" if mark is not None and with_line else problem
+
+
+def _key(key: object) -> str:
+    return "" if key is None else str(key)
+
+
+def _key_by_key(source: str, problem: str) -> Frontmatter:
+    fields: dict[str, Any] = {}
+    as_text: dict[str, str] = {}
+    repeated: list[str] = []
+    for key, rest, block in _top_level_blocks(source, problem):
+        if key in fields:
+            repeated.append(key)
+        try:
+            value = load(f"{key}: {rest}\n" + "".join(f"{b}\n" for b in block))
+            if not isinstance(value, dict) or len(value) != 1:
+                raise yaml.YAMLError(f"{key!r} is not one 'key: value' field")
+            fields[key] = next(iter(value.values()))
+            as_text.pop(key, None)
+        except yaml.YAMLError as exc:
+            fields[key] = _plain_text(rest, block) or None
+            as_text[key] = describe(exc, with_line=False)
+    return Frontmatter(fields, as_text, tuple(dict.fromkeys(repeated)))
+
+
+def _top_level_blocks(source: str, problem: str) -> list[tuple[str, str, list[str]]]:
+    """Each top-level ``key: rest`` line with the indented and blank lines after it (top-level comments dropped)."""
+    blocks: list[tuple[str, str, list[str]]] = []
+    for lineno, line in enumerate(source.split("\n"), 1):
+        stripped = line.strip()
+        if blocks and (not stripped or line[:1] in (" ", "\t")):
+            blocks[-1][2].append(line)
             continue
-        if line[0] in " \t":
-            raise FrontmatterError("syntax", "Unexpected indentation.", i + 1)
-        match = _KEY.match(line.rstrip())
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _KEY_LINE.match(line.rstrip())
         if not match:
-            raise FrontmatterError("syntax", f"Expected 'key: value', got {line.strip()[:60]!r}.", i + 1)
-        key, rest = match.group(1), (match.group(2) or "").strip()
-        if key in out:
-            raise FrontmatterError("duplicate-key", f"The key {key!r} appears twice.", i + 1)
-        end = _block_end(lines, i + 1, allow_dash=not rest)
-        out[key] = _value(key, rest, lines[i + 1 : end], i + 1, lenient)
-        i = end
-    return out
+            raise FrontmatterError(
+                "syntax",
+                f"The frontmatter is not valid YAML ({problem}), and {line.rstrip()[:60]!r} is not a top-level "
+                "'key: value' line.",
+                lineno,
+            )
+        blocks.append((match.group(1), (match.group(2) or "").strip(), []))
+    return blocks
 
 
-def _blank(line: str) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith("#")
-
-
-def _block_end(lines: list[str], start: int, *, allow_dash: bool) -> int:
-    """Index after the lines that belong to the key above ``start`` (indented, blank, or ``- `` items)."""
-    i = start
-    while i < len(lines):
-        line = lines[i]
-        if line.strip() and line[0] not in " \t" and not (allow_dash and (line == "-" or line.startswith("- "))):
-            break
-        i += 1
-    return i
-
-
-def _value(key: str, rest: str, block: list[str], lineno: int, lenient: bool) -> Value:
-    if any(line[: len(line) - len(line.lstrip())].count("\t") for line in block if line.strip()):
-        raise FrontmatterError("syntax", "Tabs are not allowed in indentation.", lineno + 1)
-    if rest[:1] in ("|", ">"):
-        return _block_scalar(rest, block, lineno)
-    while block and not block[-1].strip():
-        block = block[:-1]
-    if rest[:1] in ('"', "'"):
-        return _quoted(" ".join([rest, *(b.strip() for b in block)]).strip(), lineno)
-    if rest.startswith("["):
-        return _flow_list(" ".join([rest, *(b.strip() for b in block)]), lineno, lenient)
-    if rest[:1] in ("{", "&", "*", "!"):
-        raise FrontmatterError(
-            "unsupported", f"{key!r}: flow maps, anchors, aliases and tags are not supported.", lineno
-        )
-    if rest:
-        return _plain(" ".join([rest, *_folded(block)]).strip(), key, lineno, lenient)
-    return _collection(key, block, lineno, lenient)
-
-
-def _folded(block: list[str]) -> list[str]:
-    return [b.strip() if b.strip() else "\n" for b in block if not b.strip().startswith("#")]
-
-
-def _plain(text: str, key: str, lineno: int, lenient: bool) -> str | None:
-    text = re.sub(r"[ \t]+#.*$", "", text)
-    text = text.replace(" \n ", "\n").strip()
-    if text in ("~", "null", "Null", "NULL"):
-        return None
-    if not lenient and (": " in text or text.endswith(":")):
-        raise FrontmatterError("unquoted-colon", f"The value of {key!r} holds an unquoted ': '.", lineno)
-    if not lenient and text.startswith(("@", "`", "%")):
-        raise FrontmatterError("syntax", f"The value of {key!r} starts with a reserved character.", lineno)
-    return text
-
-
-def _quoted(text: str, lineno: int) -> str:
-    quote = text[0]
-    i, out = 1, []
-    while i < len(text):
-        ch = text[i]
-        if quote == "'" and ch == "'":
-            if text[i + 1 : i + 2] == "'":
-                out.append("'")
-                i += 2
-                continue
-            return _after_quote("".join(out), text[i + 1 :], lineno)
-        if quote == '"' and ch == '"':
-            return _after_quote("".join(out), text[i + 1 :], lineno)
-        if quote == '"' and ch == "\\":
-            i, piece = _escape(text, i, lineno)
-            out.append(piece)
-            continue
-        out.append(ch)
-        i += 1
-    raise FrontmatterError("syntax", "A quoted string is not closed.", lineno)
-
-
-def _escape(text: str, i: int, lineno: int) -> tuple[int, str]:
-    code = text[i + 1 : i + 2]
-    if code in _ESCAPES:
-        return i + 2, _ESCAPES[code]
-    if code in ("x", "u", "U"):
-        width = {"x": 2, "u": 4, "U": 8}[code]
-        digits = text[i + 2 : i + 2 + width]
-        if len(digits) == width and all(c in "0123456789abcdefABCDEF" for c in digits):
-            return i + 2 + width, chr(int(digits, 16))
-    raise FrontmatterError("syntax", f"Unknown escape '\\{code}' in a double-quoted string.", lineno)
-
-
-def _after_quote(value: str, tail: str, lineno: int) -> str:
-    tail = tail.strip()
-    if tail and not tail.startswith("#"):
-        raise FrontmatterError("syntax", f"Unexpected text after a quoted string: {tail[:40]!r}.", lineno)
-    return value
-
-
-def _block_scalar(header: str, block: list[str], lineno: int) -> str:
-    match = _BLOCK_HEADER.match(header)
-    if not match:
-        raise FrontmatterError("syntax", f"Bad block scalar header {header!r}.", lineno)
-    style, chomp, explicit = match.groups()
-    content = [b for b in block if b.strip()]
-    indent = int(explicit) if explicit else min((len(b) - len(b.lstrip(" ")) for b in content), default=0)
-    lines = [b[indent:] if b.strip() else "" for b in block]
-    text = "\n".join(lines) if style == "|" else _fold(lines)
-    body = text.rstrip("\n")
-    trailing = len(text) - len(body) + 1
-    if chomp == "-" or not body:
-        return body
-    return body + ("\n" * trailing if chomp == "+" else "\n")
-
-
-def _fold(lines: list[str]) -> str:
-    """YAML folding: a line break between two text lines becomes a space; each blank line is a newline;
-    lines indented more than the block keep their line breaks."""
-    out = ""
-    for idx, line in enumerate(lines):
-        prev = lines[idx - 1] if idx else None
-        if prev is None:
-            out = line
-        elif not line:
-            out += "\n"
-        elif not prev:
-            out += line
-        elif line.startswith((" ", "\t")) or prev.startswith((" ", "\t")):
-            out += "\n" + line
-        else:
-            out += " " + line
-    return out
-
-
-def _flow_list(text: str, lineno: int, lenient: bool) -> list[str]:
-    text = re.sub(r"\][ \t]*#.*$", "]", text.strip())
-    if not text.endswith("]") or text.count("[") != 1 or text.count("]") != 1:
-        raise FrontmatterError("unsupported", "Only a flat list like [a, b] is supported.", lineno)
-    items = [p.strip() for p in text[1:-1].split(",")]
-    return [_item(p, lineno, lenient) for p in items if p]
-
-
-def _item(text: str, lineno: int, lenient: bool) -> str:
-    if text[:1] in ('"', "'"):
-        return _quoted(text, lineno)
-    value = _plain(text, "list item", lineno, lenient)
-    return value if value is not None else ""
-
-
-def _collection(key: str, block: list[str], lineno: int, lenient: bool) -> Value:
-    items = [(n, b) for n, b in enumerate(block, lineno + 1) if not _blank(b)]
-    if not items:
-        return None
-    if all(b.strip() == "-" or b.strip().startswith("- ") for _, b in items):
-        return [_item(b.strip()[1:].strip(), n, lenient) for n, b in items]
-    if not _KEY.match(items[0][1].strip()):
-        return _plain(" ".join(_folded(block)).strip(), key, lineno, lenient)
-    indent = len(items[0][1]) - len(items[0][1].lstrip())
-    mapping: dict[str, str] = {}
-    for n, b in items:
-        match = _KEY.match(b.strip())
-        if len(b) - len(b.lstrip()) != indent or not match:
-            raise FrontmatterError("unsupported", f"{key!r}: only one level of 'key: value' is supported.", n)
-        sub, rest = match.group(1), (match.group(2) or "").strip()
-        if sub in mapping:
-            raise FrontmatterError("duplicate-key", f"The key {key}.{sub} appears twice.", n)
-        if rest[:1] in ("|", ">", "[", "{", "&", "*", "!"):
-            raise FrontmatterError("unsupported", f"{key}.{sub}: only plain or quoted values are supported.", n)
-        value = _quoted(rest, n) if rest[:1] in ('"', "'") else _plain(rest, f"{key}.{sub}", n, lenient)
-        mapping[sub] = value or ""
-    return mapping
+def _plain_text(rest: str, block: list[str]) -> str:
+    parts = [_COMMENT.sub("", part.strip()) for part in [rest, *block]]
+    return " ".join(p for p in parts if p).strip()

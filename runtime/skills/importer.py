@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 SKILLS_DIR = PurePosixPath(".agents") / "skills"
 SKILL_FILE = "SKILL.md"
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip", ".tar")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip", ".tar", ".skill")  # a .skill file is a zip
 
 SkillStatus = Literal["installed", "replaced", "exists", "skipped"]
 ImportState = Literal["ok", "partial", "rejected"]

@@ -2,29 +2,37 @@
 
 Rules (https://agentskills.io/specification), with the leniency the spec's client guide recommends:
 
-- ``name``: required; ``^[a-z0-9]+(-[a-z0-9]+)*$`` and at most 64 characters, else the skill is skipped
-  (the name becomes a folder name, so it must be safe). A name that differs from its folder is a warning.
+- ``name``: required. It should be 1-64 lowercase letters, digits and single hyphens and match its
+  folder; the name becomes the skill's folder, so one that does not conform is installed under a safe
+  form of it (``PDF Tools`` as ``pdf-tools``) with an ``invalid-name`` warning; only a name with no
+  letter or digit to keep (in it or its folder) skips the skill. A valid name that differs from its
+  folder is a ``name-mismatch`` warning.
 - ``description``: required, 1–1024 characters; missing or empty skips the skill; longer is a warning.
-- ``license``, ``compatibility`` (≤ 500 characters, else a warning), ``metadata`` (a map of strings) and
-  ``allowed-tools`` (a space-separated string or a list) are optional; other keys are a warning.
-- Frontmatter that YAML would refuse because a value holds an unquoted ``: `` is read again leniently,
-  with a warning. Any other unparseable frontmatter skips the skill with the parser's message.
+- ``license``, ``compatibility`` (≤ 500 characters, else a warning), ``metadata`` (a map; values that are
+  not text are kept as JSON) and ``allowed-tools`` (a space- or comma-separated string, or a list) are
+  optional; other keys (Claude Code's ``hooks``, ``model``, ...) are an ``unknown-field`` warning.
+- Frontmatter that is not valid YAML is read key by key (see ``frontmatter``); a value read as plain
+  text is a warning (``unquoted-colon`` when YAML refused an unquoted ``: ``, else ``not-yaml``).
+  Frontmatter that is not ``key: value`` fields at all skips the skill with a clear message.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from runtime.skills import frontmatter
-from runtime.skills.frontmatter import FrontmatterError, Value
+from runtime.skills.frontmatter import FrontmatterError
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 KNOWN_FIELDS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
+_TOOL_SEPARATORS = frozenset(" \t\n,")
 
 SkipReason = Literal[
     "not-text",
@@ -36,6 +44,9 @@ SkipReason = Literal[
 ]
 WarningCode = Literal[
     "unquoted-colon",
+    "not-yaml",
+    "duplicate-key",
+    "invalid-name",
     "name-mismatch",
     "description-too-long",
     "compatibility-too-long",
@@ -52,6 +63,9 @@ class SpecWarning:
 
 @dataclass(frozen=True)
 class SkillSpec:
+    """A valid skill. ``name`` is the one it is installed and activated under (safe as a folder name);
+    ``declared_name`` is what its frontmatter says (the same unless that does not conform)."""
+
     name: str
     description: str
     body: str
@@ -59,6 +73,7 @@ class SkillSpec:
     compatibility: str | None = None
     metadata: dict[str, str] = field(default_factory=dict)
     allowed_tools: tuple[str, ...] = ()
+    declared_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,26 +107,26 @@ def check_skill(text: str, folder: str) -> SkillCheck:
     warnings: list[SpecWarning] = []
     try:
         parts = frontmatter.split(text)
+        if parts is None:
+            return InvalidSkill("no-frontmatter", "SKILL.md does not start with a '---' frontmatter block.")
+        source, body = parts
+        fields = _fields(source, warnings)
     except FrontmatterError as exc:
         return InvalidSkill("bad-frontmatter", f"SKILL.md frontmatter: {exc}")
-    if parts is None:
-        return InvalidSkill("no-frontmatter", "SKILL.md does not start with a '---' frontmatter block.")
-    source, body = parts
-    try:
-        fields = _parse_leniently(source, warnings)
-    except FrontmatterError as exc:
-        return InvalidSkill("bad-frontmatter", f"SKILL.md frontmatter: {exc}")
-    name = fields.get("name")
-    if not isinstance(name, str) or not name:
-        return InvalidSkill("missing-name", "SKILL.md has no 'name'.")
-    if len(name) > MAX_NAME or not NAME_RE.match(name):
+    declared = fields.get("name")
+    if not isinstance(declared, str) or not declared.strip():
+        what = "has no 'name'" if declared is None or isinstance(declared, str) else "has a 'name' that is not text"
+        return InvalidSkill("missing-name", f"SKILL.md {what}.")
+    name = install_name(declared, folder, warnings)
+    if name is None:
         return InvalidSkill(
             "invalid-name",
-            f"The name {name[:80]!r} must be 1-{MAX_NAME} lowercase letters, digits and single hyphens.",
+            f"The name {declared[:80]!r} has no letters or digits to name a folder with; "
+            f"use 1-{MAX_NAME} lowercase letters, digits and single hyphens.",
         )
     description = fields.get("description")
     if not isinstance(description, str) or not description.strip():
-        return InvalidSkill("missing-description", f"The skill {name!r} has no 'description'.")
+        return InvalidSkill("missing-description", f"The skill {declared[:80]!r} has no 'description' text.")
     spec = SkillSpec(
         name=name,
         description=description.strip(),
@@ -119,25 +134,51 @@ def check_skill(text: str, folder: str) -> SkillCheck:
         license=_optional_text(fields, "license", warnings),
         compatibility=_optional_text(fields, "compatibility", warnings),
         metadata=_metadata(fields.get("metadata"), warnings),
-        allowed_tools=_allowed_tools(fields.get("allowed-tools"), warnings),
+        allowed_tools=allowed_tools(fields.get("allowed-tools"), warnings),
+        declared_name=declared,
     )
     warnings.extend(_soft_checks(spec, folder, fields))
     return ValidSkill(spec, tuple(warnings))
 
 
-def _parse_leniently(source: str, warnings: list[SpecWarning]) -> dict[str, Value]:
-    try:
-        return frontmatter.parse(source)
-    except FrontmatterError as exc:
-        if exc.code != "unquoted-colon":
-            raise
-        first = exc
-    fields = frontmatter.parse(source, lenient=True)
-    warnings.append(SpecWarning("unquoted-colon", f"{first.message} It was read as text; quote the value."))
-    return fields
+def _fields(source: str, warnings: list[SpecWarning]) -> dict[str, Any]:
+    parsed = frontmatter.parse(source)
+    for key, problem in parsed.as_text.items():
+        colon = "mapping values are not allowed" in problem
+        code: WarningCode = "unquoted-colon" if colon else "not-yaml"
+        why = "holds an unquoted ': ' (quote it)" if colon else f"is not valid YAML ({problem})"
+        warnings.append(SpecWarning(code, f"The value of {key!r} {why}; it was read as text."))
+    warnings.extend(
+        SpecWarning("duplicate-key", f"The key {key!r} appears more than once; the last one is used.")
+        for key in parsed.repeated
+    )
+    return parsed.fields
 
 
-def _optional_text(fields: dict[str, Value], key: str, warnings: list[SpecWarning]) -> str | None:
+def install_name(declared: str, folder: str, warnings: list[SpecWarning]) -> str | None:
+    """The declared name when it conforms; otherwise a safe form of it (or of the folder), with a warning."""
+    if len(declared) <= MAX_NAME and NAME_RE.match(declared):
+        return declared
+    safe = slug(declared) or slug(folder)
+    if not safe:
+        return None
+    warnings.append(
+        SpecWarning(
+            "invalid-name",
+            f"The name {declared[:80]!r} does not follow the spec (1-{MAX_NAME} lowercase letters, digits and "
+            f"single hyphens); the skill is known as {safe!r}.",
+        )
+    )
+    return safe
+
+
+def slug(text: str) -> str:
+    """Lowercase ASCII letters and digits joined by single hyphens, at most ``MAX_NAME`` characters."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    return "-".join(re.findall(r"[a-z0-9]+", ascii_text))[:MAX_NAME].strip("-")
+
+
+def _optional_text(fields: dict[str, Any], key: str, warnings: list[SpecWarning]) -> str | None:
     value = fields.get(key)
     if value is None or isinstance(value, str):
         return value
@@ -145,29 +186,48 @@ def _optional_text(fields: dict[str, Value], key: str, warnings: list[SpecWarnin
     return None
 
 
-def _metadata(value: Value, warnings: list[SpecWarning]) -> dict[str, str]:
+def _metadata(value: Any, warnings: list[SpecWarning]) -> dict[str, str]:
     if value is None:
         return {}
     if isinstance(value, dict):
-        return dict(value)
-    warnings.append(SpecWarning("bad-field", "'metadata' should be a map of strings; it was ignored."))
+        return {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in value.items()}
+    warnings.append(SpecWarning("bad-field", "'metadata' should be a map of 'key: value' lines; it was ignored."))
     return {}
 
 
-def _allowed_tools(value: Value, warnings: list[SpecWarning]) -> tuple[str, ...]:
+def allowed_tools(value: Any, warnings: list[SpecWarning]) -> tuple[str, ...]:
+    """Tool names from a space- or comma-separated string (``Bash(git add:*)`` stays one name) or a list."""
     if value is None:
         return ()
     if isinstance(value, str):
-        return tuple(value.split())
-    if isinstance(value, list):
-        return tuple(v for v in value if v)
-    warnings.append(SpecWarning("bad-field", "'allowed-tools' should be a list of tool names; it was ignored."))
+        return tuple(_split_tools(value))
+    if isinstance(value, list) and all(isinstance(v, str) or v is None for v in value):
+        return tuple(name for v in value if v for name in _split_tools(v))
+    warnings.append(SpecWarning("bad-field", "'allowed-tools' should be tool names in a line or a list; ignored."))
     return ()
 
 
-def _soft_checks(spec: SkillSpec, folder: str, fields: dict[str, Value]) -> list[SpecWarning]:
+def _split_tools(text: str) -> list[str]:
+    """Split at spaces and commas outside parentheses."""
+    names: list[str] = []
+    current, depth = "", 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        if ch in _TOOL_SEPARATORS and depth == 0:
+            names.append(current)
+            current = ""
+        else:
+            current += ch
+    names.append(current)
+    return [n for n in names if n]
+
+
+def _soft_checks(spec: SkillSpec, folder: str, fields: dict[str, Any]) -> list[SpecWarning]:
     out: list[SpecWarning] = []
-    if folder and spec.name != folder:
+    if folder and spec.name != folder and spec.name == spec.declared_name:
         out.append(SpecWarning("name-mismatch", f"The name {spec.name!r} differs from its folder {folder!r}."))
     if len(spec.description) > MAX_DESCRIPTION:
         out.append(SpecWarning("description-too-long", f"The description is over {MAX_DESCRIPTION} characters."))

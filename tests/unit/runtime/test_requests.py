@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.skill_archives import people_skills_zip
 from tests.support.rigs import StateRig
 from tests.support.scripted import says
 
@@ -138,6 +139,25 @@ async def test_skills_panel(rig: StateRig, tmp_path: Path) -> None:
     assert (await rig.result("skills_list"))["skills"] == [] and not (rig.workspace / ".agents/skills/tea").exists()
     await rig.result("skill_import", filename="tea.zip", path=path)  # a removed skill comes back enabled
     assert [s["enabled"] for s in (await rig.result("skills_list"))["skills"]] == [True]
+
+
+async def test_the_skills_list_shows_warnings_and_allowed_tools_against_the_tool_catalog(rig: StateRig) -> None:
+    archive = people_skills_zip()
+    data = base64.b64encode(archive.data).decode()
+    assert (await rig.result("skill_import", filename=archive.filename, data=data))["state"] == "ok"
+    tea = "---\nname: tea\ndescription: d\nallowed-tools: lookup Bash(git add:*), save_note Read\n---\n"
+    assert (await rig.result("skill_import", filename="tea.zip", data=_zip({"tea/SKILL.md": tea})))["state"] == "ok"
+    listed = {s["name"]: s for s in (await rig.result("skills_list"))["skills"]}
+    assert listed["tea"]["allowed_tools"] == ["lookup", "Bash(git add:*)", "save_note", "Read"]
+    assert listed["tea"]["unknown_tools"] == ["Bash(git add:*)", "Read"]  # the rig's tools are lookup, save_note, ...
+    deploy, pdf = listed["safe-deploy"], listed["pdf-tools"]
+    assert deploy["allowed_tools"] == ["Bash(git status:*)", "read_file", "run_python"]
+    assert [w["code"] for w in deploy["warnings"]] == ["unquoted-colon", "unknown-field"]
+    assert (pdf["allowed_tools"], pdf["unknown_tools"]) == ([], [])
+    assert [w["code"] for w in pdf["warnings"]] == ["invalid-name"]
+    shown = await rig.result("skill_show", name="pdf-tools")
+    assert shown["declared_name"] == "PDF Tools"
+    assert shown["metadata"] == {"author": "docs-team", "links": '{"home": "https://example.com/pdf"}'}
 
 
 async def test_tools_list_and_ping(rig: StateRig) -> None:

@@ -21,8 +21,6 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def populated(workspace: Path) -> Path:
     """The workspace with brand-guidelines installed."""
-    report = import_archive(
-        ARCHIVES["brand-guidelines.zip"].data, workspace, filename="brand-guidelines.zip"
-    )
+    report = import_archive(ARCHIVES["brand-guidelines.zip"].data, workspace, filename="brand-guidelines.zip")
     assert report.state == "ok", report
     return workspace

@@ -279,7 +279,7 @@ SKILL_LEVEL = [
         id="unterminated-frontmatter",
     ),
     pytest.param(
-        make_zip([Item("a/SKILL.md", b"---\nname: a\n---\nbody\n"), Item("B/SKILL.md", skill_md("Bad"))]),
+        make_zip([Item("a/SKILL.md", b"---\nname: a\n---\nbody\n"), Item("_/SKILL.md", skill_md("'--'"))]),
         "no-valid-skill",
         ["missing-description", "invalid-name"],
         id="every-skill-invalid",

@@ -9,7 +9,7 @@ import pytest
 
 from runtime.skills.archive import Limits, read_archive
 from runtime.skills.importer import archive_stem, import_archive, import_archive_file
-from tests.skill_archives import ARCHIVES
+from tests.skill_archives import ARCHIVES, HOOKS_SKILL_MD, LOOSE_NAME_SKILL_MD, dot_skill_file, people_skills_zip
 from tests.unit.skills.support import Item, make_tar, make_zip, skill_md, tree_fingerprint
 
 REPO_SKILLS = ["internal-comms", "brand-guidelines", "frontend-design", "doc-coauthoring"]
@@ -209,3 +209,40 @@ def test_an_archive_file_over_the_limit_is_refused_by_its_size(workspace: Path, 
 def test_a_missing_archive_file_is_rejected_with_a_reason(workspace: Path, tmp_path: Path) -> None:
     report = import_archive_file(tmp_path / "gone.zip", workspace, filename="gone.zip")
     assert (report.state, report.reason) == ("rejected", "io-error") and "gone.zip" in report.message
+
+
+def test_skills_as_people_write_them_are_imported_with_warnings(workspace: Path) -> None:
+    archive = people_skills_zip()
+    report = import_archive(archive.data, workspace, filename=archive.filename)
+    assert report.state == "ok", report
+    outcomes = {s.name: s for s in report.skills}
+    assert sorted(outcomes) == ["pdf-tools", "safe-deploy"]
+    assert [w.code for w in outcomes["pdf-tools"].warnings] == ["invalid-name"]
+    assert "'PDF Tools'" in outcomes["pdf-tools"].warnings[0].message
+    assert [w.code for w in outcomes["safe-deploy"].warnings] == ["unquoted-colon", "unknown-field"]
+    root = workspace / ".agents" / "skills"
+    assert (root / "pdf-tools" / "SKILL.md").read_bytes() == LOOSE_NAME_SKILL_MD
+    assert (root / "safe-deploy" / "SKILL.md").read_bytes() == HOOKS_SKILL_MD
+
+
+def test_a_dot_skill_file_is_a_zip_named_after_its_skill(workspace: Path) -> None:
+    archive = dot_skill_file()
+    report = import_archive(archive.data, workspace, filename=archive.filename)
+    assert report.state == "ok", report
+    assert [s.name for s in report.skills] == ["meeting-notes"]
+    assert archive_stem("meeting-notes.skill") == "meeting-notes"
+
+
+def test_a_root_skill_md_with_a_loose_name_in_a_dot_skill_file(workspace: Path) -> None:
+    data = make_zip([Item("SKILL.md", skill_md("'My Notes!'"))])
+    report = import_archive(data, workspace, filename="notes.skill")
+    assert [(s.name, s.status, [w.code for w in s.warnings]) for s in report.skills] == [
+        ("my-notes", "installed", ["invalid-name"])
+    ]
+    assert (workspace / ".agents" / "skills" / "my-notes" / "SKILL.md").is_file()
+
+
+def test_a_file_named_dot_skill_that_is_no_archive_is_refused(workspace: Path) -> None:
+    report = import_archive(b"---\nname: x\n---\n", workspace, filename="x.skill")
+    assert (report.state, report.reason) == ("rejected", "unknown-format")
+    assert not (workspace / ".agents").exists()

@@ -1,14 +1,21 @@
-"""SKILL.md validation against the Agent Skills spec, and the frontmatter subset parser."""
+"""SKILL.md validation against the Agent Skills spec, and the frontmatter as people write it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+import yaml
 
 from runtime.skills import frontmatter
-from runtime.skills.frontmatter import FrontmatterError
 from runtime.skills.spec import InvalidSkill, ValidSkill, check_skill, check_skill_bytes
+from tests.skill_archives import (
+    BRAND_DESCRIPTION,
+    COMMS_DESCRIPTION,
+    DOC_DESCRIPTION,
+    LICENSE_LINE,
+    THEME_DESCRIPTION,
+)
 
 
 def md(front: str, body: str = "Body.\n") -> str:
@@ -164,18 +171,12 @@ INVALID = [
     pytest.param("\n---\nname: x\n---\n", "no-frontmatter", id="frontmatter-not-first"),
     pytest.param("---\nname: x\ndescription: d\n", "bad-frontmatter", id="unterminated"),
     pytest.param(md("  name: x\ndescription: d\n"), "bad-frontmatter", id="bad-indentation"),
-    pytest.param(md("name: x\nname: y\ndescription: d\n"), "bad-frontmatter", id="duplicate-key"),
-    pytest.param(md("name: x\ndescription: 'not closed\n"), "bad-frontmatter", id="unclosed-quote"),
-    pytest.param(md("name: x\ndescription: &anchor d\n"), "bad-frontmatter", id="anchors-unsupported"),
-    pytest.param(md("name: x\ndescription: d\nmetadata:\n  a:\n    b: c\n"), "bad-frontmatter", id="nested-map"),
-    pytest.param(md("just text\n"), "bad-frontmatter", id="not-key-value"),
+    pytest.param(md("just text\n"), "bad-frontmatter", id="a-line-of-text"),
+    pytest.param(md("- name: x\n- description: d\n"), "bad-frontmatter", id="a-list"),
+    pytest.param(md("name: x\ndescription: d\n  - stray\nnot a field\n"), "bad-frontmatter", id="not-key-value"),
     pytest.param(md("description: d\n"), "missing-name", id="missing-name"),
-    pytest.param(md("name: Pdf\ndescription: d\n"), "invalid-name", id="uppercase-name"),
-    pytest.param(md("name: pdf--tools\ndescription: d\n"), "invalid-name", id="double-hyphen"),
-    pytest.param(md("name: -pdf\ndescription: d\n"), "invalid-name", id="leading-hyphen"),
-    pytest.param(md("name: pdf_tools\ndescription: d\n"), "invalid-name", id="underscore"),
-    pytest.param(md("name: ../evil\ndescription: d\n"), "invalid-name", id="path-in-name"),
-    pytest.param(md("name: " + "a" * 65 + "\ndescription: d\n"), "invalid-name", id="name-65-chars"),
+    pytest.param(md(""), "missing-name", id="empty-frontmatter"),
+    pytest.param(md("name: '--'\ndescription: d\n"), "invalid-name", id="nothing-to-name-a-folder-with"),
     pytest.param(md("name: [a, b]\ndescription: d\n"), "missing-name", id="name-not-text"),
     pytest.param(md("name: pdf\n"), "missing-description", id="missing-description"),
     pytest.param(md("name: pdf\ndescription: ''\n"), "missing-description", id="empty-description"),
@@ -185,7 +186,7 @@ INVALID = [
 
 @pytest.mark.parametrize(("text", "reason"), INVALID)
 def test_invalid_skills_are_skipped_with_a_reason(text: str, reason: str) -> None:
-    result = check_skill(text, "x")
+    result = check_skill(text, "_")
     assert isinstance(result, InvalidSkill), result
     assert result.reason == reason
     assert result.message
@@ -196,42 +197,171 @@ def test_non_utf8_is_not_text() -> None:
     assert isinstance(result, InvalidSkill) and result.reason == "not-text"
 
 
-PARSE = [
-    pytest.param("a: |+\n  keep\n\n", {"a": "keep\n\n"}, id="literal-keep"),
-    pytest.param("a: |-\n  strip\n", {"a": "strip"}, id="literal-strip"),
-    pytest.param("a: |\n  one\n    indented\n  two\n", {"a": "one\n  indented\ntwo\n"}, id="literal-indented"),
-    pytest.param("a: >\n  one\n  two\n\n  three\n", {"a": "one two\nthree\n"}, id="folded-paragraphs"),
-    pytest.param('a: "tab\\tnew\\nq\\"\\u00e9"\n', {"a": 'tab\tnew\nq"é'}, id="double-quoted-escapes"),
-    pytest.param("a: 'multi\n  line'\n", {"a": "multi line"}, id="quoted-over-lines"),
-    pytest.param("a: ~\nb: null\nc:\n", {"a": None, "b": None, "c": None}, id="nulls"),
-    pytest.param("a: 12\nb: true\n", {"a": "12", "b": "true"}, id="scalars-stay-text"),
-    pytest.param("a: C# and F#\n", {"a": "C# and F#"}, id="hash-without-space-is-text"),
-    pytest.param("a:\n  - x\n  - 'y'\n", {"a": ["x", "y"]}, id="indented-list"),
-    pytest.param("a: []\n", {"a": []}, id="empty-flow-list"),
-    pytest.param("a: http://example.com/x\n", {"a": "http://example.com/x"}, id="url-colon-without-space"),
+# Names that do not follow the spec are kept, under a safe form of the name, with a warning.
+NONCONFORMING_NAMES = [
+    pytest.param("Pdf", "pdf", "pdf", id="uppercase"),
+    pytest.param("PDF Tools", "pdf-tools", "pdf-tools", id="spaces"),
+    pytest.param("pdf--tools", "pdf-tools", "pdf-tools", id="double-hyphen"),
+    pytest.param("-pdf-", "pdf", "pdf", id="leading-and-trailing-hyphens"),
+    pytest.param("pdf_tools", "pdf-tools", "pdf_tools", id="underscore"),
+    pytest.param("../evil", "evil", "evil", id="path-in-name"),
+    pytest.param("Café Notes", "cafe-notes", "x", id="accents-folded"),
+    pytest.param("a" * 65, "a" * 64, "a" * 65, id="name-65-chars"),
+    pytest.param("日本語", "jp-notes", "jp-notes", id="no-ascii-takes-the-folder"),
 ]
 
 
-@pytest.mark.parametrize(("source", "expected"), PARSE)
-def test_frontmatter_subset(source: str, expected: dict[str, Any]) -> None:
-    assert frontmatter.parse(source) == expected
+@pytest.mark.parametrize(("declared", "known_as", "folder"), NONCONFORMING_NAMES)
+def test_a_nonconforming_name_is_kept_with_a_warning(declared: str, known_as: str, folder: str) -> None:
+    result = check_skill(md(f"name: '{declared}'\ndescription: d\n"), folder)
+    assert isinstance(result, ValidSkill), result
+    assert (result.spec.name, result.spec.declared_name) == (known_as, declared)
+    assert [w.code for w in result.warnings] == ["invalid-name"]
+    assert repr(known_as) in result.warnings[0].message
 
 
-PARSE_ERRORS = [
-    pytest.param("a: b: c\n", "unquoted-colon", id="unquoted-colon"),
-    pytest.param("a: x\n\tb: y\n", "syntax", id="tab-indentation"),
-    pytest.param("a: {b: c}\n", "unsupported", id="flow-map"),
-    pytest.param("a: [x, [y]]\n", "unsupported", id="nested-flow-list"),
-    pytest.param('a: "bad \\q escape"\n', "syntax", id="unknown-escape"),
-    pytest.param('a: "x" trailing\n', "syntax", id="text-after-quote"),
-    pytest.param("a: 1\na: 2\n", "duplicate-key", id="duplicate-key"),
-    pytest.param("a: !tag x\n", "unsupported", id="tag"),
+def test_a_conforming_name_is_its_own_declared_name() -> None:
+    result = check_skill(md("name: pdf\ndescription: d\n"), "pdf")
+    assert isinstance(result, ValidSkill)
+    assert result.spec.declared_name == result.spec.name == "pdf"
+
+
+CLAUDE_CODE_HOOKS = """\
+name: pdf
+description: Deploys with checks before every shell command.
+allowed-tools: Bash(git add:*), Bash(git status:*), Read
+model: claude-sonnet-4-5
+hooks:
+  PreToolUse:
+    - matcher: "Bash"
+      hooks:
+        - type: command
+          command: "./scripts/check.sh"
+          once: true
+"""
+
+# What people write in real SKILL.md files, all valid YAML the old subset parser refused or misread.
+REAL_WORLD = [
+    pytest.param(
+        CLAUDE_CODE_HOOKS,
+        {"name": "pdf", "allowed_tools": ("Bash(git add:*)", "Bash(git status:*)", "Read")},
+        ["unknown-field", "unknown-field"],
+        id="claude-code-hooks-block",
+    ),
+    pytest.param(
+        'name: pdf\ndescription: d\nmetadata: {author: x, version: "1.0"}\n',
+        {"metadata": {"author": "x", "version": "1.0"}},
+        [],
+        id="flow-map-metadata",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: d\nmetadata:\n  author: x\n  version: 1.10\n  links:\n    home: https://x.dev\n"
+        "  tags: [pdf, docs]\n",
+        {
+            "metadata": {
+                "author": "x",
+                "version": "1.10",
+                "links": '{"home": "https://x.dev"}',
+                "tags": '["pdf", "docs"]',
+            }
+        },
+        [],
+        id="nested-metadata-kept-as-json-text",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: >-\n  Reads PDFs: text, tables\n  and forms.\n\n  Use it for any PDF.\n",
+        {"description": "Reads PDFs: text, tables and forms.\nUse it for any PDF."},
+        [],
+        id="folded-block-scalar",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: |\n  Line one.\n  Line two: more.\n",
+        {"description": "Line one.\nLine two: more."},
+        [],
+        id="literal-block-scalar",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(npm run:*)\n",
+        {"allowed_tools": ("Read", "Bash(npm run:*)")},
+        [],
+        id="allowed-tools-list",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: d\nlicense: 2024\ncompatibility: yes\n",
+        {"license": "2024", "compatibility": "yes"},
+        [],
+        id="scalars-stay-the-text-written",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: Use this when: the user asks (see X) and it's late\nmetadata:\n  author: me\n",
+        {"description": "Use this when: the user asks (see X) and it's late", "metadata": {"author": "me"}},
+        ["unquoted-colon"],
+        id="unquoted-colon-read-as-text-other-keys-as-yaml",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: Note: long\n  and continued: here # a comment\nlicense: MIT\n",
+        {"description": "Note: long and continued: here", "license": "MIT"},
+        ["unquoted-colon"],
+        id="unquoted-colon-with-continuation-lines",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: d\nmetadata: {unclosed\n",
+        {"metadata": {}},
+        ["not-yaml", "bad-field"],
+        id="broken-value-read-as-text",
+    ),
+    pytest.param(
+        "name: pdf\ndescription: d\nbase: &b x\nother: *b\n",
+        {"name": "pdf"},
+        ["not-yaml", "unknown-field", "unknown-field"],
+        id="aliases-refused",
+    ),
+    pytest.param(
+        "name: x\nname: pdf\ndescription: d\n",
+        {"name": "pdf"},
+        ["duplicate-key"],
+        id="duplicate-key-last-wins",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("source", "code"), PARSE_ERRORS)
-def test_frontmatter_errors(source: str, code: str) -> None:
-    with pytest.raises(FrontmatterError) as caught:
-        frontmatter.parse(source)
-    assert caught.value.code == code
-    assert caught.value.line >= 1
+@pytest.mark.parametrize(("front", "fields", "warnings"), REAL_WORLD)
+def test_real_world_frontmatter(front: str, fields: dict[str, Any], warnings: list[str]) -> None:
+    result = check_skill(md(front), "pdf")
+    assert isinstance(result, ValidSkill), result
+    for key, value in fields.items():
+        assert getattr(result.spec, key) == value, key
+    assert [w.code for w in result.warnings] == warnings
+
+
+def test_real_archive_descriptions_are_read_whole() -> None:
+    for description in (BRAND_DESCRIPTION, COMMS_DESCRIPTION, THEME_DESCRIPTION, DOC_DESCRIPTION):
+        result = check_skill(md(f"name: pdf\ndescription: {description}\n{LICENSE_LINE}"), "pdf")
+        assert isinstance(result, ValidSkill), result
+        assert (result.spec.description, result.spec.license) == (description, "Complete terms in LICENSE.txt")
+
+
+def test_the_message_says_why_when_even_the_line_reading_fails() -> None:
+    result = check_skill(md("name: pdf\ndescription: a: b\nthis line is no field\n"), "pdf")
+    assert isinstance(result, InvalidSkill)
+    assert result.reason == "bad-frontmatter"
+    assert "not valid YAML" in result.message
+    assert "'this line is no field' is not a top-level 'key: value' line" in result.message
+
+
+def test_frontmatter_that_is_a_list_names_what_it_is() -> None:
+    result = check_skill(md("- a\n- b\n"), "pdf")
+    assert isinstance(result, InvalidSkill)
+    assert "is a list, not 'key: value' fields" in result.message
+
+
+def test_a_name_that_is_not_text_is_named() -> None:
+    result = check_skill(md("name: {a: b}\ndescription: d\n"), "pdf")
+    assert isinstance(result, InvalidSkill) and result.reason == "missing-name"
+    assert "not text" in result.message
+
+
+def test_parse_keeps_scalars_as_text_and_leaves_pyyaml_alone() -> None:
+    parsed = frontmatter.parse("a: 1.0\nb: yes\nc: ~\nd: 2024-01-01\ne: [1, true]\n")
+    assert parsed.fields == {"a": "1.0", "b": "yes", "c": None, "d": "2024-01-01", "e": ["1", "true"]}
+    assert yaml.safe_load("b: yes") == {"b": True}  # the stock SafeLoader is unchanged

@@ -31,6 +31,7 @@ from aiohttp import web
 from yarl import URL
 
 from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
+from .images import ReceivedImage, ollama_refusal, openrouter_refusal, received
 from .replies import (
     ChunkMaker,
     Flavor,
@@ -102,6 +103,10 @@ class FakeLLM:
 
     def requests_to(self, path: str, method: str | None = None) -> list[RecordedRequest]:
         return [r for r in list(self.requests) if r.path == path and (method is None or r.method == method)]
+
+    def images_received(self, path: str) -> list[list[ReceivedImage]]:
+        """The images each chat request to ``path`` carried (decoded), request by request."""
+        return [received(r.json()) for r in self.requests_to(path, "POST")]
 
     def valid_keys(self) -> set[str]:
         return {k for k in [self.api_key, *self.issued_keys] if k}
@@ -240,6 +245,9 @@ class FakeLLM:
             refusal = self._unsigned_call(payload)
             if refusal is not None:
                 return web.json_response(error_body(Reply.error(400, refusal)), status=400)
+            images = openrouter_refusal(payload)
+            if images is not None:
+                return web.json_response(error_body(Reply.error(images[0], images[1])), status=images[0])
             reply = self._queue.popleft() if self._queue else self.default_reply
             if reply.kind == "http_error":
                 headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
@@ -317,6 +325,9 @@ class FakeLLM:
                                      status=400)
         if payload.get("think") and "thinking" not in shown["capabilities"]:
             return web.json_response({"error": f"\"{model}\" does not support thinking"}, status=400)
+        images = ollama_refusal(payload, shown["capabilities"])
+        if images is not None:
+            return web.json_response({"error": images[1]}, status=images[0])
         reply = self._queue.popleft() if self._queue else self.default_reply
         if reply.kind == "http_error":
             return web.json_response({"error": reply.message}, status=reply.status)

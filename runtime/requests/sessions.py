@@ -1,4 +1,4 @@
-"""Session requests: list, new, open, current, rename, delete, export (Markdown or JSON), a message's image."""
+"""Session requests: list, new, open, current, rename, delete, export (Markdown or JSON)."""
 
 from __future__ import annotations
 
@@ -86,16 +86,6 @@ async def session_export(ports: Ports, params: dict[str, Any]) -> dict[str, Any]
     raise RequestError("bad_params", 'params.format must be "markdown" or "json"')
 
 
-async def message_image(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
-    """One image a message carries (``id`` from the session view): its type, name and base64 bytes."""
-    import base64
-
-    store = await ports.state.store()
-    image = store.get_image(integer(params, "id", low=1))
-    data = base64.b64encode(image.data or b"").decode("ascii")
-    return {"id": image.id, "media_type": image.media_type, "name": image.name, "data": data}
-
-
 METHODS: dict[str, Handler] = {
     "sessions_list": sessions_list,
     "sessions_search": sessions_search,
@@ -106,5 +96,4 @@ METHODS: dict[str, Handler] = {
     "session_rename": session_rename,
     "session_delete": session_delete,
     "session_export": session_export,
-    "message_image": message_image,
 }

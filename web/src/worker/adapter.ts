@@ -119,7 +119,13 @@ export class Adapter {
         if (this.state === "hello" || this.state === "ready") this.sendConfig();
         return;
       case "user_message":
-        this.send({ type: "user_message", text: message.text, turn_id: message.turnId, ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}) });
+        this.send({
+          type: "user_message",
+          text: message.text,
+          turn_id: message.turnId,
+          ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}),
+          ...(message.images?.length ? { images: message.images } : {}),
+        });
         return;
       case "recording_export": {
         const s = this.settings;

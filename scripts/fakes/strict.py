@@ -1,4 +1,4 @@
-"""Images in chat requests, checked as strictly as the real providers check them.
+"""What the real providers refuse in a chat request, refused the same way: images above all.
 
 OpenRouter (OpenAI shape): a user message's ``content`` is a list of parts; an image is
 ``{"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}``. A model whose catalog
@@ -7,7 +7,7 @@ that support image input"; a data URL that is not a base64 PNG/JPEG/GIF/WebP is 
 
 Ollama (native ``/api/chat``): ``messages[].images`` is a list of bare base64 strings (a ``data:``
 prefix is refused as Go's base64 decoder refuses it); a model without the ``vision`` capability
-refuses images.
+refuses images (and a model without ``tools`` / ``thinking`` refuses those).
 """
 
 from __future__ import annotations
@@ -72,7 +72,12 @@ def ollama_images(payload: dict[str, Any]) -> list[str]:
     return [str(i) for m in payload.get("messages") or [] if isinstance(m, dict) for i in m.get("images") or []]
 
 
-def ollama_refusal(payload: dict[str, Any], capabilities: list[str]) -> tuple[int, str] | None:
+def ollama_refusal(payload: dict[str, Any], model: str, capabilities: list[str]) -> tuple[int, str] | None:
+    """(status, error) when Ollama's ``/api/chat`` would refuse the request for this model, else None."""
+    if payload.get("tools") and "tools" not in capabilities:
+        return 400, f"registry.ollama.ai/library/{model} does not support tools"
+    if payload.get("think") and "thinking" not in capabilities:
+        return 400, f'"{model}" does not support thinking'
     images = ollama_images(payload)
     if not images:
         return None

@@ -20,6 +20,7 @@ from runtime.agent.gate import Gate, Verdict
 from runtime.agent.journal import Journal
 from runtime.agent.tool_context import AgentToolContext
 from runtime.chat.messages import ToolCall, ToolResultMessage
+from runtime.host.events import ToolFinished
 from runtime.host.messages import ApprovalNeeded, Event, ToolStatus
 from runtime.policy.guardrails import RepeatedFailures, spill
 from runtime.policy.hooks import Denied, HookCall, HookResult, Hooks, result_of
@@ -48,6 +49,7 @@ class _Outcome:
     text: str
     ok: bool
     status: ToolStatus
+    images: tuple[str, ...] = ()
 
 
 class CallRunner:
@@ -164,25 +166,26 @@ class CallRunner:
         spilled = spill(self.deps.context.workspace, call.call_id, text)
         changed = (*outcome.changed_paths, *((spilled.path,) if spilled.path else ()))
         await self.deps.context.flush_changed(changed)
-        return _Outcome(spilled.text, outcome.ok, "ok" if outcome.ok else "error")
+        return _Outcome(spilled.text, outcome.ok, "ok" if outcome.ok else "error", outcome.images)
 
     async def _finish(self, call: ToolCall, arguments: dict[str, Any], outcome: _Outcome) -> ToolResultMessage:
         shown = outcome.text
         if len(shown) > MAX_EVENT_RESULT_CHARS:
             shown = f"{shown[:MAX_EVENT_RESULT_CHARS]}\n… [{len(shown) - MAX_EVENT_RESULT_CHARS} more characters]"
-        self.deps.emit(
-            {
-                "kind": "tool_finished",
-                "turn_id": self.turn_id,
-                "call_id": call.id,
-                "name": call.name,
-                "arguments": arguments,
-                "ok": outcome.ok,
-                "result": shown,
-                "status": outcome.status,
-            }
-        )
-        result = ToolResultMessage(call.id, call.name, outcome.text, outcome.ok)
+        finished: ToolFinished = {
+            "kind": "tool_finished",
+            "turn_id": self.turn_id,
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": arguments,
+            "ok": outcome.ok,
+            "result": shown,
+            "status": outcome.status,
+        }
+        if outcome.images:
+            finished["images"] = list(outcome.images)
+        self.deps.emit(finished)
+        result = ToolResultMessage(call.id, call.name, outcome.text, outcome.ok, outcome.images)
         await self.deps.journal.tool_result(self.turn_id, result, outcome.status, arguments)
         return result
 

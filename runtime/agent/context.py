@@ -13,9 +13,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from runtime.agent.images import fit_images
 from runtime.agent.journal import Journal
+from runtime.agent.tool_images import show_tool_images
 from runtime.chat.history import estimate_tokens, model_view
 from runtime.chat.messages import ChatMessage, SystemMessage, UserMessage
 from runtime.errors import ProviderError
@@ -48,8 +51,19 @@ class ContextWindow:
     context_tokens: int
     journal: Journal
     emit: Emit
+    vision: bool | None = None  # whether the model takes images: None, not known
+    workspace: Path | None = None  # where the tools' images are read from (for a vision model)
 
     async def messages(self, system_prompt: str, tools: Sequence[dict[str, Any]]) -> list[ChatMessage]:
+        return self._with_images(await self._text_messages(system_prompt, tools))
+
+    def _with_images(self, view: list[ChatMessage]) -> list[ChatMessage]:
+        """Images the tools wrote shown to a vision model, and every image within the request's limits."""
+        if self.vision is True and self.workspace is not None:
+            view = show_tool_images(view, self.workspace)
+        return fit_images(view, self.vision)
+
+    async def _text_messages(self, system_prompt: str, tools: Sequence[dict[str, Any]]) -> list[ChatMessage]:
         stored = self.journal.context()
         view = model_view(system_prompt, stored)
         used = estimate_tokens(view, tools)

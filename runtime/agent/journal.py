@@ -9,15 +9,18 @@ the stored messages of the session with any summary in place of what it covers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
-from runtime.chat.messages import AssistantMessage, ToolResultMessage
+from runtime.chat.messages import AssistantMessage, ImagePart, ToolResultMessage
 from runtime.host.messages import Decision, ToolStatus, TurnEndReason
 from runtime.store.values import MessageStatus, StoredMessage
 
 
 class Journal(Protocol):
-    async def user_message(self, turn_id: str, text: str) -> None: ...
+    async def user_message(self, turn_id: str, text: str, images: Sequence[tuple[ImagePart, bytes]] = ()) -> None:
+        """The person's message, with the images it carries (each with its bytes)."""
+        ...
 
     async def assistant_message(self, turn_id: str, message: AssistantMessage, status: MessageStatus) -> None: ...
 

@@ -25,7 +25,7 @@ from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from runtime.agent.gate import Gate
 from runtime.agent.journal import Journal
 from runtime.agent.tool_context import AgentToolContext
-from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage
+from runtime.chat.messages import AssistantMessage, ChatMessage, ImagePart, ToolCall, ToolResultMessage
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, TurnEndReason
 from runtime.policy.hooks import Hooks
@@ -61,6 +61,7 @@ class TurnDeps:
     hooks: Hooks = field(default_factory=Hooks)
     max_rounds: int = DEFAULT_MAX_ROUNDS
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    vision: bool | None = None  # whether the model takes images (None: not known)
 
 
 @dataclass(frozen=True)
@@ -92,12 +93,16 @@ async def run_turn(
     system_prompt: str,
     first_calls: tuple[ToolCall, ...] = (),
     resume: Resume | None = None,
+    images: tuple[tuple[ImagePart, bytes], ...] = (),
 ) -> TurnEndReason:
     """Run one turn for the user's ``text`` (``None`` with ``resume``: the message is already stored).
 
-    ``first_calls`` run before the model is asked, as if it had asked for them (``/skill-name``).
+    ``first_calls`` run before the model is asked, as if it had asked for them (``/skill-name``);
+    ``images`` are stored with the message (checked already: ``chat.images.check_attachments``).
     """
-    return await _Turn(deps, turn_id, text, system_prompt, first_calls, resume).run()
+    turn = _Turn(deps, turn_id, text, system_prompt, first_calls, resume)
+    turn.images = images
+    return await turn.run()
 
 
 class _Turn:
@@ -118,8 +123,11 @@ class _Turn:
         self.system_prompt = system_prompt
         self.partial: list[str] = []
         self.partial_reasoning: list[str] = []
+        self.images: tuple[tuple[ImagePart, bytes], ...] = ()
         self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
-        self.window = ContextWindow(deps.provider, deps.model, deps.context_tokens, deps.journal, deps.emit)
+        self.window = ContextWindow(
+            deps.provider, deps.model, deps.context_tokens, deps.journal, deps.emit, deps.vision, deps.context.workspace
+        )
         self.calls = CallRunner(
             CallDeps(deps.tools, deps.gate, deps.hooks, deps.context, deps.approvals, deps.emit, deps.journal),
             turn_id,
@@ -150,7 +158,7 @@ class _Turn:
     async def _rounds(self) -> TurnEndReason:
         journal = self.deps.journal
         if self.text is not None:
-            await journal.user_message(self.turn_id, self.text)
+            await journal.user_message(self.turn_id, self.text, self.images)
         if self.first_calls:
             await journal.assistant_message(self.turn_id, AssistantMessage("", self.first_calls), "complete")
             await self._run_calls(self.first_calls)

@@ -9,6 +9,7 @@ message with no text is left out.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from runtime.chat.messages import (
     AssistantMessage,
     ChatMessage,
+    ImagePart,
     SystemMessage,
     ToolCall,
     ToolResultMessage,
@@ -40,16 +42,27 @@ def tool_calls_of(message: StoredMessage) -> tuple[ToolCall, ...]:
 def to_chat(message: StoredMessage) -> ChatMessage:
     text = content_text(message.content)
     if message.role == "user":
-        return UserMessage(text)
+        return UserMessage(text, _images(message))
     if message.role == "assistant":
         return AssistantMessage(
             text, tool_calls_of(message), message.reasoning, message.reasoning_details, message.finish_reason
         )
     if message.role == "tool":
+        images = message.meta.get("images")
+        paths = tuple(str(p) for p in images) if isinstance(images, list) else ()
         return ToolResultMessage(
-            message.tool_call_id or "", message.name or "", text, bool(message.meta.get("ok", True))
+            message.tool_call_id or "", message.name or "", text, bool(message.meta.get("ok", True)), paths
         )
     return SystemMessage(text)
+
+
+def _images(message: StoredMessage) -> tuple[ImagePart, ...]:
+    """The message's images that were read with their bytes (``Store.context_messages``)."""
+    return tuple(
+        ImagePart(i.media_type, base64.b64encode(i.data).decode("ascii"), i.name)
+        for i in message.images
+        if i.data is not None
+    )
 
 
 def chat_history(messages: Sequence[StoredMessage]) -> list[ChatMessage]:
@@ -90,9 +103,18 @@ def _close(out: list[ChatMessage], open_calls: dict[str, ToolCall]) -> None:
     open_calls.clear()
 
 
+IMAGE_TOKENS = 1_000
+"""What one image costs in the budget (providers scale images to about 1,000 tokens or fewer)."""
+
+
 def estimate_tokens(messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()) -> int:
-    """About 4 characters per token over the wire form, plus a little per message."""
+    """About 4 characters per token over the wire form (images at ``IMAGE_TOKENS`` each, not their
+    base64), plus a little per message."""
+    from dataclasses import replace
+
     from runtime.chat.messages import wire_messages
 
-    text = json.dumps(wire_messages(list(messages)), ensure_ascii=False) + json.dumps(list(tools))
-    return len(text) // 4 + 4 * len(messages)
+    images = sum(len(m.images) for m in messages if isinstance(m, UserMessage))
+    plain = [replace(m, images=()) if isinstance(m, UserMessage) and m.images else m for m in messages]
+    text = json.dumps(wire_messages(plain), ensure_ascii=False) + json.dumps(list(tools))
+    return len(text) // 4 + 4 * len(messages) + IMAGE_TOKENS * images

@@ -1,6 +1,8 @@
 """Conversation values: frozen dataclasses with a Literal ``role`` tag, and their wire form.
 
-The wire form is OpenAI-compatible ``chat/completions`` messages, which both providers speak.
+The wire form is OpenAI-compatible ``chat/completions`` messages, which both providers speak. A user
+message with images is a list of content parts there (``text``, then one ``image_url`` with a
+``data:`` URL per image); Ollama's native API takes them as ``images`` (``providers/ollama_chat.py``).
 """
 
 from __future__ import annotations
@@ -25,8 +27,27 @@ class SystemMessage:
 
 
 @dataclass(frozen=True)
+class ImagePart:
+    """An image the model should see: its media type and bytes as base64 (no ``data:`` prefix)."""
+
+    media_type: str
+    data: str
+    name: str = ""
+
+    @property
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.data}"
+
+    @property
+    def size(self) -> int:
+        """The image's bytes (decoded), from the base64 length."""
+        return len(self.data) * 3 // 4 - self.data[-2:].count("=")
+
+
+@dataclass(frozen=True)
 class UserMessage:
     content: str
+    images: tuple[ImagePart, ...] = ()
     role: Literal["user"] = "user"
 
 
@@ -50,6 +71,7 @@ class ToolResultMessage:
     name: str
     content: str
     ok: bool = True
+    images: tuple[str, ...] = ()  # workspace-relative image files the call wrote (run_python's plots)
     role: Literal["tool"] = "tool"
 
 
@@ -58,6 +80,9 @@ ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 
 def to_wire(message: ChatMessage) -> dict[str, Any]:
     match message:
+        case UserMessage(images=images) if images:
+            parts = [{"type": "image_url", "image_url": {"url": image.data_url}} for image in images]
+            return {"role": "user", "content": [{"type": "text", "text": message.content}, *parts]}
         case SystemMessage() | UserMessage():
             return {"role": message.role, "content": message.content}
         case AssistantMessage():

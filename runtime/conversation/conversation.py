@@ -125,7 +125,9 @@ class Conversation:
         if message["type"] == "config":
             self._configure(message)
         elif message["type"] == "user_message":
-            self.turns.start(message["text"], message.get("turn_id"), message.get("replaces_turn"))
+            self.turns.start(
+                message["text"], message.get("turn_id"), message.get("replaces_turn"), message.get("images")
+            )
         elif message["type"] == "exec_output":
             self.context.live.output(message)
         elif message["type"] == "abort_turn":

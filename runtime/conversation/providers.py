@@ -1,5 +1,5 @@
 """The provider client for the current settings, made once per provider change, and what the
-provider's model list taught about context lengths."""
+provider's model list taught about context lengths and which models take images."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ class ProviderCache:
         self._settings = settings
         self._provider: Provider | None = None
         self._context_lengths: dict[str, int] = {}
+        self._vision: dict[str, bool] = {}
 
     def forget(self) -> None:
         """The provider settings changed: the next use makes a new client."""
@@ -56,6 +57,11 @@ class ProviderCache:
     def remember_models(self, models: list[ModelInfo]) -> None:
         """Context lengths from the provider's model list: the token budget of each model."""
         self._context_lengths.update({m.id: m.context_length for m in models if m.context_length})
+        self._vision.update({m.id: m.vision for m in models if m.vision is not None})
+
+    def vision(self) -> bool | None:
+        """Whether the chosen model takes images, as its provider's model list said (None: not known)."""
+        return self._vision.get(self._settings().model or "")
 
     def context_tokens(self) -> int:
         settings = self._settings()

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runtime.agent.approvals import Approvals
+from runtime.agent.images import ImageRefused, check_attachments
 from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
 from runtime.agent.tool_context import AgentToolContext
-from runtime.chat.messages import ToolCall
+from runtime.chat.messages import ImagePart, ToolCall
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
 from runtime.errors import ProviderError
-from runtime.host.messages import Event
+from runtime.host.messages import Event, ImageAttachment
 from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
@@ -71,8 +72,11 @@ class TurnRunner:
         """The running turn's id, or ``None``."""
         return self._turn_id if self.running else None
 
-    def start(self, text: str, turn_id: str | None, replaces: str | None = None) -> None:
-        """Start a turn; ``replaces``: the stored turn it replaces with every later one (an edit, a regenerate)."""
+    def start(
+        self, text: str, turn_id: str | None, replaces: str | None = None, images: list[ImageAttachment] | None = None
+    ) -> None:
+        """Start a turn; ``replaces``: the stored turn it replaces with every later one (an edit, a regenerate);
+        ``images``: what the message carries (refused as a whole turn's error when one cannot go)."""
         turn_id = turn_id or next(self._turn_ids)
         if self.running:
             self._parts.emit(
@@ -85,7 +89,12 @@ class TurnRunner:
                 }
             )
             return
-        self._launch(turn_id, lambda started: self._run(turn_id, text, started, None, replaces))
+        try:
+            parts = check_attachments(images or [])
+        except ImageRefused as exc:
+            self._fail(turn_id, "image_refused", f"{exc} Nothing was sent.")
+            return
+        self._launch(turn_id, lambda started: self._run(turn_id, text, started, None, replaces, parts))
 
     def resume(self, resumable: Resumable) -> None:
         """Go on with a stored turn that waited for approval when the page went away."""
@@ -124,6 +133,7 @@ class TurnRunner:
         started: list[bool],
         resume: Resume | None = None,
         replaces: str | None = None,
+        images: tuple[tuple[ImagePart, bytes], ...] = (),
     ) -> None:
         started.append(True)
         await self._session_ready()
@@ -160,6 +170,7 @@ class TurnRunner:
             hooks=parts.hooks,
             max_rounds=parts.max_rounds,
             context_tokens=self._providers.context_tokens(),
+            vision=self._providers.vision(),
         )
         if settings.model:
             journal.note_model(settings.model)
@@ -167,7 +178,7 @@ class TurnRunner:
         first = (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": slash})),) if slash else ()
         if replaces:  # an edit or a regenerate: that turn and the later ones become an earlier branch
             supersede_turn(journal, replaces)
-        await run_turn(deps, turn_id, text, prompt, first, resume)
+        await run_turn(deps, turn_id, text, prompt, first, resume, images)
 
     def _fail(self, turn_id: str, code: str, message: str) -> None:
         """A turn that could not start: still a whole turn for the UI (started, error, finished)."""

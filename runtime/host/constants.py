@@ -26,6 +26,18 @@ OUTGOING_DIR = "/tmp/outgoing"
 SKILL_ARCHIVE_MAX_BYTES = 50 * 1024 * 1024
 """The largest skill archive ``skill_import`` takes."""
 
+IMAGE_MAX_BYTES = 2 * 1024 * 1024
+"""The largest image a message may carry (after the composer's downscale); larger ones are refused."""
+
+IMAGES_PER_MESSAGE = 4
+"""At most this many images in one message."""
+
+MESSAGE_IMAGES_MAX_BYTES = 6 * 1024 * 1024
+"""All images of one message together: their base64 (8 MiB) keeps a ``user_message`` far under the frame limit."""
+
+REQUEST_IMAGES_MAX_BYTES = 6 * 1024 * 1024
+"""Images in one model request; older ones beyond this are replaced by a note (the request stays one frame)."""
+
 EXEC_DEFAULT_TIMEOUT_S = 30
 """run_python's timeout when none is given (seconds)."""
 
@@ -50,3 +62,5 @@ ToolStatus = Literal["ok", "error", "denied"]
 ToolEffect = Literal["read", "write", "network", "execute", "memory"]
 ExecErrorKind = Literal["timeout", "exception", "sandbox", "install"]
 FlushWhat = Literal["workspace", "state"]
+ImageMediaType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+"""Image types a message may carry: what vision models take (OpenAI, OpenRouter, Ollama)."""

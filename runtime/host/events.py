@@ -69,6 +69,7 @@ class ToolFinished(TypedDict):
     ok: bool
     result: str
     status: ToolStatus
+    images: NotRequired[list[str]]  # workspace-relative image files the call wrote (run_python's plots)
 
 
 class ToolOutput(TypedDict):

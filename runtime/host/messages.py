@@ -14,7 +14,7 @@ import annotations`` in these modules: TypedDict would not see ``NotRequired`` i
 from typing import Any, Literal, NotRequired, TypedDict, Union
 
 from runtime.host.constants import Decision as Decision
-from runtime.host.constants import ExecErrorKind, FlushWhat, HttpAuth
+from runtime.host.constants import ExecErrorKind, FlushWhat, HttpAuth, ImageMediaType
 from runtime.host.constants import HttpErrorKind as HttpErrorKind
 from runtime.host.constants import PermissionMode as PermissionMode
 from runtime.host.constants import ToolStatus as ToolStatus
@@ -40,6 +40,14 @@ class ReplyError(TypedDict):
 class ExecError(TypedDict):
     kind: ExecErrorKind
     message: str
+
+
+class ImageAttachment(TypedDict):
+    """An image pasted or dropped into a message (``user_message.images``)."""
+
+    media_type: ImageMediaType
+    name: str
+    data: str  # base64, no data: prefix
 
 
 class ExecRequestBody(TypedDict):
@@ -128,6 +136,7 @@ class UserMessage(TypedDict):
     text: str
     turn_id: NotRequired[str | None]
     replaces_turn: NotRequired[str | None]
+    images: NotRequired[list[ImageAttachment]]  # for models that take images (IMAGE_MAX_BYTES each)
 
 
 class AbortTurn(TypedDict):

@@ -1,7 +1,9 @@
 """A stored session in the shape the UI shows (``session_open``'s result; see docs/protocol.md).
 
 Tool results are folded into the assistant message that asked for them, with the ledger's status,
-decision and timing. Summaries appear where they were made, as ``role: "summary"``.
+decision and timing (and ``images``: the image files the call wrote). Summaries appear where they
+were made, as ``role: "summary"``. A user message lists its images (id, type, name, size) without
+their bytes: the UI reads each with the ``message_image`` request, so the view stays one small frame.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def _entry(message: StoredMessage, ledger: dict[str, LedgerEntry]) -> dict[str, 
         "tool_calls": calls,
         "reasoning": message.reasoning,
         "finish_reason": message.finish_reason,
+        "images": [{"id": i.id, "media_type": i.media_type, "name": i.name, "size": i.size} for i in message.images],
     }
 
 
@@ -66,13 +69,14 @@ def session_view(store: Store, session_id: str, tools: Registry, running_turn: s
     ledger = {e.call_id: e for e in store.ledger_list(session_id)}
     out: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
-    for message in store.list_messages(session_id):
+    for message in store.with_images(store.list_messages(session_id), data=False):
         if message.role == "tool" and message.kind == "message":
             call = calls.get(message.tool_call_id or "")
             if call is not None:
                 call["ok"] = bool(message.meta.get("ok", True))
                 call["result"] = _shown(content_text(message.content))
                 call["status"] = message.meta.get("status", call["status"])
+                call["images"] = [str(p) for p in message.meta.get("images") or []]
             continue
         entry = _entry(message, ledger)
         calls.update({c["call_id"]: c for c in entry["tool_calls"]})

@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime.chat.messages import AssistantMessage, ToolResultMessage
+from runtime.chat.messages import AssistantMessage, ImagePart, ToolResultMessage
 from runtime.host.messages import Decision, Event, ToolStatus, TurnEndReason
 from runtime.persist.flusher import Flusher
 from runtime.store import Store, StoreError
@@ -62,11 +62,14 @@ class SessionJournal:
 
     # ---- steps ----------------------------------------------------------------------------------------
 
-    async def user_message(self, turn_id: str, text: str) -> None:
+    async def user_message(self, turn_id: str, text: str, images: Sequence[tuple[ImagePart, bytes]] = ()) -> None:
         def write() -> None:
-            stored = self.store.append_message(
-                self.session_id, "user", text, status="streaming", turn_id=turn_id, meta={"turn": "running"}
-            )
+            with self.store.atomic():
+                stored = self.store.append_message(
+                    self.session_id, "user", text, status="streaming", turn_id=turn_id, meta={"turn": "running"}
+                )
+                if images:
+                    self.store.add_images(self.session_id, stored.seq, [(p.media_type, p.name, b) for p, b in images])
             self._user_seq[turn_id] = stored.seq
 
         # Saved in the background: the model request does not wait for the save (time to first
@@ -138,6 +141,10 @@ class SessionJournal:
     async def tool_result(
         self, turn_id: str, result: ToolResultMessage, status: ToolStatus, arguments: dict[str, object]
     ) -> None:
+        meta: dict[str, Any] = {"ok": result.ok, "status": status}
+        if result.images:
+            meta["images"] = list(result.images)
+
         def write() -> None:
             with self.store.atomic():
                 self.store.append_message(
@@ -147,7 +154,7 @@ class SessionJournal:
                     turn_id=turn_id,
                     tool_call_id=result.call_id,
                     name=result.name,
-                    meta={"ok": result.ok, "status": status},
+                    meta=meta,
                 )
                 if self.store.approvals_pending(call_id=result.call_id):
                     self.store.approval_resolve(result.call_id)  # aborted while it waited

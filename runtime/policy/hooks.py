@@ -47,6 +47,7 @@ class HookResult:
     text: str
     ok: bool = True
     changed_paths: tuple[str, ...] = ()
+    images: tuple[str, ...] = ()
 
 
 PreOutcome = HookCall | Denied | None
@@ -60,7 +61,7 @@ def result_of(value: Any) -> HookResult:
     if isinstance(value, HookResult):
         return value
     if isinstance(value, ToolOutput):
-        return HookResult(value.text, value.ok, value.changed_paths)
+        return HookResult(value.text, value.ok, value.changed_paths, value.images)
     if isinstance(value, str):
         return HookResult(value)
     if value is None:

@@ -87,6 +87,11 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
 
 
+IMAGE_ADVICE = (
+    "This model does not take images: choose one with the “vision” badge in Settings, or send the message without them."
+)
+
+
 def code_for_status(status: int) -> ProviderErrorCode:
     if status in (401, 403):
         return "auth"
@@ -114,6 +119,8 @@ def from_status(status: int, body: bytes | str, hints: Hints, retry_after: str |
     detail = error_detail(body) or f"HTTP {status}"
     wait = parse_retry_after(retry_after)
     what = f"{hints.name} answered HTTP {status}: {detail}."
+    if "image input" in detail.lower():  # OpenRouter's 404, Ollama's 500: not worth a retry
+        return ProviderError("bad_request", f"{what} {IMAGE_ADVICE}", status=status, provider=hints.name)
     if code == "rate_limited":
         advice = (
             f"Wait {wait:g} s and try again, or choose another model."

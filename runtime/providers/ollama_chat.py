@@ -6,7 +6,7 @@ window: without it Ollama uses its own small default and silently drops the star
 ``tool_calls`` as whole objects with ``arguments`` as a JSON object), the last one ``done: true``
 with ``done_reason`` and the token counts (``prompt_eval_count``, ``eval_count``); a failure is a
 line ``{"error": "..."}``. Messages go back the same way: assistant ``thinking`` and ``tool_calls``,
-tool results as ``{"role": "tool", "tool_name", "content"}``.
+tool results as ``{"role": "tool", "tool_name", "content"}``, a user's images as ``images`` (base64).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage
+from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import HttpClient
 from runtime.providers.base import Finished, ReasoningDelta, StreamEvent, TextDelta, UsageReport
@@ -30,6 +30,8 @@ KEEP_ALIVE = "30m"  # keep the model loaded between the rounds of a turn
 def ollama_message(message: ChatMessage) -> dict[str, Any]:
     if isinstance(message, ToolResultMessage):
         return {"role": "tool", "tool_name": message.name, "content": message.content}
+    if isinstance(message, UserMessage) and message.images:  # base64 without the data: prefix
+        return {"role": "user", "content": message.content, "images": [i.data for i in message.images]}
     if not isinstance(message, AssistantMessage):
         return {"role": message.role, "content": message.content}
     wire: dict[str, Any] = {"role": "assistant", "content": message.content}
@@ -37,8 +39,7 @@ def ollama_message(message: ChatMessage) -> dict[str, Any]:
         wire["thinking"] = message.reasoning
     if message.tool_calls:
         wire["tool_calls"] = [
-            {"id": c.id, "function": {"name": c.name, "arguments": _arguments(c.arguments)}}
-            for c in message.tool_calls
+            {"id": c.id, "function": {"name": c.name, "arguments": _arguments(c.arguments)}} for c in message.tool_calls
         ]
     return wire
 

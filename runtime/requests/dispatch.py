@@ -67,9 +67,16 @@ _METHODS: dict[str, Handler] = {}
 def methods() -> dict[str, Handler]:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
-        from runtime.requests import context, memory, runtime_info, sessions, skills
+        from runtime.requests import context, images, memory, runtime_info, sessions, skills
 
-        for table in (runtime_info.METHODS, sessions.METHODS, memory.METHODS, skills.METHODS, context.METHODS):
+        for table in (
+            runtime_info.METHODS,
+            sessions.METHODS,
+            memory.METHODS,
+            skills.METHODS,
+            context.METHODS,
+            images.METHODS,
+        ):
             overlap = set(table) & set(_METHODS)
             if overlap:
                 raise ValueError(f"request methods defined twice: {sorted(overlap)}")

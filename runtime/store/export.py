@@ -84,7 +84,12 @@ def session_json(session: Session, messages: Sequence[StoredMessage], calls: Seq
         "version": EXPORT_VERSION,
         "session": asdict(session),
         "messages": [
-            {**asdict(m), "tool_calls": list(m.tool_calls), "reasoning_details": list(m.reasoning_details)}
+            {
+                **asdict(m),
+                "tool_calls": list(m.tool_calls),
+                "reasoning_details": list(m.reasoning_details),
+                "images": [{"name": i.name, "media_type": i.media_type, "size": i.size} for i in m.images],
+            }
             for m in messages
         ],
         "tool_calls": [asdict(c) for c in calls],

@@ -139,11 +139,31 @@ def _0004_message_reasoning(db: Database) -> None:
     )
 
 
+def _0005_message_images(db: Database) -> None:
+    """A message keeps the images pasted or dropped into it, as bytes, beside its text (the messages
+    table stays small: listing and searching never read them)."""
+    _run(
+        db,
+        """CREATE TABLE message_images (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            seq INTEGER NOT NULL,
+            position INTEGER NOT NULL,
+            media_type TEXT NOT NULL,
+            name TEXT NOT NULL,
+            data BLOB NOT NULL,
+            created TEXT NOT NULL
+        )""",
+        "CREATE INDEX message_images_message ON message_images(session_id, seq, position)",
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _0001_initial),
     Migration("0002_memory_pinned", _0002_memory_pinned),
     Migration("0003_pending_approvals", _0003_pending_approvals),
     Migration("0004_message_reasoning", _0004_message_reasoning),
+    Migration("0005_message_images", _0005_message_images),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

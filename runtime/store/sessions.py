@@ -6,9 +6,10 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from runtime.store.base import Row, StoreBase, dumps, loads
+from runtime.store.base import Row, dumps, loads
 from runtime.store.compaction import never_compacted
 from runtime.store.errors import StoreError
+from runtime.store.images import ImagesMixin
 from runtime.store.values import (
     MESSAGE_KINDS,
     MESSAGE_STATUSES,
@@ -54,7 +55,7 @@ def _title_from(content: Any) -> str:
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1].rstrip() + "…"
 
 
-class SessionsMixin(StoreBase):
+class SessionsMixin(ImagesMixin):
     # -- sessions -------------------------------------------------------------------------------
 
     def create_session(self, title: str = "", model: str | None = None, *, session_id: str | None = None) -> Session:
@@ -95,7 +96,7 @@ class SessionsMixin(StoreBase):
         """The session, its messages, its ledger and its pending approvals."""
         self.get_session(session_id)
         with self._db.atomic():
-            for table in ("messages", "tool_calls", "approvals"):
+            for table in ("message_images", "messages", "tool_calls", "approvals"):
                 self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
             self._db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
 
@@ -203,9 +204,10 @@ class SessionsMixin(StoreBase):
         """What the model should see: the latest summary, what it never compacts, then later messages.
 
         Without a summary this is every message. Messages kept from the summarized range (system
-        messages, activated skill bodies) follow the summary in their original order.
+        messages, activated skill bodies) follow the summary in their original order. User messages
+        come with their images' bytes (``store/images.py``).
         """
-        messages = self.list_messages(session_id)
+        messages = self.with_images(self.list_messages(session_id), data=True)
         summaries = [m for m in messages if m.kind == "summary"]
         if not summaries:
             return messages

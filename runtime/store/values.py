@@ -36,6 +36,24 @@ class Session:
 
 
 @dataclass(frozen=True)
+class StoredImage:
+    """An image a message carries (pasted or dropped into it), in order (``position``).
+
+    ``data`` is the image's bytes where the reader asked for them (what goes to the model), else None
+    (what the UI lists; it fetches each image on its own with ``message_image``).
+    """
+
+    id: int
+    session_id: str
+    seq: int
+    position: int
+    media_type: str
+    name: str
+    size: int
+    data: bytes | None = None
+
+
+@dataclass(frozen=True)
 class StoredMessage:
     """One message of a session. ``content`` is a string or a list of content parts (OpenAI shape).
 
@@ -61,6 +79,7 @@ class StoredMessage:
     reasoning: str = ""
     reasoning_details: tuple[dict[str, Any], ...] = ()
     finish_reason: str | None = None
+    images: tuple[StoredImage, ...] = ()  # table message_images (0005_message_images)
 
 
 @dataclass(frozen=True)

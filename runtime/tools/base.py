@@ -69,11 +69,13 @@ class ToolOutput:
     ``changed_paths`` are the workspace-relative paths the call created, changed or removed (the host
     flushes only those to OPFS; a listed path that no longer exists was deleted). ``ok`` is False for a
     result that is a failure the model should see in full (a Python traceback), yet still changed files.
+    ``images`` are image files the call wrote: shown in its card, and to a model that takes images.
     """
 
     text: str
     changed_paths: tuple[str, ...] = ()
     ok: bool = True
+    images: tuple[str, ...] = ()  # workspace-relative image files to show (run_python's plots)
 
     def __str__(self) -> str:
         return self.text

@@ -54,6 +54,7 @@ REQUIREMENT = re.compile(
     r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[A-Za-z0-9._, -]+\])?\s*([<>=!~]=?=?\s*[A-Za-z0-9.*+!_-]+\s*,?\s*)*$"
 )
 ERROR_KINDS: tuple[ExecErrorKind, ...] = get_args(ExecErrorKind)
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")  # shown in the card (plots)
 
 
 class SandboxReplyError(ToolError):
@@ -82,7 +83,9 @@ async def run_python(
 ) -> ToolOutput:
     """Run Python code in an isolated sandbox that sees a copy of the workspace's files.
 
-    Files the code writes under the current folder are copied back into the workspace. `packages` are
+    Files the code writes under the current folder are copied back into the workspace; image files it
+    writes (SVG, PNG, JPEG) are shown to the user in the call's card. For plots, `import pygal` (bundled,
+    writes SVG: chart.render_to_file('plot.svg')); numpy and matplotlib are not available. `packages` are
     installed from PyPI with micropip before the code runs (pure-Python wheels only; the install counts
     toward the timeout); they are part of what the user approves. The run has no network unless
     `network` is true (then `requests` and `urllib` fetch public URLs through the app's proxy).
@@ -115,7 +118,8 @@ async def run_python(
     if not_sent:
         shown = ", ".join(not_sent[:10]) + (" ..." if len(not_sent) > 10 else "")
         notes.append(f"not handed to the sandbox (too large): {shown}")
-    return ToolOutput(render(result, changed, notes), changed_paths=changed, ok=result["ok"])
+    images = tuple(p for p in changed if p.lower().endswith(IMAGE_SUFFIXES) and (ctx.workspace / p).is_file())
+    return ToolOutput(render(result, changed, notes), changed_paths=changed, ok=result["ok"], images=images)
 
 
 def check_packages(packages: list[str] | None) -> list[str]:

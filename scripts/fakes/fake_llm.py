@@ -42,6 +42,7 @@ from .replies import (
     stream_chunks,
     usage_for,
 )
+from .strict import ReceivedImage, ollama_refusal, openrouter_refusal, received
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,9 @@ class FakeLLM:
 
     def requests_to(self, path: str, method: str | None = None) -> list[RecordedRequest]:
         return [r for r in list(self.requests) if r.path == path and (method is None or r.method == method)]
+
+    def images_received(self, path: str) -> list[list[ReceivedImage]]:  # per chat request, decoded
+        return [received(r.json()) for r in self.requests_to(path, "POST")]
 
     def valid_keys(self) -> set[str]:
         return {k for k in [self.api_key, *self.issued_keys] if k}
@@ -237,9 +241,10 @@ class FakeLLM:
             if flavor == "openrouter" and not self._authorized(request):
                 return web.json_response(error_body(Reply.error(401)), status=401)
             payload = await request.json()
-            refusal = self._unsigned_call(payload)
+            unsigned = self._unsigned_call(payload)
+            refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload)
             if refusal is not None:
-                return web.json_response(error_body(Reply.error(400, refusal)), status=400)
+                return web.json_response(error_body(Reply.error(*refusal)), status=refusal[0])
             reply = self._queue.popleft() if self._queue else self.default_reply
             if reply.kind == "http_error":
                 headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
@@ -312,11 +317,9 @@ class FakeLLM:
         shown = ollama_show(model)
         if shown is None:
             return web.json_response({"error": f"model '{model}' not found"}, status=404)
-        if payload.get("tools") and "tools" not in shown["capabilities"]:
-            return web.json_response({"error": f"registry.ollama.ai/library/{model} does not support tools"},
-                                     status=400)
-        if payload.get("think") and "thinking" not in shown["capabilities"]:
-            return web.json_response({"error": f"\"{model}\" does not support thinking"}, status=400)
+        refusal = ollama_refusal(payload, model, shown["capabilities"])  # tools, thinking, images
+        if refusal is not None:
+            return web.json_response({"error": refusal[1]}, status=refusal[0])
         reply = self._queue.popleft() if self._queue else self.default_reply
         if reply.kind == "http_error":
             return web.json_response({"error": reply.message}, status=reply.status)

@@ -22,7 +22,7 @@ CSP = "; ".join(
         "script-src 'self' 'wasm-unsafe-eval'",
         "worker-src 'self' blob:",  # blob: for scripts/bench's bare-Pyodide baseline; the sandbox has its own policy
         "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
-        "img-src 'self' data:",
+        "img-src 'self' data: blob:",  # blob: the chat's images and plots, always in <img> (no SVG script runs)
         "style-src 'self'",
         "object-src 'none'",
         "base-uri 'none'",

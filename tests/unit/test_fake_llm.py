@@ -173,3 +173,72 @@ async def test_a_reasoning_model_refuses_a_tool_round_sent_back_without_its_reas
                 assert "missing a thought_signature" in (await resp.json())["error"]["message"]
             else:
                 await resp.read()
+
+
+# --- images: as strict as the real providers ----------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+
+
+def _with_image(url: str, model: str) -> dict[str, Any]:
+    content = [{"type": "text", "text": "What is this?"}, {"type": "image_url", "image_url": {"url": url}}]
+    return {"model": model, "stream": True, "messages": [{"role": "user", "content": content}]}
+
+
+@pytest.mark.parametrize(
+    ("model", "url", "status", "says"),
+    [
+        pytest.param("meta-llama/llama-3.2-3b-instruct:free", "data:image/png;base64," + base64.b64encode(PNG).decode(),
+                     404, "No endpoints found that support image input", id="no-vision"),
+        pytest.param("openai/gpt-4o-mini", "data:image/png;base64,!!!", 400, "Invalid image_url", id="bad-base64"),
+        pytest.param("openai/gpt-4o-mini", "data:image/svg+xml;base64,PHN2Zz4=", 400, "Invalid image_url", id="svg"),
+        pytest.param("openai/gpt-4o-mini", "data:image/png;base64," + base64.b64encode(b"GIF89a").decode(), 400,
+                     "Invalid image_url", id="bytes-not-that-type"),
+    ],
+)
+async def test_openrouter_refuses_images_it_would_refuse(
+    fake: FakeLLM, http: aiohttp.ClientSession, model: str, url: str, status: int, says: str
+) -> None:
+    async with http.post(f"{fake.base_url}/api/v1/chat/completions", json=_with_image(url, model),
+                         headers={"Authorization": f"Bearer {KEY}"}) as resp:
+        assert resp.status == status
+        assert says in (await resp.json())["error"]["message"]
+
+
+async def test_openrouter_takes_an_image_for_a_vision_model_and_shows_what_came(
+    fake: FakeLLM, http: aiohttp.ClientSession
+) -> None:
+    url = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    async with http.post(f"{fake.base_url}/api/v1/chat/completions", json=_with_image(url, "openai/gpt-4o-mini"),
+                         headers={"Authorization": f"Bearer {KEY}"}) as resp:
+        assert resp.status == 200
+        await resp.read()
+    [images] = fake.images_received("/api/v1/chat/completions")
+    assert [(i.media_type, i.data) for i in images] == [("image/png", PNG)]
+
+
+@pytest.mark.parametrize(
+    ("model", "image", "status", "says"),
+    [
+        pytest.param("llama3.2:3b", base64.b64encode(PNG).decode(), 500, "missing data required for image input",
+                     id="no-vision"),
+        pytest.param("llava:7b", "data:image/png;base64,AAAA", 400, "illegal base64 data at input byte 4",
+                     id="data-url-prefix"),
+    ],
+)
+async def test_ollama_refuses_images_it_would_refuse(
+    fake: FakeLLM, http: aiohttp.ClientSession, model: str, image: str, status: int, says: str
+) -> None:
+    body = {"model": model, "messages": [{"role": "user", "content": "hi", "images": [image]}]}
+    async with http.post(f"{fake.base_url}/api/chat", json=body) as resp:
+        assert resp.status == status
+        assert says in (await resp.json())["error"]
+
+
+async def test_ollama_takes_bare_base64_for_a_vision_model(fake: FakeLLM, http: aiohttp.ClientSession) -> None:
+    body = {"model": "llava:7b", "messages": [{"role": "user", "content": "hi",
+                                                "images": [base64.b64encode(PNG).decode()]}]}
+    async with http.post(f"{fake.base_url}/api/chat", json=body) as resp:
+        assert resp.status == 200
+        await resp.read()
+    assert [i.data for i in fake.images_received("/api/chat")[0]] == [PNG]

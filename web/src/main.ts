@@ -10,6 +10,8 @@ import { SettingsOrder } from "./settings/ordering";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat";
+import { mountChatMedia } from "./ui/chat-media";
+import type { ModelInfo } from "./protocol/messages";
 import { ContextGauge } from "./ui/context-gauge";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
@@ -35,6 +37,7 @@ let lastFailure: HttpFailureInfo | null = null;
 let ready = false;
 let readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
+let models: ModelInfo[] = []; // the provider's list, as last checked (what each model can do)
 /** Package indexes for run_python's micropip from a test server's config (never the URL); empty: PyPI. */
 let packageIndexUrls: string[] = [];
 
@@ -51,14 +54,20 @@ installKeyboard({ // before the chat's listeners: a key handled here is not also
 const usage = new UsageView();
 const client = new RuntimeClient(onWorker);
 const gauge = new ContextGauge((method, params) => client.request(method, params));
+const media = mountChatMedia({
+  request: (method, params) => client.request(method, params),
+  workspace: (request) => client.workspace(request),
+  vision: () => models.find((m) => m.id === settings.model)?.vision ?? null,
+  model: () => settings.model,
+});
 const chat = new ChatView({
-  send: (text, turnId, replacesTurn) => order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn })),
+  send: (text, turnId, replacesTurn, images) => order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn, images })),
   stop: () => client.post({ type: "abort_turn" }),
   decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
   turnChanged: (running) => {
     if (status.state === "ready" || status.state === "busy") running ? status.busy() : status.ready();
   },
-});
+}, media);
 const panel = new SettingsPanel({
   save: (form) => void order.change(() => save(form)),
   connectOpenRouter: (authBase) => void startOAuth(authBase || settings.authBase),
@@ -230,7 +239,7 @@ async function checkConnection(): Promise<boolean> {
     panel.setConnection("error", explainFailure(settings.provider, settings.baseUrl, location.origin, lastFailure, result.message));
     return false;
   }
-  const models = result.models;
+  models = result.models;
   if (models.length > 0 && !models.some((m) => m.id === settings.model)) {
     settings.model = defaultModel(models);
     await persist();

@@ -22,14 +22,14 @@ describe("session views", () => {
   const view = {
     session: { id: "s-1", title: "Notes" },
     messages: [
-      { seq: 1, role: "user", status: "complete", text: "write", tool_calls: [] },
+      { seq: 1, role: "user", status: "complete", text: "write", tool_calls: [], images: [{ id: 7, media_type: "image/png", name: "a.png", size: 3 }, { id: "x" }] },
       {
         seq: 2,
         role: "assistant",
         status: "complete",
         text: "",
         tool_calls: [
-          { call_id: "c1", name: "write_file", arguments: { path: "a" }, status: "ok", result: "wrote" },
+          { call_id: "c1", name: "write_file", arguments: { path: "a" }, status: "ok", result: "wrote", images: ["plot.svg", 3] },
           { call_id: "c2", name: "delete_file", arguments: {}, status: "strange", result: null },
           { name: "no id" },
         ],
@@ -44,9 +44,11 @@ describe("session views", () => {
     const parsed = parseSessionView(view);
     expect(parsed?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(parsed?.messages[1]?.calls).toEqual([
-      { callId: "c1", name: "write_file", arguments: { path: "a" }, status: "ok", result: "wrote" },
-      { callId: "c2", name: "delete_file", arguments: {}, status: "interrupted", result: null },
+      { callId: "c1", name: "write_file", arguments: { path: "a" }, status: "ok", result: "wrote", images: ["plot.svg"] },
+      { callId: "c2", name: "delete_file", arguments: {}, status: "interrupted", result: null, images: [] },
     ]);
+    expect(parsed?.messages[0]?.images).toEqual([{ id: 7, name: "a.png" }]); // an image without an id is left out
+    expect(parsed?.messages[1]?.images).toEqual([]);
     expect(parsed?.pending).toEqual([{ callId: "c3", name: "delete_file", arguments: { path: "a" } }]);
     expect(parsed?.runningTurn).toBe("t2");
   });

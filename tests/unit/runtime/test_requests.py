@@ -141,12 +141,16 @@ async def test_skills_panel(rig: StateRig, tmp_path: Path) -> None:
     assert [s["enabled"] for s in (await rig.result("skills_list"))["skills"]] == [True]
 
 
-async def test_the_skills_list_shows_warnings_and_allowed_tools_against_the_tool_catalog(rig: StateRig) -> None:
+async def test_the_skills_list_shows_warnings_and_allowed_tools_against_the_tool_catalog(
+    rig: StateRig, tmp_path: Path
+) -> None:
     archive = people_skills_zip()
-    data = base64.b64encode(archive.data).decode()
-    assert (await rig.result("skill_import", filename=archive.filename, data=data))["state"] == "ok"
+    stored = tmp_path / "h1.zip"
+    stored.write_bytes(archive.data)
+    assert (await rig.result("skill_import", filename=archive.filename, path=str(stored)))["state"] == "ok"
     tea = "---\nname: tea\ndescription: d\nallowed-tools: lookup Bash(git add:*), save_note Read\n---\n"
-    assert (await rig.result("skill_import", filename="tea.zip", data=_zip({"tea/SKILL.md": tea})))["state"] == "ok"
+    path = _zip({"tea/SKILL.md": tea}, tmp_path / "h2.zip")
+    assert (await rig.result("skill_import", filename="tea.zip", path=path))["state"] == "ok"
     listed = {s["name"]: s for s in (await rig.result("skills_list"))["skills"]}
     assert listed["tea"]["allowed_tools"] == ["lookup", "Bash(git add:*)", "save_note", "Read"]
     assert listed["tea"]["unknown_tools"] == ["Bash(git add:*)", "Read"]  # the rig's tools are lookup, save_note, ...

@@ -16,9 +16,11 @@ from runtime.store.migrations import MIGRATIONS, SCHEMA_VERSION, applied_names
 
 ROOT = Path(__file__).resolve().parents[3]
 DB_FIXTURES = ROOT / "tests" / "fixtures" / "db"
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
+GIF = b"GIF89a" + b"\x01" * 10
 
 
-EARLIER_VERSIONS = [1, 2, 3]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
+EARLIER_VERSIONS = [1, 2, 3, 4]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
 
 
 def copy_of(tmp_path: Path, version: int) -> Path:
@@ -38,6 +40,9 @@ def test_fixture_is_at_its_schema(version: int) -> None:
         assert conn.execute("PRAGMA user_version").fetchone() == (version,)
         columns = {r[1] for r in conn.execute("PRAGMA table_info(memories)")}
         assert ("pinned" in columns) == (version >= 2)
+        message_columns = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
+        assert ("reasoning_details" in message_columns) == (version >= 4)
+        assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'message_images'").fetchall()
     finally:
         conn.close()
 
@@ -73,10 +78,24 @@ def test_earlier_version_migrates_to_latest_keeping_everything(tmp_path: Path, v
             "s-v1", "assistant", "Cut", reasoning="Hmm.", reasoning_details=details, finish_reason="length"
         )
         assert (kept.reasoning, kept.reasoning_details, kept.finish_reason) == ("Hmm.", details, "length")
+        # 0005: earlier messages carry no images; a new message keeps its images' bytes, in order.
+        assert all(m.images == () for m in store.with_images(messages, data=True))
+        asked = store.append_message("s-v1", "user", "What is in these?")
+        store.add_images("s-v1", asked.seq, [("image/png", "a.png", PNG), ("image/gif", "b.gif", GIF)])
     with Store(path) as again:
         assert again.migrated == []
         assert [a.call_id for a in again.approvals_pending("s-v1")] == ["c9"]
-        assert again.list_messages("s-v1")[-1].reasoning_details[0]["data"] == "c2ln"
+        assert again.list_messages("s-v1")[-2].reasoning_details[0]["data"] == "c2ln"
+        last = again.context_messages("s-v1")[-1]
+        assert [(i.name, i.media_type, i.data) for i in last.images] == [
+            ("a.png", "image/png", PNG),
+            ("b.gif", "image/gif", GIF),
+        ]
+        listed = again.with_images(again.list_messages("s-v1"), data=False)[-1]
+        assert [(i.name, i.size, i.data) for i in listed.images] == [
+            ("a.png", len(PNG), None),
+            ("b.gif", len(GIF), None),
+        ]
 
 
 def test_fresh_database_gets_every_step(tmp_path: Path) -> None:

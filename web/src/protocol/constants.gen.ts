@@ -11,6 +11,14 @@ export const INCOMING_DIR = "/tmp/incoming";
 export const OUTGOING_DIR = "/tmp/outgoing";
 /** The largest skill archive ``skill_import`` takes. */
 export const SKILL_ARCHIVE_MAX_BYTES = 52428800;
+/** The largest image a message may carry (after the composer's downscale); larger ones are refused. */
+export const IMAGE_MAX_BYTES = 2097152;
+/** At most this many images in one message. */
+export const IMAGES_PER_MESSAGE = 4;
+/** All images of one message together: their base64 (8 MiB) keeps a ``user_message`` far under the frame limit. */
+export const MESSAGE_IMAGES_MAX_BYTES = 6291456;
+/** Images in one model request; older ones beyond this are replaced by a note (the request stays one frame). */
+export const REQUEST_IMAGES_MAX_BYTES = 6291456;
 /** run_python's timeout when none is given (seconds). */
 export const EXEC_DEFAULT_TIMEOUT_S = 30;
 /** The longest run_python may run (seconds). */
@@ -36,3 +44,5 @@ export const EXEC_ERROR_KINDS = ["timeout", "exception", "sandbox", "install"] a
 export type ExecErrorKind = (typeof EXEC_ERROR_KINDS)[number];
 export const FLUSH_WHATS = ["workspace", "state"] as const;
 export type FlushWhat = (typeof FLUSH_WHATS)[number];
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];

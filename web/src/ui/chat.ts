@@ -4,20 +4,22 @@
  * markdown at most once per animation frame, so the main thread stays light.
  */
 
-import type { ApprovalDecision, UiEvent } from "../protocol/messages";
+import type { ApprovalDecision, ImageAttachment, UiEvent } from "../protocol/messages";
+import type { ChatMedia } from "./chat-media";
+import type { SentImage } from "./composer-attachments";
 import { byTestId, el } from "./dom";
 import type { SessionView } from "./session-view";
 import { onHighlighterReady } from "./highlight-loader";
-import { renderInto } from "./markdown";
+import { renderInto, rerenderCode } from "./markdown";
 import { attachActions, editLast, placeRegenerate, removeAfter, setSource, sourceOf, type MessageActionHost } from "./message-actions";
-import { CONTINUE_PROMPT, clearRetryNotices, dropContinueButtons, markEnding } from "./endings";
+import { CONTINUE_PROMPT, clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "./endings";
 import { ReasoningBlock } from "./reasoning";
 import { newTurnId, renderSegment, renderWhole, startSegment, type Segment } from "./streaming-reply";
 import { ToolCard } from "./tool-card";
 
 export interface ChatActions {
-  /** Start turn `turnId` with `text`; `replaces`: the turn it replaces with every later one (edit, regenerate). */
-  send(text: string, turnId: string, replaces?: string): void;
+  /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit, regenerate). */
+  send(text: string, turnId: string, replaces?: string, images?: ImageAttachment[]): void;
   stop(): void;
   decide(callId: string, decision: ApprovalDecision): void;
   turnChanged(running: boolean): void;
@@ -49,7 +51,10 @@ export class ChatView {
     resend: (node, text, replaces) => this.resend(node, text, replaces),
   };
 
-  constructor(private readonly actions: ChatActions) {
+  constructor(
+    private readonly actions: ChatActions,
+    private readonly media: ChatMedia | null = null,
+  ) {
     this.input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
@@ -66,16 +71,8 @@ export class ChatView {
       }
     });
     this.syncControls();
-    onHighlighterReady(() => this.rehighlight());
-  }
-
-  /** The highlighter arrived (loaded on the first code block): draw the finished replies' code again. */
-  private rehighlight(): void {
-    const streaming = new Set(this.streamed.map((seg) => seg.node));
-    for (const node of this.list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]')) {
-      const body = node.querySelector<HTMLElement>(".message-body");
-      if (body && !streaming.has(node) && body.querySelector("pre")) renderInto(body, sourceOf(node));
-    }
+    // The highlighter arrived (loaded on the first code block): draw the finished replies' code again.
+    onHighlighterReady(() => rerenderCode(this.list, new Set(this.streamed.map((seg) => seg.node)), sourceOf));
   }
 
   /** Whether the runtime can take a message now (ready, not booting). */
@@ -118,7 +115,7 @@ export class ChatView {
         this.cards.get(event.call_id)?.appendOutput(event.stream, event.text);
         return;
       case "tool_finished":
-        this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result);
+        this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result, event.images, this.media?.loader);
         return;
       case "turn_finished":
         clearRetryNotices(this.list);
@@ -176,11 +173,12 @@ export class ChatView {
       if (message.role === "user") endTurn();
       this.turnId = message.turnId;
       if (message.reasoning) this.push(new ReasoningBlock(message.reasoning, false).root);
-      if (message.text) {
+      if (message.text || message.images.length) {
         const node = this.addMessage(message.role, message.text);
         if (message.role === "assistant" && message.finishReason) this.markEnding(node, message.finishReason);
+        this.media?.showStored(node, message.images);
       }
-      for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result);
+      for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result, call.images, this.media?.loader);
       if (message.role === "user" && message.status === "interrupted") interrupted = true;
     }
     endTurn();
@@ -215,24 +213,33 @@ export class ChatView {
 
   private submit(): void {
     const text = this.input.value.trim();
-    if (!text || !this.canSend || this.running) return;
+    const attachments = this.media?.attachments;
+    if (attachments?.busy || !this.canSend || this.running) return;
+    const images = attachments?.take() ?? [];
+    if (!text && images.length === 0) return;
     this.input.value = "";
     this.autosize();
-    this.sendText(text);
+    this.sendText(text, images);
   }
 
-  private sendText(text: string): void {
+  private sendText(text: string, images: SentImage[] = []): void {
     dropContinueButtons(this.list);
     this.lastReply = null;
     this.turnId = newTurnId();
-    this.addMessage("user", text);
+    const node = this.addMessage("user", text);
+    this.media?.showSent(node, images);
     this.segment = null;
     this.setRunning(true);
-    this.actions.send(text, this.turnId);
+    this.actions.send(text, this.turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
   }
 
   /** Regenerate or an edit: the turns from `userNode` on leave the view, `text` goes out as a new turn. */
   private resend(userNode: HTMLElement, text: string, replaces: string): void {
+    if (this.running || !this.canSend) return;
+    void (this.media?.imagesOf(userNode) ?? Promise.resolve([])).then((images) => this.resendWith(userNode, text, replaces, images));
+  }
+
+  private resendWith(userNode: HTMLElement, text: string, replaces: string, images: ImageAttachment[]): void {
     if (this.running || !this.canSend) return;
     this.flush();
     for (const gone of removeAfter(userNode)) if (gone.dataset.callId) this.cards.delete(gone.dataset.callId);
@@ -244,7 +251,7 @@ export class ChatView {
     this.segment = null;
     this.streamed = [];
     this.setRunning(true);
-    this.actions.send(text, this.turnId, replaces);
+    this.actions.send(text, this.turnId, replaces, images.length ? images : undefined);
   }
 
   private stop(): void {
@@ -361,10 +368,7 @@ export class ChatView {
   /** Something the runtime wants the person to know that is not a turn's error (a restored save, …). */
   private notice(code: string, text: string): void {
     if (code === "retrying") clearRetryNotices(this.list);
-    const close = el("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Dismiss" }, "✕");
-    const node = el("div", { class: "notice kept", role: "status", "data-testid": "notice", "data-code": code }, el("span", {}, text), close);
-    close.addEventListener("click", () => node.remove());
-    this.push(node);
+    this.push(noticeNode(code, text));
   }
 
   private push(node: HTMLElement): void {

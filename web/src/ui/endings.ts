@@ -38,3 +38,11 @@ export function dropContinueButtons(root: ParentNode): void {
 export function clearRetryNotices(root: ParentNode): void {
   for (const notice of root.querySelectorAll('[data-testid="notice"][data-code="retrying"]')) notice.remove();
 }
+
+/** A notice from the runtime (a restored save, a retry, …), dismissable. */
+export function noticeNode(code: string, text: string): HTMLElement {
+  const close = el("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Dismiss" }, "✕");
+  const node = el("div", { class: "notice kept", role: "status", "data-testid": "notice", "data-code": code }, el("span", {}, text), close);
+  close.addEventListener("click", () => node.remove());
+  return node;
+}

@@ -10,6 +10,8 @@ export interface HistoryCall {
   arguments: unknown;
   status: HistoryCallStatus;
   result: string | null;
+  /** Image files the call wrote (workspace paths). */
+  images: string[];
 }
 
 export interface HistoryMessage {
@@ -22,6 +24,8 @@ export interface HistoryMessage {
   reasoning: string;
   /** Why the reply ended when that matters (`length`: cut off; `content_filter`). */
   finishReason: string | null;
+  /** The images a user message carries (bytes: the `message_image` request). */
+  images: { id: number; name: string }[];
 }
 
 export interface SessionView {
@@ -40,7 +44,8 @@ const list = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isJsonOb
 function parseCall(c: JsonObject): HistoryCall | null {
   if (typeof c.call_id !== "string" || typeof c.name !== "string") return null;
   const status = CALL_STATUSES.find((s) => s === c.status) ?? "interrupted";
-  return { callId: c.call_id, name: c.name, arguments: c.arguments, status, result: typeof c.result === "string" ? c.result : null };
+  const images = Array.isArray(c.images) ? c.images.filter((p): p is string => typeof p === "string") : [];
+  return { callId: c.call_id, name: c.name, arguments: c.arguments, status, result: typeof c.result === "string" ? c.result : null, images };
 }
 
 function parseMessage(m: JsonObject): HistoryMessage | null {
@@ -50,7 +55,10 @@ function parseMessage(m: JsonObject): HistoryMessage | null {
     .filter((c): c is HistoryCall => c !== null);
   const finishReason = typeof m.finish_reason === "string" ? m.finish_reason : null;
   const turnId = typeof m.turn_id === "string" ? m.turn_id : null;
-  return { role: m.role, status: text(m.status), text: text(m.text), turnId, calls, reasoning: text(m.reasoning), finishReason };
+  const images = list(m.images)
+    .filter((i) => typeof i.id === "number")
+    .map((i) => ({ id: Number(i.id), name: text(i.name) || "image" }));
+  return { role: m.role, status: text(m.status), text: text(m.text), turnId, calls, reasoning: text(m.reasoning), finishReason, images };
 }
 
 /** Null when the value is not a session view. */

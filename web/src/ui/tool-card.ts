@@ -3,6 +3,7 @@
 import type { ApprovalDecision } from "../protocol/messages";
 import { codeArgument, renderPreview } from "./diff-view";
 import { el } from "./dom";
+import { toolImages, type ImageLoader } from "./message-images";
 import { networkNotice } from "./run-network";
 import "./tool-card.css";
 import type { HistoryCallStatus } from "./session-view";
@@ -104,19 +105,27 @@ export class ToolCard {
     this.live.scrollTop = this.live.scrollHeight;
   }
 
-  finished(status: "ok" | "error" | "denied", result: unknown): void {
+  /** The call ended; `images`: image files it wrote (run_python's plots), read with `loader`. */
+  finished(status: "ok" | "error" | "denied", result: unknown, images: readonly string[] = [], loader?: ImageLoader): void {
+    if (loader) this.showImages(images, loader);
     this.clearApproval();
     this.result.textContent = pretty(result);
     this.resultSection.hidden = false;
     if (this.status !== "denied") this.setStatus(status);
   }
 
+  /** Image files the call wrote (run_python's plots), shown under its summary, open or folded. */
+  private showImages(paths: readonly string[], loader: ImageLoader): void {
+    this.root.querySelector(".tool-images")?.remove();
+    if (paths.length > 0) this.root.append(toolImages(paths, loader));
+  }
+
   /** A call shown from history: its recorded status and result. */
-  restore(status: HistoryCallStatus, result: string | null): void {
+  restore(status: HistoryCallStatus, result: string | null, images: readonly string[] = [], loader?: ImageLoader): void {
     if (status === "pending-approval") return this.askApproval();
     if (status === "running") return this.started();
     if (status === "interrupted") return this.finished("error", result ?? "interrupted: the page went away before it finished");
-    this.finished(status, result ?? "");
+    this.finished(status, result ?? "", images, loader);
   }
 
   private decide(decision: ApprovalDecision): void {

@@ -132,9 +132,15 @@ export class Adapter {
         if (this.state === "hello" || this.state === "ready") this.sendConfig();
         return;
       case "user_message": {
-        const error = this.send({ type: "user_message", text: message.text, turn_id: message.turnId, ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}) });
+        const error = this.send({
+          type: "user_message",
+          text: message.text,
+          turn_id: message.turnId,
+          ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}),
+          ...(message.images?.length ? { images: message.images } : {}),
+        });
         if (error) {
-          const text = `This message was not sent: it is too long for one frame (${error}). Put the text in a file in the files panel and refer to it.`;
+          const text = `This message was not sent: it is too long for one frame (${error}). Put the text or the images in files in the files panel and refer to them.`;
           this.io.toMain({ type: "runtime_error", code: "message_too_large", message: text, fatal: false });
         }
         return;

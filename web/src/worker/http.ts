@@ -8,6 +8,7 @@
  * timeout), so a long but live stream is not cut off.
  */
 
+import { toBase64 } from "../protocol/base64";
 import type { HostMessage, HttpErrorKind, RuntimeMessage } from "../protocol/messages";
 import { decideEgress, type EgressPolicy } from "./egress";
 import type { Recorder, ReplaySource } from "./recording";
@@ -272,12 +273,4 @@ function safeOrigin(url: string): string {
   } catch {
     return url;
   }
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
 }

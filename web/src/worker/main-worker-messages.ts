@@ -7,6 +7,7 @@
 import type { JsonObject } from "../protocol/codec";
 import type {
   ApprovalDecision,
+  ImageAttachment,
   PermissionMode,
   ProviderKind,
   ToolInfo,
@@ -48,7 +49,7 @@ export const BOOT_STEPS: readonly { step: BootStep; label: string }[] = [
 export type MainToWorker =
   | { type: "configure"; settings: AgentSettings; key: string | null }
   /** `replacesTurn`: an edit or a regenerate; that turn and every later one become an earlier branch. */
-  | { type: "user_message"; text: string; turnId: string; replacesTurn?: string }
+  | { type: "user_message"; text: string; turnId: string; replacesTurn?: string; images?: ImageAttachment[] }
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }
   /**

@@ -1,0 +1,99 @@
+"""What the real providers refuse in a chat request, refused the same way: images above all.
+
+OpenRouter (OpenAI shape): a user message's ``content`` is a list of parts; an image is
+``{"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}``. A model whose catalog
+entry does not list ``image`` among its ``input_modalities`` gets OpenRouter's 404 "No endpoints found
+that support image input"; a data URL that is not a base64 PNG/JPEG/GIF/WebP is a 400.
+
+Ollama (native ``/api/chat``): ``messages[].images`` is a list of bare base64 strings (a ``data:``
+prefix is refused as Go's base64 decoder refuses it); a model without the ``vision`` capability
+refuses images (and a model without ``tools`` / ``thinking`` refuses those).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .catalog import OPENROUTER_MODELS
+
+NO_IMAGE_ENDPOINTS = "No endpoints found that support image input"
+DATA_URL = re.compile(r"^data:(image/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]*={0,2})$")
+_MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff", "image/gif": b"GIF8", "image/webp": b"RIFF"}
+
+
+@dataclass(frozen=True)
+class ReceivedImage:
+    media_type: str  # "" where the wire does not say (Ollama)
+    data: bytes
+
+
+def openai_image_parts(payload: dict[str, Any]) -> list[str]:
+    """The ``image_url`` URLs of every message, in order."""
+    urls = []
+    for message in payload.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                urls.append(str((part.get("image_url") or {}).get("url", "")))
+    return urls
+
+
+def decode_data_url(url: str) -> ReceivedImage | None:
+    match = DATA_URL.match(url)
+    if not match:
+        return None
+    try:
+        data = base64.b64decode(match.group(2), validate=True)
+    except binascii.Error:
+        return None
+    return ReceivedImage(match.group(1), data) if data.startswith(_MAGIC[match.group(1)]) else None
+
+
+def openrouter_refusal(payload: dict[str, Any]) -> tuple[int, str] | None:
+    """(status, message) when OpenRouter would refuse the request's images, else None."""
+    urls = openai_image_parts(payload)
+    if not urls:
+        return None
+    model = next((m for m in OPENROUTER_MODELS if m["id"] == payload.get("model")), None)
+    if model is not None and "image" not in model["architecture"]["input_modalities"]:
+        return 404, NO_IMAGE_ENDPOINTS
+    for url in urls:
+        if decode_data_url(url) is None:
+            expected = "a base64 data URL of a PNG, JPEG, GIF or WebP image"
+            return 400, f"Invalid image_url: expected {expected}, got {url[:40]!r}"
+    return None
+
+
+def ollama_images(payload: dict[str, Any]) -> list[str]:
+    return [str(i) for m in payload.get("messages") or [] if isinstance(m, dict) for i in m.get("images") or []]
+
+
+def ollama_refusal(payload: dict[str, Any], model: str, capabilities: list[str]) -> tuple[int, str] | None:
+    """(status, error) when Ollama's ``/api/chat`` would refuse the request for this model, else None."""
+    if payload.get("tools") and "tools" not in capabilities:
+        return 400, f"registry.ollama.ai/library/{model} does not support tools"
+    if payload.get("think") and "thinking" not in capabilities:
+        return 400, f'"{model}" does not support thinking'
+    images = ollama_images(payload)
+    if not images:
+        return None
+    if "vision" not in capabilities:
+        return 500, "this model is missing data required for image input"
+    for image in images:
+        try:
+            base64.b64decode(image, validate=True)
+        except binascii.Error:
+            bad = next((i for i, c in enumerate(image) if not (c.isalnum() or c in "+/=")), 0)
+            return 400, f"illegal base64 data at input byte {bad}"
+    return None
+
+
+def received(payload: dict[str, Any]) -> list[ReceivedImage]:
+    """Every image a chat request carried (either wire), decoded."""
+    out = [image for url in openai_image_parts(payload) if (image := decode_data_url(url))]
+    out.extend(ReceivedImage("", base64.b64decode(i)) for i in ollama_images(payload))
+    return out

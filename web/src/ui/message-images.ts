@@ -1,0 +1,93 @@
+/**
+ * Images shown in the conversation, always as `<img src="blob:…">` (an SVG's scripts never run in an
+ * `<img>`, and no image markup is put into the page): the images a user message carries
+ * (`message-image`), and the image files a tool call wrote, e.g. run_python's plots (`tool-image`).
+ * Stored images are read one at a time from the runtime (`message_image`, `workspace_image`).
+ */
+
+import { isJsonObject, type JsonObject } from "../protocol/codec";
+import type { RequestResult } from "../worker/main-worker-messages";
+import { IMAGE_MEDIA_TYPES, type ImageAttachment } from "../protocol/messages";
+import { el } from "./dom";
+import { fromBase64 } from "../protocol/base64";
+import { imageUrl } from "./image-prep";
+import "./attachments.css";
+
+export type Request = (method: string, params: JsonObject) => Promise<RequestResult>;
+
+export interface StoredImageRef {
+  id: number;
+  name: string;
+}
+
+export interface LoadedImage {
+  /** The image as a message carries it again (an edit or a regenerate); null for types models do not take (SVG). */
+  attachment: ImageAttachment | null;
+  url: string;
+}
+
+/** Reads stored images from the runtime, as blob: URLs (each read once). */
+export class ImageLoader {
+  private readonly cache = new Map<string, Promise<LoadedImage | string>>();
+
+  constructor(private readonly request: Request) {}
+
+  message(id: number): Promise<LoadedImage | string> {
+    return this.once(`m${id}`, () => this.load("message_image", { id }));
+  }
+
+  workspace(path: string): Promise<LoadedImage | string> {
+    return this.load("workspace_image", { path }); // the file may change between runs: never cached
+  }
+
+  private once(key: string, make: () => Promise<LoadedImage | string>): Promise<LoadedImage | string> {
+    let found = this.cache.get(key);
+    if (!found) {
+      found = make();
+      this.cache.set(key, found);
+    }
+    return found;
+  }
+
+  private async load(method: string, params: JsonObject): Promise<LoadedImage | string> {
+    const reply = await this.request(method, params);
+    if (!reply.ok) return reply.message;
+    const v = reply.value;
+    if (!isJsonObject(v) || typeof v.media_type !== "string" || typeof v.data !== "string") return "the image was not understood";
+    const name = typeof v.name === "string" ? v.name : typeof v.path === "string" ? v.path : "image";
+    const mediaType = IMAGE_MEDIA_TYPES.find((t) => t === v.media_type);
+    const attachment = mediaType ? { media_type: mediaType, name, data: v.data } : null;
+    return { attachment, url: imageUrl(fromBase64(v.data), v.media_type) };
+  }
+}
+
+function img(testid: string, url: string, name: string): HTMLImageElement {
+  return el("img", { src: url, alt: name, title: name, "data-testid": testid, "data-name": name, loading: "lazy", decoding: "async" });
+}
+
+/** The images of a message just sent (their blob: URLs already made). */
+export function sentImages(images: readonly { url: string; attachment: ImageAttachment }[]): HTMLElement {
+  return el("div", { class: "message-images" }, ...images.map((i) => img("message-image", i.url, i.attachment.name)));
+}
+
+/** The images of a stored message, filled in as they are read. */
+export function storedImages(refs: readonly StoredImageRef[], loader: ImageLoader): HTMLElement {
+  const box = el("div", { class: "message-images" });
+  for (const ref of refs) {
+    const slot = el("span", { class: "image-missing" }, `${ref.name}…`);
+    box.append(slot);
+    void loader.message(ref.id).then((got) => slot.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, `${ref.name}: ${got}`) : img("message-image", got.url, ref.name)));
+  }
+  return box;
+}
+
+/** The image files a tool call wrote, each with its path, read from the workspace now. */
+export function toolImages(paths: readonly string[], loader: ImageLoader): HTMLElement {
+  const box = el("div", { class: "tool-images", "aria-label": "Images the call wrote" });
+  for (const path of paths) {
+    const figure = el("figure", {}, el("span", { class: "image-missing" }, "loading…"), el("figcaption", {}, path));
+    box.append(figure);
+    void loader.workspace(path).then((got) => figure.firstElementChild?.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, got) : img("tool-image", got.url, path)));
+  }
+  return box;
+}

@@ -9,7 +9,10 @@ chat parser gives it meaning.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,8 @@ class SSEEvent:
 class SSEParser:
     def __init__(self, max_line: int = 8 * 1024 * 1024) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._line = ""
+        self._pending: list[str] = []  # the current line so far, in pieces
+        self._pending_chars = 0
         self._after_cr = False
         self._data: list[str] = []
         self._event = ""
@@ -44,25 +48,28 @@ class SSEParser:
         return []
 
     def _lines(self, text: str) -> list[SSEEvent]:
+        # Line ends are found with a regular expression, not a loop over characters: a reply of
+        # megabytes arrives as a few long `data:` lines, and a per-character loop in Python is slow.
         events: list[SSEEvent] = []
-        start = 0
-        for i, ch in enumerate(text):
-            if ch == "\n" and self._after_cr and i == start:
-                start = i + 1  # the LF of a CRLF split across reads, or right after the CR
-                self._after_cr = False
-                continue
-            self._after_cr = False
-            if ch in "\r\n":
-                self._line += text[start:i]
-                self._after_cr = ch == "\r"
-                start = i + 1
-                event = self._process(self._line)
-                self._line = ""
-                if event:
-                    events.append(event)
-        self._line += text[start:]
-        if len(self._line) > self.max_line:
-            raise ValueError(f"an event-stream line is over {self.max_line} characters")
+        if not text:
+            return events
+        start = 1 if self._after_cr and text[0] == "\n" else 0  # the LF of a CRLF split across reads
+        self._after_cr = False
+        for end in _LINE_END.finditer(text, start):
+            self._pending.append(text[start : end.start()])
+            start = end.end()
+            line = "".join(self._pending)
+            self._pending.clear()
+            self._pending_chars = 0
+            event = self._process(line)
+            if event:
+                events.append(event)
+        self._after_cr = text[-1] == "\r"
+        if start < len(text):
+            self._pending.append(text[start:])
+            self._pending_chars += len(text) - start
+            if self._pending_chars > self.max_line:
+                raise ValueError(f"an event-stream line is over {self.max_line} characters")
         return events
 
     def _process(self, line: str) -> SSEEvent | None:

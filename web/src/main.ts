@@ -4,6 +4,7 @@ import "./styles.css";
 import { normalizeBaseUrl } from "./worker/egress";
 import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
+import { SnapshotScheduler } from "./snapshot-scheduler";
 import { isPermissionMode, isReasoningEffort, parseContextLength, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { SettingsOrder } from "./settings/ordering";
@@ -52,6 +53,11 @@ installKeyboard({ // before the chat's listeners: a key handled here is not also
   running: () => chat.isRunning,
 });
 const usage = new UsageView();
+const snapshot = new SnapshotScheduler({
+  mark: (state) => (byTestId("runtime-status").dataset.snapshot = state),
+  busy: () => chat.isRunning,
+  log: (text) => console.info(`[snapshot] ${text}`),
+});
 const client = new RuntimeClient(onWorker);
 const gauge = new ContextGauge((method, params) => client.request(method, params));
 const media = mountChatMedia({
@@ -124,7 +130,10 @@ function onWorker(message: WorkerToMain): void {
       console.error(`[boot] ${message.step}: ${message.message}`);
       return status.error(`Could not start (${message.step}): ${message.message}`);
     case "ready":
-      return onReady();
+      onReady();
+      return snapshot.onReady();
+    case "python_boot":
+      return snapshot.onBoot(message.fromSnapshot, message.snapshotWanted);
     case "event":
       if (message.event.kind === "usage") usage.add(message.event);
       if (message.event.kind === "session_opened") {

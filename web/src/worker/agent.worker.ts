@@ -14,7 +14,8 @@ import { acquireWorkspaceLock } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
-import { cacheSnapshotStore, importSource, SNAPSHOT_CHECK, SNAPSHOT_IMPORTS, snapshotKey } from "./snapshot";
+import { cacheSnapshotStore, checkSnapshot, SNAPSHOT_CHECK, snapshotKey } from "./snapshot";
+import { fetchManifest, fetchWheels, installWheels, type Manifest } from "./wheels";
 
 interface WorkerScope {
   postMessage(message: WorkerToMain): void;
@@ -22,10 +23,6 @@ interface WorkerScope {
   addEventListener(type: "unhandledrejection", listener: (event: PromiseRejectionEvent) => void): void;
   location: { origin: string };
   name: string;
-}
-
-interface Manifest {
-  wheels: { file: string; sha256: string }[];
 }
 
 type Feed = (bytes: Uint8Array) => void;
@@ -77,8 +74,8 @@ function progress(step: BootStep, fraction = 0): void {
 
 type PyodideModule = typeof import("pyodide");
 
-/** How this boot got its Python: from a stored snapshot, making a new one, or plainly. */
-type BootMode = "from-snapshot" | "make-snapshot" | "plain";
+/** How this boot got its Python: from the stored snapshot, or plainly. */
+type BootMode = "from-snapshot" | "plain";
 
 interface LoadedPython {
   pyodide: PyodideAPI;
@@ -87,28 +84,36 @@ interface LoadedPython {
 }
 
 /**
- * Load Pyodide: from the stored memory snapshot for this manifest when there is one (dropping it
- * if it fails to load), otherwise ready to make one. The manifest is fetched alongside.
+ * Load Pyodide: from the stored memory snapshot for this manifest when there is one that checks out
+ * (its sha256, a heap Pyodide can restore, the runtime's modules present), otherwise plainly; a
+ * snapshot that fails any of these is dropped. The page makes a new one after `ready` (snapshot
+ * worker). The manifest is fetched alongside.
  */
 async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
   progress("load-pyodide");
   const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as PyodideModule;
   const key = await manifest.then((m) => snapshotKey(mod.version, m.wheels.map((w) => w.sha256))).catch(() => null);
-  const stored = key && snapshots ? await snapshots.load(key).catch(() => null) : null;
+  const stored = key && snapshots ? await snapshots.load(key).catch(dropped) : null;
   if (key && stored) {
     try {
+      const check = checkSnapshot(stored);
+      if (!check.ok) throw new Error(check.reason);
       const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _loadSnapshot: stored });
       // A heap that loads but lacks the runtime's modules is no use: check before trusting it.
       pyodide.runPython(SNAPSHOT_CHECK);
       return { pyodide: withStdio(pyodide), mode: "from-snapshot", key };
     } catch (err) {
-      log("warning", `the stored Python snapshot did not load, booting without it: ${String(err)}`);
-      await snapshots?.drop(key).catch(() => undefined);
+      await dropped(err);
     }
   }
-  const make = key !== null && snapshots !== null;
-  const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _makeSnapshot: make });
-  return { pyodide: withStdio(pyodide), mode: make ? "make-snapshot" : "plain", key };
+  const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/" });
+  return { pyodide: withStdio(pyodide), mode: "plain", key };
+
+  async function dropped(err: unknown): Promise<null> {
+    log("warning", `the stored Python snapshot was not used, booting without it: ${err instanceof Error ? err.message : String(err)}`);
+    if (key) await snapshots?.drop(key).catch(() => undefined);
+    return null;
+  }
 }
 
 function withStdio(pyodide: PyodideAPI): PyodideAPI {
@@ -119,75 +124,6 @@ function withStdio(pyodide: PyodideAPI): PyodideAPI {
 
 function log(level: "info" | "warning", message: string): void {
   post({ type: "log", source: "adapter", level, message });
-}
-
-/**
- * After a fresh install: import what the runtime needs at start (without starting it) and store
- * the heap as a snapshot for the next visit. The copy is taken at once, synchronously; the store
- * completes when the returned promise settles. Any failure only costs the next visit its fast boot.
- */
-async function makeSnapshot(pyodide: PyodideAPI, key: string): Promise<void> {
-  if (!snapshots) return;
-  const t0 = performance.now();
-  let bytes: Uint8Array;
-  try {
-    pyodide.runPython(importSource(SNAPSHOT_IMPORTS));
-    bytes = pyodide.makeMemorySnapshot();
-  } catch (err) {
-    log("warning", `no Python snapshot was made: ${String(err)}`);
-    return;
-  }
-  const t1 = performance.now();
-  try {
-    await snapshots.save(key, bytes);
-    const took = `made in ${Math.round(t1 - t0)} ms, stored in ${Math.round(performance.now() - t1)} ms`;
-    log("info", `stored a Python snapshot (${Math.round(bytes.length / 1048576)} MiB, ${took}) for the next visit`);
-  } catch (err) {
-    log("warning", `the Python snapshot was not stored: ${String(err)}`);
-  }
-}
-
-function fetchManifest(): Promise<Manifest> {
-  return fetch("/wheels/manifest.json", { cache: "no-cache" }).then(async (response) => {
-    if (!response.ok) throw new Error(`/wheels/manifest.json answered ${response.status}`);
-    const manifest = (await response.json()) as Manifest;
-    if (!Array.isArray(manifest.wheels) || manifest.wheels.length === 0) throw new Error("the wheel manifest is empty");
-    return manifest;
-  });
-}
-
-/** Fetch and check every wheel at once (they are HTTP-cached); each promise is marked handled. */
-function fetchWheels(manifest: Manifest): Promise<ArrayBuffer>[] {
-  return manifest.wheels.map((wheel) => {
-    const buffer = (async () => {
-      const response = await fetch(`/wheels/${encodeURIComponent(wheel.file)}`);
-      if (!response.ok) throw new Error(`/wheels/${wheel.file} answered ${response.status}`);
-      const buf = await response.arrayBuffer();
-      await checkDigest(wheel.file, buf, wheel.sha256);
-      return buf;
-    })();
-    buffer.catch(() => undefined); // awaited (and reported) by installWheels
-    return buffer;
-  });
-}
-
-async function installWheels(pyodide: PyodideAPI, manifest: Manifest, buffers: Promise<ArrayBuffer>[]): Promise<void> {
-  const total = manifest.wheels.length;
-  // Into site-packages explicitly: unpackArchive's default is the current directory.
-  const extractDir = String(pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')"));
-  for (const [i, wheel] of manifest.wheels.entries()) {
-    progress("install-wheels", i / total);
-    const buf = await buffers[i];
-    if (!buf) throw new Error(`missing ${wheel.file}`);
-    pyodide.unpackArchive(new Uint8Array(buf), "wheel", { extractDir });
-  }
-  progress("install-wheels", 1);
-}
-
-async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Promise<void> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", buf));
-  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-  if (hex !== expected.toLowerCase()) throw new Error(`${file} does not match its sha256 in the manifest`);
 }
 
 /**
@@ -277,13 +213,11 @@ async function boot(): Promise<void> {
     const manifest = await manifestPromise;
     step = "install-wheels";
     // From a snapshot the modules are in memory but Pyodide's file system is new: unpack again.
-    await installWheels(pyodide, manifest, await wheelsPromise);
-    const stored = mode === "make-snapshot" && key ? makeSnapshot(pyodide, key) : Promise.resolve();
+    await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
     if (mode === "from-snapshot") log("info", "booted Python from the stored snapshot");
+    post({ type: "python_boot", fromSnapshot: mode === "from-snapshot", snapshotWanted: mode === "plain" && key !== null && snapshots !== null });
     step = "restore-storage";
     await restoreStorage(pyodide);
-    // Stored before the runtime starts, so that a reload right after `ready` finds it.
-    await stored;
     step = "start-runtime";
     adapter.start();
     startRuntime(pyodide);

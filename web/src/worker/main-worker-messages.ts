@@ -72,6 +72,8 @@ export type LogSource = "runtime" | "stdout" | "stderr" | "adapter";
 export type WorkerToMain =
   | { type: "boot_progress"; step: BootStep; index: number; total: number; label: string; fraction: number }
   | { type: "boot_failed"; step: BootStep; message: string }
+  /** How Python was loaded; `snapshotWanted`: no usable snapshot was stored, the page may make one when idle. */
+  | { type: "python_boot"; fromSnapshot: boolean; snapshotWanted: boolean }
   | { type: "ready"; tools: ToolInfo[] }
   | { type: "event"; event: UiEvent }
   | { type: "reply"; requestId: string; result: RequestResult }

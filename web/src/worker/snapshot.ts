@@ -1,37 +1,83 @@
 /**
- * Pyodide memory snapshots for a fast second boot: the wasm heap after the runtime's wheels are
- * installed and its modules imported, kept in Cache Storage under a key naming the Pyodide
- * version and the wheel manifest's hashes (a new build or new wheels never reuse an old heap).
- * Only one snapshot is kept. Every failure here is reported to the caller, which falls back to a
- * normal boot; a snapshot that failed to load is dropped.
+ * Pyodide memory snapshots for a fast second boot: the wasm heap of a fresh Pyodide after the
+ * runtime's wheels are installed and its start-up modules imported (made by the snapshot worker
+ * after `ready`, when the page is idle), kept in Cache Storage under a key naming the Pyodide
+ * version and the wheel manifest's hashes (a new build or new wheels never reuse an old heap), with
+ * the snapshot's sha256 beside it. Only one snapshot is kept. Every failure here is reported to the
+ * caller, which falls back to a normal boot; a snapshot that failed to load is dropped.
  */
 
 const CACHE_NAME = "tidepool-snapshot-v1";
 const KEY_PREFIX = "/__tidepool/snapshot/";
+const REFUSED_SUFFIX = ".refused";
+const DIGEST_HEADER = "x-tidepool-sha256";
+
+/**
+ * The largest heap a snapshot may carry. Pyodide restores a snapshot by copying its heap into the
+ * heap of a new module without growing it first (pyodide issue 6254), and that heap starts at the
+ * minimum in pyodide.asm.wasm's memory section: 480 pages of 64 KiB in Pyodide 314 (a test reads it
+ * from the shipped wasm). Measured: a heap of exactly this size restores; one that grew past it (to
+ * 48.8 MiB) fails with "RangeError: offset is out of bounds". Heaps grow in whole pages, so the limit
+ * is exact: no margin is needed.
+ */
+export const RESTORABLE_HEAP_BYTES = 480 * 65536;
+/** Pyodide's snapshot header: magic "\0snp" (little-endian u32), then the heap's offset (u32). */
+const SNAPSHOT_MAGIC = 0x706e7300;
+
+export type SnapshotCheck = { ok: true; heapBytes: number } | { ok: false; reason: string };
+
+/** Whether Pyodide can restore this snapshot: a snapshot header, and a heap that fits (see above). */
+export function checkSnapshot(bytes: Uint8Array, limit = RESTORABLE_HEAP_BYTES): SnapshotCheck {
+  if (bytes.byteLength < 16) return { ok: false, reason: `a snapshot of ${bytes.byteLength} bytes has no header` };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== SNAPSHOT_MAGIC) return { ok: false, reason: "not a Pyodide snapshot (bad magic number)" };
+  const offset = view.getUint32(4, true);
+  if (offset < 16 || offset > bytes.byteLength) return { ok: false, reason: `the snapshot's heap offset ${offset} is out of range` };
+  const heapBytes = bytes.byteLength - offset;
+  if (heapBytes > limit) {
+    const mib = (n: number): string => (n / 1048576).toFixed(1);
+    return { ok: false, reason: `its heap is ${mib(heapBytes)} MiB, over the ${mib(limit)} MiB Pyodide can restore` };
+  }
+  return { ok: true, heapBytes };
+}
 
 /** The Python modules imported before a snapshot is taken: what the runtime needs at start. */
 export const SNAPSHOT_IMPORTS: readonly string[] = ["runtime.boot", "runtime.host.transport", "runtime.pyodide_entry"];
 
-/** Python run right after loading a snapshot: raises unless the snapshot's modules are there. */
+/**
+ * Python run right after loading a snapshot: raises unless the snapshot's modules are there, and
+ * reseeds `random` (every visit restores the same heap, so its state would repeat).
+ */
 export const SNAPSHOT_CHECK = [
   "import sys",
   `_missing = [m for m in ${JSON.stringify(SNAPSHOT_IMPORTS)} if m not in sys.modules]`,
   "if _missing: raise ImportError(f'the snapshot lacks {_missing}')",
   "del _missing",
+  "if 'random' in sys.modules: sys.modules['random'].seed()",
 ].join("\n");
 
+/** What the store holds for a key: a snapshot, a record that one was refused (too big), or nothing. */
+export type SnapshotState = "stored" | "refused" | "absent";
+
 export interface SnapshotStore {
+  /** The snapshot for `key`; throws when it is damaged (its sha256 does not match). */
   load(key: string): Promise<Uint8Array | null>;
+  state(key: string): Promise<SnapshotState>;
   save(key: string, bytes: Uint8Array): Promise<void>;
+  /** Remember that no snapshot can be made for `key` (so later visits do not try again). */
+  refuse(key: string, reason: string): Promise<void>;
   drop(key: string): Promise<void>;
 }
 
 /** The key of a snapshot: the Pyodide version and a digest of the wheels' sha256s, in manifest order. */
 export async function snapshotKey(pyodideVersion: string, wheelHashes: readonly string[]): Promise<string> {
   const text = [pyodideVersion, ...wheelHashes.map((h) => h.toLowerCase())].join("\n");
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${KEY_PREFIX}${encodeURIComponent(pyodideVersion)}/${hex}`;
+  return `${KEY_PREFIX}${encodeURIComponent(pyodideVersion)}/${await sha256Hex(new TextEncoder().encode(text))}`;
+}
+
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The Python source that imports the snapshot's modules (names are checked: dotted identifiers only). */
@@ -51,13 +97,26 @@ export function cacheSnapshotStore(origin: string): SnapshotStore | null {
       const cache = await caches.open(CACHE_NAME);
       const response = await cache.match(url(key));
       if (!response) return null;
-      return new Uint8Array(await response.arrayBuffer());
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if ((await sha256Hex(bytes)) !== response.headers.get(DIGEST_HEADER)) throw new Error("the stored snapshot is damaged (sha256 mismatch)");
+      return bytes;
+    },
+    async state(key) {
+      const cache = await caches.open(CACHE_NAME);
+      if (await cache.match(url(key))) return "stored";
+      return (await cache.match(url(key + REFUSED_SUFFIX))) ? "refused" : "absent";
     },
     async save(key, bytes) {
       const cache = await caches.open(CACHE_NAME);
       for (const old of await cache.keys()) await cache.delete(old);
       const body = new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" });
-      await cache.put(url(key), new Response(body));
+      const headers = { "Content-Type": "application/octet-stream", [DIGEST_HEADER]: await sha256Hex(bytes) };
+      await cache.put(url(key), new Response(body, { headers }));
+    },
+    async refuse(key, reason) {
+      const cache = await caches.open(CACHE_NAME);
+      for (const old of await cache.keys()) await cache.delete(old);
+      await cache.put(url(key + REFUSED_SUFFIX), new Response(reason, { headers: { "Content-Type": "text/plain" } }));
     },
     async drop(key) {
       const cache = await caches.open(CACHE_NAME);

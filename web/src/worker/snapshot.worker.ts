@@ -1,0 +1,54 @@
+/**
+ * The snapshot worker (a short-lived module worker started by the page after `ready`, when it is
+ * idle): makes the memory snapshot the next visit boots from. A snapshot must come from a Pyodide
+ * that imported the runtime's start-up modules but never started it, so this worker loads a fresh
+ * Pyodide, installs the same wheels, imports SNAPSHOT_IMPORTS, checks the heap fits what Pyodide
+ * can restore (too big: the refusal is recorded instead), stores it, posts one outcome and is done.
+ */
+
+import type { PyodideAPI } from "pyodide";
+import { cacheSnapshotStore, checkSnapshot, importSource, SNAPSHOT_IMPORTS, snapshotKey } from "./snapshot";
+import { fetchManifest, fetchWheels, installWheels } from "./wheels";
+
+export type SnapshotOutcome =
+  | { state: "stored"; bytes: number; ms: number }
+  | { state: "present" }
+  | { state: "refused"; bytes: number; reason: string }
+  | { state: "failed"; reason: string };
+
+interface SnapshotScope {
+  postMessage(message: SnapshotOutcome): void;
+  location: { origin: string };
+}
+
+type PyodideModule = typeof import("pyodide");
+
+const scope = self as unknown as SnapshotScope;
+const PYODIDE_URL = new URL("/pyodide/pyodide.mjs", scope.location.origin).href;
+
+async function make(): Promise<SnapshotOutcome> {
+  const store = cacheSnapshotStore(scope.location.origin);
+  if (!store) return { state: "failed", reason: "no Cache Storage in this context" };
+  const t0 = performance.now();
+  const manifest = await fetchManifest();
+  const wheels = fetchWheels(manifest);
+  const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as PyodideModule;
+  const key = await snapshotKey(mod.version, manifest.wheels.map((w) => w.sha256));
+  if ((await store.state(key)) !== "absent") return { state: "present" };
+  const pyodide: PyodideAPI = await mod.loadPyodide({ indexURL: "/pyodide/", _makeSnapshot: true });
+  await installWheels(pyodide, manifest, wheels);
+  pyodide.runPython(importSource(SNAPSHOT_IMPORTS));
+  const bytes = pyodide.makeMemorySnapshot();
+  const check = checkSnapshot(bytes);
+  if (!check.ok) {
+    await store.refuse(key, check.reason);
+    return { state: "refused", bytes: bytes.byteLength, reason: check.reason };
+  }
+  await store.save(key, bytes);
+  return { state: "stored", bytes: bytes.byteLength, ms: Math.round(performance.now() - t0) };
+}
+
+make().then(
+  (outcome) => scope.postMessage(outcome),
+  (err: unknown) => scope.postMessage({ state: "failed", reason: err instanceof Error ? err.message : String(err) }),
+);

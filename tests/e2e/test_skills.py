@@ -16,21 +16,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Dialog, Locator, Page, expect
+from playwright.sync_api import Page, expect
 
 from runtime.host.constants import MAX_FRAME_BYTES
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests import skill_archives
 from tests.e2e.conftest import KEY, RESULTS, App
+from tests.e2e.skills_ui import (
+    IMPORT_TIMEOUT_MS,
+    answer_dialogs,
+    entries,
+    entry,
+    import_archive,
+    open_skills,
+    remove_all,
+)
 from tests.e2e.ui import REPLY_TIMEOUT_MS, eventually, send_for_reply, wait_ready
 
-IMPORT_TIMEOUT_MS = 60_000
 REPO_SKILLS = sorted(skill_archives.REPO_SKILLS)
 BRAND_BODY = skill_archives.BRAND_BODY
 COMPLETIONS = "/api/v1/chat/completions"
-
-
 
 
 @pytest.fixture(scope="module")
@@ -69,48 +75,6 @@ def archive_server(archives: Path) -> Iterator[str]:
         thread.join(timeout=5)
 
 
-# --- driving the panel -------------------------------------------------------------------------
-
-
-def open_skills(page: Page) -> None:
-    if not page.get_by_test_id("skill-import-input").is_visible():
-        page.get_by_test_id("skills-open").click()
-    expect(page.get_by_test_id("skill-import-input")).to_be_visible()
-
-
-def entries(page: Page) -> Locator:
-    return page.get_by_test_id("skill-entry")
-
-
-def entry(page: Page, name: str) -> Locator:
-    return page.locator(f'[data-testid="skill-entry"][data-name="{name}"]')
-
-
-def answer_dialogs(page: Page, accept: bool, seen: list[str]) -> None:
-    def handle(dialog: Dialog) -> None:
-        seen.append(dialog.message)
-        dialog.accept() if accept else dialog.dismiss()
-
-    page.once("dialog", handle)
-
-
-def remove_all(page: Page) -> None:
-    for name in [e.get_attribute("data-name") for e in entries(page).all()]:
-        answer_dialogs(page, True, [])
-        entry(page, name or "").get_by_test_id("skill-remove").click()
-        expect(entry(page, name or "")).to_have_count(0)
-
-
-def import_archive(page: Page, path: Path, state: str) -> Locator:
-    """Choose `path` in the file input; wait for its report with `data-state` = `state`."""
-    page.get_by_test_id("skill-import-input").set_input_files(str(path))
-    report = page.get_by_test_id("skill-import-report")
-    expect(report).to_be_visible(timeout=IMPORT_TIMEOUT_MS)
-    expect(report).to_contain_text(path.name)
-    expect(report).to_have_attribute("data-state", state)
-    return report
-
-
 def evil_zip(path: Path) -> Path:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -140,7 +104,7 @@ def prompt_of(fake: FakeLLM, index: int) -> str:
     messages = fake.requests_to(COMPLETIONS)[index].json()["messages"]
     users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
     system = [m for m in messages if m.get("role") == "system"]
-    return "\n".join(texts(system + messages[users[-1] if users else 0:]))
+    return "\n".join(texts(system + messages[users[-1] if users else 0 :]))
 
 
 def catalog_of(prompt: str) -> str:
@@ -298,8 +262,9 @@ def test_reimport_asks_before_replacing(page: Page, archives: Path) -> None:
         pytest.param("README.md", "rejected", [], "not a .zip", id="not-an-archive-url"),
     ],
 )
-def test_import_from_url(page: Page, archive_server: str, name: str, state: str, expected: list[str],
-                         words: str) -> None:
+def test_import_from_url(
+    page: Page, archive_server: str, name: str, state: str, expected: list[str], words: str
+) -> None:
     url = f"{archive_server}/{name}"
     page.get_by_test_id("skill-import-url").fill(url)
     page.get_by_test_id("skill-import-url-submit").click()
@@ -369,7 +334,8 @@ def test_model_sees_catalog_then_body(page: Page, fake: FakeLLM, archives: Path)
     fake.script([Reply.tool_call("activate_skill", {"name": "brand-guidelines"}), Reply.text("Done.")])
     chat_turn(page, fake, "Make it look on-brand", 3)
     expect(page.locator('[data-testid="tool-call"][data-tool="activate_skill"]').last).to_have_attribute(
-        "data-status", "ok", timeout=REPLY_TIMEOUT_MS)
+        "data-status", "ok", timeout=REPLY_TIMEOUT_MS
+    )
     assert BRAND_BODY not in prompt_of(fake, 1)
     assert BRAND_BODY in prompt_of(fake, 2), "activate_skill did not bring the body into the next request"
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  ACCEPT,
   archiveNameFromUrl,
   describeCompatibility,
   parseImportReport,
@@ -70,6 +71,16 @@ describe("skill list and detail", () => {
     expect(skills === null ? null : skills.map((s) => `${s.name}:${s.enabled}`)).toEqual(expected);
   });
 
+  it("keeps allowed tools, unknown tools and warnings of a listed skill", () => {
+    const [skill] = parseSkillList({ skills: [{ name: "pdf-tools", allowed_tools: ["Read", "run_python", 3], unknown_tools: ["Read"],
+      warnings: [{ code: "invalid-name", message: "known as pdf-tools" }, "junk"] }] }) ?? [];
+    expect(skill?.allowedTools).toEqual(["Read", "run_python"]);
+    expect(skill?.unknownTools).toEqual(["Read"]);
+    expect(skill?.warnings).toEqual([{ code: "invalid-name", message: "known as pdf-tools" }]);
+    const [bare] = parseSkillList({ skills: [{ name: "a" }] }) ?? [];
+    expect([bare?.allowedTools, bare?.unknownTools, bare?.warnings]).toEqual([[], [], []]);
+  });
+
   it("reads a skill_show reply", () => {
     const detail = parseSkillDetail({ name: "a", description: "A", location: "l", enabled: true, body: "# Hi", license: "MIT",
       compatibility: "", files: [{ path: "x/y.md", size: 12 }, { path: "z" }] });
@@ -92,6 +103,7 @@ describe("archive names", () => {
   it.each([
     ["named archive", "https://example.com/dl/brand-guidelines.zip", TEXT, "brand-guidelines.zip"],
     ["tgz name", "https://example.com/x/skills.tgz?raw=1", GZIP, "skills.tgz"],
+    [".skill name", "https://example.com/x/meeting-notes.skill", ZIP, "meeting-notes.skill"],
     ["no suffix, zip bytes", "https://codeload.example.com/o/r/zip/refs/heads/main", ZIP, "main.zip"],
     ["root path, gzip bytes", "https://example.com/", GZIP, "skill.tar.gz"],
     ["odd characters are replaced", "https://example.com/a%20b%2F..", ZIP, "a_b_...zip"],
@@ -99,6 +111,10 @@ describe("archive names", () => {
   ])("%s", (_name, url, bytes, expected) => {
     expect(archiveNameFromUrl(url, bytes)).toBe(expected);
   });
+});
+
+it("the file picker accepts .skill files (zip archives) beside the archive types", () => {
+  expect(ACCEPT.split(",")).toEqual([".zip", ".tar", ".tar.gz", ".tgz", ".skill"]);
 });
 
 describe("describeCompatibility", () => {

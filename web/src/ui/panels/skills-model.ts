@@ -29,7 +29,7 @@ export interface SkillOutcome {
   status: OutcomeStatus;
   reason: string;
   message: string;
-  warnings: { code: string; message: string }[];
+  warnings: SpecWarning[];
   scan: SkillScan | null;
   location: string;
 }
@@ -42,11 +42,22 @@ export interface ImportReport {
   skills: SkillOutcome[];
 }
 
+export interface SpecWarning {
+  code: string;
+  message: string;
+}
+
 export interface SkillSummary {
   name: string;
   description: string;
   location: string;
   enabled: boolean;
+  /** Its frontmatter's `allowed-tools`, as written (other agents' names too, e.g. `Bash(git:*)`). */
+  allowedTools: string[];
+  /** Those of `allowedTools` that are not tools of this runtime's catalog. */
+  unknownTools: string[];
+  /** What does not follow the Agent Skills spec (the skill is installed and works). */
+  warnings: SpecWarning[];
 }
 
 export interface SkillDetail extends SkillSummary {
@@ -56,9 +67,9 @@ export interface SkillDetail extends SkillSummary {
   files: { path: string; size: number }[];
 }
 
-/** File name endings the importer understands (it picks the archive type from the name). */
-export const ARCHIVE_SUFFIXES = [".tar.gz", ".tgz", ".zip", ".tar"] as const;
-export const ACCEPT = ".zip,.tar,.tar.gz,.tgz";
+/** File name endings of skill archives (a `.skill` file is a zip); the runtime reads the type from the bytes. */
+export const ARCHIVE_SUFFIXES = [".tar.gz", ".tgz", ".zip", ".tar", ".skill"] as const;
+export const ACCEPT = ".zip,.tar,.tar.gz,.tgz,.skill";
 
 /**
  * The largest archive the panel sends: the importer's limit (runtime/host/constants.py). The archive
@@ -85,6 +96,16 @@ function str(value: unknown): string {
 
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
+}
+
+function strings(value: unknown): string[] {
+  return list(value).filter((s): s is string => typeof s === "string");
+}
+
+function parseWarnings(value: unknown): SpecWarning[] {
+  return list(value)
+    .filter(isObj)
+    .map((w) => ({ code: str(w.code), message: str(w.message) }));
 }
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | null {
@@ -115,9 +136,7 @@ function parseOutcome(value: unknown): SkillOutcome | null {
     status,
     reason: str(value.reason),
     message: str(value.message),
-    warnings: list(value.warnings)
-      .filter(isObj)
-      .map((w) => ({ code: str(w.code), message: str(w.message) })),
+    warnings: parseWarnings(value.warnings),
     scan: parseScan(value.scan),
     location: str(value.location),
   };
@@ -146,6 +165,9 @@ function parseSummary(value: unknown): SkillSummary | null {
     description: str(value.description),
     location: str(value.location),
     enabled: value.enabled !== false,
+    allowedTools: strings(value.allowed_tools),
+    unknownTools: strings(value.unknown_tools),
+    warnings: parseWarnings(value.warnings),
   };
 }
 

@@ -15,7 +15,32 @@ import {
   type SkillDetail,
   type SkillOutcome,
   type SkillSummary,
+  type SpecWarning,
 } from "./skills-model";
+
+/** What does not follow the spec, one `skill-warning` per item (`data-code` = the warning's code). */
+function warningList(warnings: SpecWarning[]): HTMLElement {
+  return el("ul", { class: "skill-warnings" },
+    ...warnings.map((w) => el("li", { "data-testid": "skill-warning", "data-code": w.code }, `⚠ ${w.message}`)));
+}
+
+/**
+ * The skill's `allowed-tools`: each name, those that are not tools here flagged (`skill-unknown-tool`).
+ * Only shown, never enforced: names of other agents' tools (`Bash(git:*)`, `Read`) are common.
+ */
+function allowedTools(skill: SkillSummary): HTMLElement | null {
+  if (skill.allowedTools.length === 0) return null;
+  const unknown = new Set(skill.unknownTools);
+  const names = skill.allowedTools.map((name) => unknown.has(name)
+    ? el("code", { class: "skill-tool skill-tool-unknown", "data-testid": "skill-unknown-tool", "data-tool": name,
+      title: "Not a tool of this agent: the skill was written for another one" }, `${name} ?`)
+    : el("code", { class: "skill-tool", "data-tool": name }, name));
+  const note = unknown.size > 0
+    ? el("span", { class: "hint" }, ` (${unknown.size} not ${unknown.size === 1 ? "a tool" : "tools"} here)`)
+    : null;
+  return el("p", { class: "skill-allowed-tools", "data-testid": "skill-allowed-tools", "data-unknown": String(unknown.size) },
+    el("span", { class: "skill-allowed-label" }, "Allowed tools:"), ...names, note);
+}
 
 export interface EntryActions {
   toggle(name: string, enabled: boolean): void;
@@ -44,10 +69,7 @@ function outcomeItem(outcome: SkillOutcome): HTMLElement {
     item.append(el("p", { class: "skill-compat", "data-verdict": outcome.scan?.verdict ?? "unknown" },
       describeCompatibility(outcome.scan)));
   }
-  if (outcome.warnings.length > 0) {
-    item.append(el("ul", { class: "skill-warnings" },
-      ...outcome.warnings.map((w) => el("li", { "data-code": w.code }, `⚠ ${w.message}`))));
-  }
+  if (outcome.warnings.length > 0) item.append(warningList(outcome.warnings));
   return item;
 }
 
@@ -88,6 +110,8 @@ export function renderEntry(skill: SkillSummary, actions: EntryActions): HTMLEle
           toggle, skill.enabled ? "Enabled" : "Disabled"),
         show, remove)),
     el("p", { class: "skill-description" }, skill.description),
+    allowedTools(skill),
+    skill.warnings.length > 0 ? warningList(skill.warnings) : null,
     el("div", { class: "skill-detail", "data-testid": "skill-detail" }),
   );
 }

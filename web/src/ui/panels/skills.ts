@@ -59,7 +59,7 @@ class SkillsPanel {
 
   mount(body: HTMLElement): void {
     const drop = el("div", { class: "skill-drop" },
-      el("p", { class: "skill-drop-text" }, "Drop a .zip or .tar.gz here (one skill or a whole repository of skills), or choose a file:"),
+      el("p", { class: "skill-drop-text" }, "Drop a .zip, .tar.gz or .skill file here (one skill or a whole repository of skills), or choose a file:"),
       this.fileInput);
     const urlForm = el("form", { class: "skill-url" }, this.urlInput, this.urlButton);
     urlForm.addEventListener("submit", (event) => {

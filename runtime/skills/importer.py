@@ -1,12 +1,14 @@
 """Import every skill in an archive into ``<workspace>/.agents/skills/<name>/``.
 
 Every folder holding a ``SKILL.md`` is one skill (a whole repository archive yields all of them); a
-``SKILL.md`` at the archive root takes the archive's file name as its folder name. The archive (bytes, or
-a file the host stored: ``import_archive_file``) is read and checked in memory (``archive.read_archive``),
-each SKILL.md validated (``spec``) and its scripts scanned (``scan``) before anything is written;
-accepted skills are written to a staging folder and renamed into place. An installed skill is only
-replaced with ``replace=True``; otherwise its outcome is ``exists`` ("exists; confirm to replace").
-A failure while writing puts back what was there.
+``SKILL.md`` at the archive root takes the archive's file name (less ``.zip``, ``.skill``, ...) as its
+folder name. A skill is installed under its spec name (a safe form of it when the name does not follow
+the spec, with a warning; see ``spec``). The archive (bytes, or a file the host stored:
+``import_archive_file``) is read and checked in memory (``archive.read_archive``), each SKILL.md
+validated (``spec``) and its scripts scanned (``scan``) before anything is written; accepted skills are
+written to a staging folder and renamed into place. An installed skill is only replaced with
+``replace=True``; otherwise its outcome is ``exists`` ("exists; confirm to replace"). A failure while
+writing puts back what was there.
 
 The report's ``state``: ``ok`` when every skill found was installed, ``partial`` when some were and some
 were not, ``rejected`` when none was; ``reason`` then says why: an archive reason code (see

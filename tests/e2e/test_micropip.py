@@ -22,7 +22,6 @@ import hashlib
 import importlib.util
 import io
 import json
-import threading
 import zipfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from tests.e2e.conftest import KEY, MODEL, App, running_app
 from tests.e2e.test_sandbox import DRIVER
 from tests.e2e.test_tools import call, result_text, tool_message
 from tests.e2e.ui import choose_model, configure_provider, wait_ready
+from tests.support.serve import serve_in_thread
 
 DEMO = "tidepool-demo"
 DEMO_WHEEL = "tidepool_demo-1.0-py3-none-any.whl"
@@ -145,35 +145,10 @@ def index_app(index: PackageIndex, wheel: bytes) -> web.Application:
 @pytest.fixture(scope="module")
 def package_index() -> Iterator[PackageIndex]:
     """The index on 127.0.0.1, in its own thread and event loop."""
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
     index = PackageIndex(url="")
-    holder: dict[str, web.AppRunner] = {}
-
-    async def start() -> None:
-        runner = web.AppRunner(index_app(index, demo_wheel()), access_log=None, shutdown_timeout=0.5)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        holder["runner"] = runner
-        index.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
-
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(start())
-        started.set()
-        loop.run_forever()
-        loop.run_until_complete(holder["runner"].cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=run, name="package-index", daemon=True)
-    thread.start()
-    assert started.wait(10), "the package index did not start"
-    try:
+    with serve_in_thread(index_app(index, demo_wheel()), "package-index") as url:
+        index.url = url
         yield index
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,7 @@ and only that way. Last: a run that plants a skill, rewrites AGENTS.md and delet
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -27,6 +25,7 @@ from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, App
 from tests.e2e.test_tools import call, result_text, tool_message
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
+from tests.support.serve import serve_in_thread
 
 # Run in the sandbox; prints one JSON line `REPORT {channel: "ok: …" | "failed: …" | "absent"}`.
 PROBE = r"""
@@ -182,41 +181,18 @@ class Recorder:
 @pytest.fixture(scope="module")
 def recorder() -> Iterator[Recorder]:
     """A server on 127.0.0.1 that answers every request (readable from anywhere) and records it."""
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
     rec = Recorder()
-    holder: dict[str, web.AppRunner] = {}
 
     async def anything(request: web.Request) -> web.Response:
         rec.hits.append((request.path, request.headers.get("User-Agent", "")))
         body = "export const x = 1; self.x = 1;" if request.path.endswith(".js") else f"reached {request.path}"
         return web.Response(text=body, content_type="text/javascript", headers={"Access-Control-Allow-Origin": "*"})
 
-    async def start() -> None:
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", anything)
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        holder["runner"] = runner
-        rec.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
-
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(start())
-        started.set()
-        loop.run_forever()
-        loop.run_until_complete(holder["runner"].cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=run, name="recorder", daemon=True)
-    thread.start()
-    assert started.wait(10), "the recording server did not start"
-    try:
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", anything)
+    with serve_in_thread(app, "recorder") as url:
+        rec.url = url
         yield rec
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 @pytest.fixture

@@ -5,10 +5,8 @@ next turn, and a local page is read as text without its script.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +17,7 @@ from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, RESULTS, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
+from tests.support.serve import serve_in_thread
 
 RUN_TIMEOUT_MS = 120_000  # the first run may wait for the sandbox's Pyodide to boot
 SCRIPT_TEXT = "document.title = 'stolen-by-script'"
@@ -30,43 +29,14 @@ PAGE = f"""<!doctype html><html><head><title>Tide tables</title><script>{SCRIPT_
 @pytest.fixture(scope="module")
 def local_site() -> Iterator[str]:
     """A small aiohttp site on 127.0.0.1 (in its own thread and loop) serving one HTML page."""
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    holder: dict[str, web.AppRunner | str] = {}
 
     async def page(_: web.Request) -> web.Response:
         return web.Response(text=PAGE, content_type="text/html")
 
-    async def start() -> None:
-        app = web.Application()
-        app.router.add_get("/tides.html", page)
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        holder["runner"] = runner
-        holder["url"] = f"http://127.0.0.1:{runner.addresses[0][1]}"
-
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(start())
-        started.set()
-        loop.run_forever()
-        runner = holder["runner"]
-        assert isinstance(runner, web.AppRunner)
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=run, name="local-site", daemon=True)
-    thread.start()
-    assert started.wait(10), "the local site did not start"
-    try:
-        yield str(holder["url"])
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-
-
+    app = web.Application()
+    app.router.add_get("/tides.html", page)
+    with serve_in_thread(app, "local-site") as url:
+        yield url
 
 
 @pytest.fixture

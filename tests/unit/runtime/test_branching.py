@@ -4,23 +4,9 @@ branch and leave the session view."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from runtime.chat.messages import AssistantMessage, UserMessage
 from tests.support.rigs import StateRig
 from tests.support.scripted import says
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    r = await StateRig(workspace, tmp_path / "state").start()
-    yield r
-    await r.stop()
 
 
 async def _two_turns(rig: StateRig) -> None:

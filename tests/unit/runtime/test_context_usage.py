@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, TRIGGER
 from tests.support.rigs import StateRig
 from tests.support.scripted import says
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    r = await StateRig(workspace, tmp_path / "state").start()
-    yield r
-    await r.stop()
 
 
 async def test_usage_grows_with_the_conversation_and_follows_the_models_window(rig: StateRig) -> None:

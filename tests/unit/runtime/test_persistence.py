@@ -4,7 +4,6 @@ bring back the conversation, an interrupted turn, a pending approval, a damaged 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +14,6 @@ from runtime.providers.base import TextDelta
 from runtime.store import Store
 from tests.support.rigs import StateRig
 from tests.support.scripted import Pause, call, says
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    r = await StateRig(workspace, tmp_path / "state").start()
-    yield r
-    await r.stop()
 
 
 def _state_flushes(rig: StateRig) -> list[dict[str, Any]]:

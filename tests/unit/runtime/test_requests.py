@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +13,6 @@ import pytest
 from tests.skill_archives import people_skills_zip
 from tests.support.rigs import StateRig
 from tests.support.scripted import says
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    r = await StateRig(workspace, tmp_path / "state").start()
-    yield r
-    await r.stop()
 
 
 def _zip(files: dict[str, str], where: Path) -> str:

@@ -26,7 +26,7 @@ from aiohttp import web
 from server.access import HostPolicy
 from server.app import ServerConfig, make_app
 from server.guard import AddressPolicy
-from server.proxy import ProxyConfig
+from server.proxy import PACKAGE_FILE_HOSTS, ProxyConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,6 +53,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="settings handed to the page through index.html (tests only)")
     parser.add_argument("--proxy-timeout-s", type=float, default=20.0, help="total time limit of one proxied fetch")
     parser.add_argument("--proxy-max-mib", type=float, default=5.0, help="size limit of a proxied response body")
+    parser.add_argument("--proxy-wheel-max-mib", type=float, default=64.0,
+                        help="size limit of a wheel file (/packages/...whl) from a package index host")
+    parser.add_argument(
+        "--wheel-host", action="append", default=[], metavar="HOST",
+        help="another package index host whose /packages/...whl files get the wheel size limit (repeatable)",
+    )
     return parser.parse_args(argv)
 
 
@@ -60,6 +66,8 @@ async def serve(args: argparse.Namespace) -> None:
     proxy = ProxyConfig(
         policy=AddressPolicy.of(args.allow_private_host),
         max_body_bytes=int(args.proxy_max_mib * 1024 * 1024),
+        max_wheel_bytes=int(args.proxy_wheel_max_mib * 1024 * 1024),
+        wheel_hosts=PACKAGE_FILE_HOSTS | set(args.wheel_host),
         total_timeout_s=args.proxy_timeout_s,
         max_concurrent=args.proxy_max_concurrent,
         allowed_ports=frozenset({80, 443, *args.allow_port}),

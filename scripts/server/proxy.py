@@ -2,7 +2,9 @@
 
 Rules (DESIGN §7): http(s) only, on ports 80 and 443 unless a port (or the URL's host, with
 `--allow-private-host`) is allowed; every address checked before connecting (see guard.py); redirects
-followed here, at most `max_redirects`, each one re-checked; a total time limit and a body size limit;
+followed here, at most `max_redirects`, each one re-checked; a total time limit and a body size limit
+(5 MiB; 64 MiB for a wheel file, `/packages/…/*.whl`, from a package index host, which the sandbox's
+package installs fetch through here);
 at most `max_concurrent` upstream fetches at once (429 beyond); an upstream 1xx or upgrade answer is
 refused; the caller's cookies and credentials are never forwarded and upstream `Set-Cookie` never comes
 back. Who may call it at all is decided before this module (access.py).
@@ -31,6 +33,8 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 FORWARDED_REQUEST_HEADERS = ("Accept", "Accept-Language", "Content-Type")
 USER_AGENT = "Tidepool-proxy/0.1"
 MiB = 1024 * 1024
+# Where PyPI serves package files (https://files.pythonhosted.org/packages/<hash path>/<name>.whl).
+PACKAGE_FILE_HOSTS = frozenset({"files.pythonhosted.org", "pypi.org"})
 # Hosts like 2130706433 or 0x7f.1 that some resolvers read as IPv4 addresses: refused unless canonical.
 NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+))*\.?$", re.IGNORECASE)
 
@@ -39,6 +43,8 @@ NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+))*\.?$",
 class ProxyConfig:
     policy: AddressPolicy = field(default_factory=AddressPolicy)
     max_body_bytes: int = 5 * MiB
+    max_wheel_bytes: int = 64 * MiB  # a wheel file from one of `wheel_hosts` (see `body_limit`)
+    wheel_hosts: frozenset[str] = PACKAGE_FILE_HOSTS
     total_timeout_s: float = 20.0
     connect_timeout_s: float = 10.0
     max_redirects: int = 5
@@ -107,6 +113,13 @@ def checked_url(raw: str, config: ProxyConfig) -> URL:
     return url
 
 
+def body_limit(url: URL, config: ProxyConfig) -> int:
+    """The body size limit for the answer from `url`: `max_wheel_bytes` for a wheel file (`.whl` under
+    `/packages/`) on a package index host, `max_body_bytes` for everything else."""
+    wheel = url.host in config.wheel_hosts and url.path.startswith("/packages/") and url.path.endswith(".whl")
+    return config.max_wheel_bytes if wheel else config.max_body_bytes
+
+
 async def read_limited(resp: aiohttp.ClientResponse, limit: int) -> bytes:
     too_large = ProxyRefused("too_large", f"the response is larger than {limit} bytes", status=413)
     if resp.content_length is not None and resp.content_length > limit:
@@ -143,7 +156,7 @@ async def fetch_following(
                                    "answer), which the proxy does not pass on", status=502)
             hop = next_hop(url, resp, method)
             if hop is None:
-                data = await read_limited(resp, config.max_body_bytes)
+                data = await read_limited(resp, body_limit(url, config))
                 return Upstream(resp.status, resp.headers.get("Content-Type"), data, url)
         url, new_method = checked_url(str(hop[0]), config), hop[1]
         if new_method != method:

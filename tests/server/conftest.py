@@ -92,6 +92,12 @@ async def big_chunked(request: web.Request) -> web.StreamResponse:
     return response
 
 
+async def sized(request: web.Request) -> web.Response:
+    """`?mib=N` MiB of bytes at any path (a package file on an index, `/packages/...`, or elsewhere)."""
+    return web.Response(body=b"w" * int(float(request.query["mib"]) * 1024 * 1024),
+                        content_type="application/octet-stream")
+
+
 async def slow(request: web.Request) -> web.Response:
     await asyncio.sleep(PROXY_TIMEOUT_S * 4)
     return web.Response(text="too late")
@@ -109,6 +115,8 @@ async def upstream() -> AsyncIterator[str]:
     app.router.add_get("/big", big)
     app.router.add_get("/big-chunked", big_chunked)
     app.router.add_get("/slow", slow)
+    app.router.add_get("/packages/{path:.*}", sized)
+    app.router.add_get("/files/{path:.*}", sized)
     runner = web.AppRunner(app, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import yaml
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
+from yaml.error import Mark
 from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node
 
@@ -32,6 +33,7 @@ ErrorCode = Literal["unterminated", "syntax", "not-a-mapping"]
 _KEY_LINE = re.compile(r"^([^\s#:'\"][^:]*?)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
 _COMMENT = re.compile(r"[ \t]+#.*$")
 _NULL_TAG = "tag:yaml.org,2002:null"
+MAX_DEPTH = 32  # nested lists and maps; real frontmatter (hooks:) is 6 deep
 
 
 @dataclass(frozen=True)
@@ -54,13 +56,24 @@ class Frontmatter:
 
 
 class _TextLoader(yaml.SafeLoader):
-    """``SafeLoader`` that keeps scalars as text (only null is implicit) and refuses aliases."""
+    """``SafeLoader`` that keeps scalars as text (only null is implicit), refuses aliases and nesting
+    deeper than ``MAX_DEPTH`` (composing and constructing recurse per level: in Pyodide a deep enough
+    value would overflow the stack rather than raise)."""
+
+    depth = 0
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        if self.check_event(AliasEvent):
-            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark = event.start_mark if isinstance(event.start_mark, Mark) else None
+        if isinstance(event, AliasEvent):
             raise ComposerError(None, None, "aliases (*name) are not supported here", mark)
-        return super().compose_node(parent, index)
+        if self.depth >= MAX_DEPTH:
+            raise ComposerError(None, None, f"values are nested more than {MAX_DEPTH} deep", mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         keys = [self.construct_object(key, deep=True) for key, _ in node.value]

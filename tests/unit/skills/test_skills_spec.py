@@ -365,3 +365,10 @@ def test_parse_keeps_scalars_as_text_and_leaves_pyyaml_alone() -> None:
     parsed = frontmatter.parse("a: 1.0\nb: yes\nc: ~\nd: 2024-01-01\ne: [1, true]\n")
     assert parsed.fields == {"a": "1.0", "b": "yes", "c": None, "d": "2024-01-01", "e": ["1", "true"]}
     assert yaml.safe_load("b: yes") == {"b": True}  # the stock SafeLoader is unchanged
+
+
+def test_nesting_too_deep_for_the_parser_is_read_as_text() -> None:
+    result = check_skill(md("name: pdf\ndescription: d\nmetadata: " + "[" * 5000 + "]" * 5000 + "\n"), "pdf")
+    assert isinstance(result, ValidSkill), result
+    assert [w.code for w in result.warnings] == ["not-yaml", "bad-field"]
+    assert "nested more than 32 deep" in result.warnings[0].message

@@ -7,7 +7,9 @@
   runtime's own wheel, and manifest.json listing them in install order.
 - web/public/wheels/sandbox/: the wheels the run_python sandbox installs at start (micropip, packaging,
   pyodide-http, the versions in Pyodide's own lock file), with their own manifest.json. The runtime does
-  not install them.
+  not install them. The manifest's `on_import` groups are installed by the sandbox only when a run's code
+  imports one of their modules (pygal for plots, with its pure-Python dependencies), from these files,
+  with no network.
 
 Downloads are cached in build/wheel-cache/; run again and only what is missing is fetched.
 """
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +51,12 @@ BUILD_FROM_SDIST = {"markupsafe": {}, "pyyaml": {"PYYAML_FORCE_LIBYAML": "0"}}
 # The sandbox's wheels: pure Python, for the Python the sandbox runs (Pyodide's), not the one building.
 SANDBOX_WHEELS = ["micropip==0.11.1", "packaging==26.1", "pyodide-http==0.2.2"]
 SANDBOX_PYTHON = "3.14"
+# Installed in the sandbox when code imports one of `imports`. pygal: charts as SVG in pure Python (numpy
+# and matplotlib have no Emscripten wheels for this Pyodide on the registries; see docs/architecture.md).
+# importlib-metadata (pygal imports it), with zipp and lazy-importer: pure Python too.
+SANDBOX_ON_IMPORT = [
+    (["pygal"], ["pygal==3.1.3", "importlib-metadata==10.2.0", "zipp==4.1.2", "lazy-importer==0.1.0"]),
+]
 
 
 def pinned_requirements() -> list[str]:
@@ -126,16 +135,28 @@ def copy_pyodide() -> None:
         shutil.copy2(src / name, dst / name)
 
 
-def write_folder(folder: Path, wheels: list[Path]) -> int:
-    """Copy `wheels` into `folder` with a manifest.json listing them in this order; returns their count."""
+def copy_wheels(folder: Path, wheels: list[Path]) -> list[dict[str, str]]:
+    """Copy `wheels` into `folder`; their manifest entries, in this order."""
     folder.mkdir(parents=True, exist_ok=True)
     entries = []
     for wheel in wheels:
         shutil.copy2(wheel, folder / wheel.name)
-        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        entries.append({"file": wheel.name, "sha256": digest})
-    (folder / "manifest.json").write_text(json.dumps({"wheels": entries}, indent=1) + "\n")
-    return len(entries)
+        entries.append({"file": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()})
+    return entries
+
+
+OnImport = Sequence[tuple[list[str], list[Path]]]
+
+
+def write_folder(folder: Path, wheels: list[Path], on_import: OnImport = ()) -> int:
+    """Copy `wheels` into `folder` with a manifest.json listing them in this order (and the `on_import`
+    groups: wheels to install when code imports one of the names); returns how many wheels."""
+    manifest: dict[str, object] = {"wheels": copy_wheels(folder, wheels)}
+    groups = [{"imports": names, "wheels": copy_wheels(folder, group)} for names, group in on_import]
+    if groups:
+        manifest["on_import"] = groups
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return len(wheels) + sum(len(group) for _, group in on_import)
 
 
 def main() -> None:
@@ -146,7 +167,8 @@ def main() -> None:
     own = Path(tempfile.mkdtemp(prefix="tidepool-wheel-"))
     wheels = [fetch_wheel(r) for r in pinned_requirements()] + [build_runtime_wheel(own)]
     count = write_folder(staging, wheels)
-    count += write_folder(staging / "sandbox", [fetch_wheel(r, SANDBOX_PYTHON) for r in SANDBOX_WHEELS])
+    on_import = [(names, [fetch_wheel(r, SANDBOX_PYTHON) for r in reqs]) for names, reqs in SANDBOX_ON_IMPORT]
+    count += write_folder(staging / "sandbox", [fetch_wheel(r, SANDBOX_PYTHON) for r in SANDBOX_WHEELS], on_import)
     # Swap the finished folder into place so a concurrent reader never sees a half-written one.
     old = PUBLIC / f".wheels-old-{os.getpid()}"
     if wheels_dir.exists():

@@ -21,6 +21,8 @@
 // unpacked offline from the app's origin, then the driver's `setup()` imports micropip and patches
 // urllib/requests with pyodide-http (~0.25 s, while the sandbox warms up in the background).
 // A run that lists packages installs them first; a failed install answers error {kind: "install"}.
+// The manifest's `on_import` groups (pygal and its dependencies) are unpacked, from the same folder and
+// offline, before the first run whose code imports one of their modules (read by the driver's `imports`).
 
 const DRIVER_DIR = "/sandbox";
 const DRIVER_MODULE = "tidepool_sandbox";
@@ -84,6 +86,9 @@ class BoundedText {
 let pyodide = null;
 let runDriver = null;
 let installPackages = null;
+let importsOf = null; // code → the top-level modules it imports (the driver reads it; nothing runs)
+let onImport = []; // [{imports: [name], wheels: [{file, sha256}], installed: bool}] from the manifest
+let wheelBase = "";
 let current = null; // {id, stdout: BoundedText, stderr: BoundedText, lastPost}
 const fetches = new Map(); // seq → {resolve, reject}: install-time downloads the host is fetching
 let nextFetch = 1;
@@ -144,6 +149,7 @@ async function init(message) {
     const grant = typeof message.grant === "string" ? message.grant : "";
     await driver.setup(message.network === true && grant ? `${message.origin}/api/proxy?grant=${grant}` : "");
     runDriver = (code, filesJson) => driver.run(code, filesJson);
+    importsOf = (code) => JSON.parse(driver.imports(code));
     installPackages = (packagesJson, indexUrlsJson, id) =>
       driver.install(packagesJson, indexUrlsJson, (url, accept) => hostFetch(id, url, accept));
     post({ type: "ready" });
@@ -159,8 +165,15 @@ async function installWheels(origin) {
   if (!response.ok) throw new Error(`${SANDBOX_WHEELS}manifest.json answered ${response.status}`);
   const manifest = await response.json();
   if (!Array.isArray(manifest.wheels)) throw new Error(`${SANDBOX_WHEELS}manifest.json lists no wheels`);
-  const buffers = manifest.wheels.map(async (wheel) => {
-    const got = await fetch(base + encodeURIComponent(wheel.file));
+  wheelBase = base;
+  onImport = Array.isArray(manifest.on_import) ? manifest.on_import.map((g) => ({ ...g, installed: false })) : [];
+  await unpackWheels(manifest.wheels);
+}
+
+/** Fetch `wheels` ([{file, sha256}]) from the sandbox's wheel folder, check them, unpack into site-packages. */
+async function unpackWheels(wheels) {
+  const buffers = wheels.map(async (wheel) => {
+    const got = await fetch(wheelBase + encodeURIComponent(wheel.file));
     if (!got.ok) throw new Error(`${SANDBOX_WHEELS}${wheel.file} answered ${got.status}`);
     const buf = await got.arrayBuffer();
     await checkDigest(wheel.file, buf, wheel.sha256);
@@ -168,6 +181,23 @@ async function installWheels(origin) {
   });
   const extractDir = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')"); // not the cwd
   for (const buf of buffers) pyodide.unpackArchive(new Uint8Array(await buf), "wheel", { extractDir });
+}
+
+/** Unpack the bundled wheels of the modules `code` imports (once per sandbox); an install error or null. */
+async function installImported(code) {
+  const wanted = onImport.filter((g) => !g.installed);
+  if (wanted.length === 0) return null;
+  const imported = new Set(importsOf(code));
+  for (const group of wanted.filter((g) => g.imports.some((name) => imported.has(name)))) {
+    try {
+      await unpackWheels(group.wheels);
+      group.installed = true;
+    } catch (err) {
+      return { kind: "install", message: `the bundled ${group.imports.join(", ")} could not be installed: ${messageOf(err)}` };
+    }
+  }
+  pyodide.runPython("import importlib; importlib.invalidate_caches()");
+  return null;
 }
 
 async function checkDigest(file, buf, expected) {
@@ -213,7 +243,7 @@ async function run(message) {
   const thisRun = { id, stdout: new BoundedText(), stderr: new BoundedText(), lastPost: 0 };
   current = thisRun;
   try {
-    const installError = await installFor(message, id);
+    const installError = (await installImported(String(message.code))) ?? (await installFor(message, id));
     post({ type: "installed", id });
     if (installError) return finish(id, thisRun, null, installError);
     const outcome = JSON.parse(await runDriver(String(message.code), JSON.stringify(message.files ?? {})));

@@ -16,6 +16,9 @@ starts: it imports micropip and lets pyodide-http patch ``urllib`` (and ``reques
 Their requests go to the app's proxy (``proxy``: its URL, for a sandbox approved for the network) or
 fail at once with a clear message (``proxy`` empty: the run has no network).
 
+``imports(code)`` names the top-level modules the code imports (as Pyodide's ``find_imports`` does,
+by reading it, not running it): the worker installs the bundled wheels of any it has (pygal) first.
+
 Output goes to ``sys.stdout``/``sys.stderr``, which the worker captures. Tracebacks start at the user's
 code (``<run_python>``): this module's frames and Pyodide's are left out. It runs under CPython too.
 """
@@ -291,6 +294,21 @@ async def fetch_from_host(host_fetch: Any, url: str, kwargs: dict[str, Any]) -> 
     if not 200 <= status < 300:
         raise OSError(f"{url} answered HTTP {status}")
     return bytes(got.body.to_bytes()), {"content-type": str(got.contentType)}
+
+
+def imports(code: str) -> str:
+    """The top-level modules ``code`` imports anywhere (absolute imports), as a JSON list; [] if it does not parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return "[]"
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return json.dumps(sorted(names))
 
 
 async def run(code: str, files_json: str, root: str = WORKSPACE) -> str:

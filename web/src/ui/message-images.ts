@@ -24,6 +24,16 @@ export interface LoadedImage {
   /** The image as a message carries it again (an edit or a regenerate); null for types models do not take (SVG). */
   attachment: ImageAttachment | null;
   url: string;
+  /** An SVG without a size of its own (width missing or in percent, as pygal writes): shown at the card's width. */
+  fluid: boolean;
+}
+
+/** Whether an SVG's root element leaves its width open (read as text; the markup is never parsed into the page). */
+export function fluidSvg(bytes: Uint8Array): boolean {
+  const head = new TextDecoder().decode(bytes.subarray(0, 4096));
+  const root = /<svg\b[^>]*>/i.exec(head)?.[0] ?? "";
+  const width = /\swidth\s*=\s*["']([^"']*)["']/i.exec(root)?.[1];
+  return width === undefined || width.trim().endsWith("%");
 }
 
 /** Reads stored images from the runtime, as blob: URLs (each read once). */
@@ -57,7 +67,8 @@ export class ImageLoader {
     const name = typeof v.name === "string" ? v.name : typeof v.path === "string" ? v.path : "image";
     const mediaType = IMAGE_MEDIA_TYPES.find((t) => t === v.media_type);
     const attachment = mediaType ? { media_type: mediaType, name, data: v.data } : null;
-    return { attachment, url: imageUrl(fromBase64(v.data), v.media_type) };
+    const bytes = fromBase64(v.data);
+    return { attachment, url: imageUrl(bytes, v.media_type), fluid: v.media_type === "image/svg+xml" && fluidSvg(bytes) };
   }
 }
 
@@ -87,7 +98,10 @@ export function toolImages(paths: readonly string[], loader: ImageLoader): HTMLE
   for (const path of paths) {
     const figure = el("figure", {}, el("span", { class: "image-missing" }, "loading…"), el("figcaption", {}, path));
     box.append(figure);
-    void loader.workspace(path).then((got) => figure.firstElementChild?.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, got) : img("tool-image", got.url, path)));
+    void loader.workspace(path).then((got) => {
+      if (typeof got !== "string") figure.classList.toggle("fluid", got.fluid);
+      figure.firstElementChild?.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, got) : img("tool-image", got.url, path));
+    });
   }
   return box;
 }

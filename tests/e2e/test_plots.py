@@ -1,7 +1,8 @@
 """Plots: run_python imports the bundled pygal (installed in the sandbox only because the code imports
-it, from the app's own wheels), writes an SVG and PNG bytes, and both show as images in the call's card
-(as <img src="blob:…">: the SVG's script never runs), again after a reload; a vision model gets the PNG
-in the next request. Leaves screenshots (test-results/plot-desktop.png, plot-phone.png)."""
+it, from the app's own wheels: a run that does not import it does not have it), writes an SVG and PNG
+bytes, and all show as images in the call's card (as <img src="blob:…">: the SVG's script never
+runs), again after a reload; a vision model gets the PNG in the next request. Leaves screenshots
+(test-results/plot-desktop.png, plot-phone.png)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,17 @@ def _widths(page: Page) -> dict[str, tuple[int, int]]:
     return {name: (natural, shown) for name, natural, shown, _ in got}
 
 
+PROBE_CODE = "import importlib.util\nprint('pygal installed:', importlib.util.find_spec('pygal') is not None)"
+
+
 def test_a_plot_from_run_python_shows_in_its_card_and_reaches_a_vision_model(chat: Page, fake: FakeLLM) -> None:
+    # A run that does not import pygal does not get it (nor pays for unpacking it).
+    fake.script([Reply.tool_call("run_python", {"code": PROBE_CODE}), Reply.text("Probed.")])
+    send(chat, "Is pygal there?")
+    probe = chat.locator('[data-testid="tool-call"][data-tool="run_python"]').last
+    expect(probe).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
+    expect(probe).to_contain_text("pygal installed: False")
+    expect(messages(chat, "assistant").last).to_have_text("Probed.", timeout=REPLY_TIMEOUT_MS)
     fake.script([Reply.tool_call("run_python", {"code": PLOT_CODE}), Reply.text("Here is the chart.")])
     send(chat, "Plot the tides")
     card = chat.locator('[data-testid="tool-call"][data-tool="run_python"]').last

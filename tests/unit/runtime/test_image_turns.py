@@ -6,25 +6,12 @@ a tool wrote come back by ``workspace_image``."""
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
 
 from runtime.chat.messages import UserMessage
 from tests.support.rigs import StateRig
 from tests.support.scripted import says
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 30
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    r = await StateRig(workspace, tmp_path / "state").start()
-    yield r
-    await r.stop()
 
 
 def _image(data: bytes = PNG, media_type: str = "image/png", name: str = "shot.png") -> dict[str, str]:

@@ -22,6 +22,7 @@ from runtime.agent.tool_context import AgentToolContext
 from runtime.chat.messages import ToolCall, ToolResultMessage
 from runtime.host.events import ToolFinished
 from runtime.host.messages import ApprovalNeeded, Event, ToolStatus
+from runtime.host.workspace_fetch import on_demand
 from runtime.policy.guardrails import RepeatedFailures, spill
 from runtime.policy.hooks import Denied, HookCall, HookResult, Hooks, result_of
 from runtime.tools.base import ToolDefinition, ToolError
@@ -125,6 +126,7 @@ class CallRunner:
             "arguments": arguments,
             "effect": tool.effect,
         }
+        await on_demand(self.deps.context.workspace).for_call(tool.name, arguments)  # what the preview reads
         try:
             preview = tool.render_preview(self.deps.context, arguments)
         except Exception as exc:
@@ -144,6 +146,7 @@ class CallRunner:
         return "allow"
 
     async def _execute(self, call: HookCall) -> _Outcome:
+        await on_demand(self.deps.context.workspace).for_call(call.tool.name, call.arguments)
         try:
             with self.deps.context.live.calling(self.turn_id, call.call_id):
                 outcome = result_of(await call.tool.call(self.deps.context, call.arguments))

@@ -14,7 +14,9 @@ from typing import Any
 
 from runtime.agent.context import TRIGGER
 from runtime.chat.history import estimate_tokens, model_view
+from runtime.host.workspace_fetch import on_demand
 from runtime.persist.state import State
+from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
 from runtime.tools.registry import Registry
 
 
@@ -35,6 +37,7 @@ class ContextMeter:
 
     async def usage(self) -> dict[str, Any]:
         await self._state.store()
+        await on_demand(self._workspace).for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
         journal = self._state.journal
         view = model_view(self._system_prompt(), journal.context() if journal is not None else [])
         used = estimate_tokens(view, self._tools.openai_tools(self._workspace))

@@ -32,6 +32,7 @@ from runtime.host.messages import Config, Error, Event, HostMessage
 from runtime.host.rpc import Rpc
 from runtime.host.transport import Transport
 from runtime.host.validate import BadMessage, parse_host_message
+from runtime.host.workspace_fetch import CAPABILITY, OnDemand, register
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
 from runtime.prompts.gather import warm_up
@@ -66,6 +67,7 @@ class Conversation:
         self.tools = tools
         self.workspace = workspace
         self._host_capabilities: frozenset[str] = frozenset()
+        register(workspace, OnDemand(self.rpc, lambda: CAPABILITY in self._host_capabilities))
         self.state = State(state_dir, self.rpc, self.emit, lambda: "flush" in self._host_capabilities)
         self.context = AgentToolContext(
             workspace, self.rpc, self.http, self.state.flusher.workspace, lambda: self._open_store()

@@ -21,11 +21,13 @@ from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, ImageAttachment
+from runtime.host.workspace_fetch import on_demand
 from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
 from runtime.prompts.gather import slash_skill, system_prompt
+from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
 from runtime.providers.lazy import LazyProvider
 from runtime.tools.registry import Registry
 
@@ -151,6 +153,7 @@ class TurnRunner:
         except ProviderError as exc:
             self._fail(turn_id, "not_configured", exc.message)
             return
+        await on_demand(self._parts.workspace).for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
         try:
             prompt = self.system_prompt()
         except Exception as exc:

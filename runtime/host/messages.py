@@ -222,6 +222,16 @@ class FlushRequest(TypedDict):
     rotate: NotRequired[bool]
 
 
+class WorkspaceFetch(TypedDict):
+    """List workspace folders from the host's storage into the runtime's file system (host/workspace_fetch.py)."""
+
+    type: Literal["workspace_fetch"]
+    id: str
+    dirs: list[str]  # workspace-relative folders ("" is the workspace)
+    depth: int | None  # levels below each to list too; None: all
+    budget: NotRequired[int]  # stop going deeper once this many entries were seen
+
+
 class Log(TypedDict):
     type: Literal["log"]
     level: str
@@ -235,8 +245,8 @@ class EventMessage(TypedDict):
 
 
 RuntimeMessage = Union[  # noqa: UP007
-    Hello, HttpRequest, Cancel, EventMessage, ExecRequest, FlushRequest, Log, Reply, Error
+    Hello, HttpRequest, Cancel, EventMessage, ExecRequest, FlushRequest, WorkspaceFetch, Log, Reply, Error
 ]
 
-RuntimeRequest = HttpRequest | ExecRequest | FlushRequest
+RuntimeRequest = HttpRequest | ExecRequest | FlushRequest | WorkspaceFetch
 """The runtime's frames that the host answers (by their ``id``)."""

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.host.constants import SKILL_ARCHIVE_MAX_BYTES
+from runtime.host.workspace_fetch import SKILLS_DIR as SKILLS_TREE
+from runtime.host.workspace_fetch import on_demand
 from runtime.requests.params import RequestError, flag, text
 from runtime.skills.errors import SkillError
 
@@ -34,6 +36,7 @@ def _installed(ports: Ports, name: str) -> InstalledSkill:
 async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     """Import the archive the host stored at ``params.path`` (an absolute path in the runtime's file
     system; the host writes it there and removes it after the reply), named ``params.filename``."""
+    await on_demand(ports.workspace).tree(SKILLS_TREE)
     from runtime.skills.importer import import_archive_file
 
     path = Path(text(params, "path"))
@@ -50,6 +53,7 @@ async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def skills_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    await on_demand(ports.workspace).tree(SKILLS_TREE)
     from runtime.skills.catalog import list_skills
 
     return {"skills": [_listed(ports, s) for s in list_skills(ports.workspace)]}
@@ -62,6 +66,7 @@ def _listed(ports: Ports, skill: InstalledSkill) -> dict[str, Any]:
 
 
 async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    await on_demand(ports.workspace).tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, set_enabled
     from runtime.skills.importer import SKILLS_DIR
 
@@ -71,6 +76,7 @@ async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, A
 
 
 async def skill_remove(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    await on_demand(ports.workspace).tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, forget
     from runtime.skills.importer import SKILLS_DIR, skills_dir
 
@@ -82,6 +88,7 @@ async def skill_remove(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    await on_demand(ports.workspace).tree(SKILLS_TREE)
     from runtime.skills.importer import SKILL_FILE, skills_dir
     from runtime.skills.spec import InvalidSkill, check_skill_bytes
 

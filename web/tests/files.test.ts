@@ -57,12 +57,12 @@ beforeEach(() => {
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 describe("listing", () => {
-  it("lists folders before files, sorted, with sizes, and leaves .agent out", () => {
+  it("lists folders before files, sorted, with sizes, and leaves .agent out", async () => {
     put("b.txt", "bb");
     put("a.txt", "a");
     put("notes/x.md", "xyz");
     put(".agent/results/c1.txt", "spilled");
-    expect(files.list()).toEqual([
+    expect(await files.list()).toEqual([
       { path: "notes", kind: "dir", size: 0 },
       { path: "notes/x.md", kind: "file", size: 3 },
       { path: "a.txt", kind: "file", size: 1 },
@@ -75,14 +75,14 @@ describe("reading", () => {
   it.each([
     { id: "text", content: "héllo\n", want: { text: "héllo\n", binary: false, truncated: false } },
     { id: "binary", content: "a\0b", want: { text: "", binary: true, truncated: false } },
-  ])("reads $id files", ({ content, want }) => {
+  ])("reads $id files", async ({ content, want }) => {
     put("f", content);
-    expect(files.read("f")).toMatchObject({ path: "f", ...want });
+    expect(await files.read("f")).toMatchObject({ path: "f", ...want });
   });
 
-  it("cuts a big file to its head", () => {
+  it("cuts a big file to its head", async () => {
     put("big.txt", "x".repeat(MAX_VIEW_BYTES + 10));
-    const view = files.read("big.txt");
+    const view = await files.read("big.txt");
     expect(view.truncated).toBe(true);
     expect(view.text.length).toBe(MAX_VIEW_BYTES);
   });
@@ -109,7 +109,7 @@ describe("changing", () => {
     put("d/e/f.txt", "f");
     put("keep.txt", "k");
     expect(await handleWorkspaceRequest(files, { op: "delete", path: "d" })).toEqual({ ok: true, value: { changed: ["d"], saved: true } });
-    expect(files.list().map((e) => e.path)).toEqual(["keep.txt"]);
+    expect((await files.list()).map((e) => e.path)).toEqual(["keep.txt"]);
     expect(saved).toEqual([["d"]]);
   });
 
@@ -131,11 +131,11 @@ describe("changing", () => {
 });
 
 describe("export", () => {
-  it("packs every file (internal ones too) into a zip that unpacks to the same bytes", () => {
+  it("packs every file (internal ones too) into a zip that unpacks to the same bytes", async () => {
     put("a.txt", "alpha");
     put("sub/b.bin", "\u0000\u0001");
     put(".agent/results/r.txt", "r");
-    const { zip, files: count } = files.exportZip();
+    const { zip, files: count } = await files.exportZip();
     const back = unzipSync(zip);
     const decoded = Object.fromEntries(Object.entries(back).filter(([p]) => !p.endsWith("/")).map(([p, d]) => [p, new TextDecoder().decode(d)]));
     expect(decoded).toEqual({ "a.txt": "alpha", "sub/b.bin": "\u0000\u0001", ".agent/results/r.txt": "r" });

@@ -288,6 +288,15 @@ export type FlushRequest = {
   rotate?: boolean;
 };
 
+/** List workspace folders from the host's storage into the runtime's file system (host/workspace_fetch.py). */
+export type WorkspaceFetch = {
+  type: "workspace_fetch";
+  id: string;
+  dirs: string[];
+  depth: number | null;
+  budget?: number;
+};
+
 export type Log = {
   type: "log";
   level: string;
@@ -296,16 +305,16 @@ export type Log = {
 };
 
 export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | ExecOutput | Reply | Cancel | Error;
-export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | Log | Reply | Error;
+export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | WorkspaceFetch | Log | Reply | Error;
 export type UiEvent = Ready | TurnStarted | TextDelta | ReasoningDelta | ReplyFinished | ToolStarted | ToolFinished | ToolOutput | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened;
 
 export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "exec_output", "reply", "cancel", "error"] as const;
-export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "log", "reply", "error"] as const;
+export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "workspace_fetch", "log", "reply", "error"] as const;
 export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "reasoning_delta", "reply_finished", "tool_started", "tool_finished", "tool_output", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened"] as const;
 
 /** The shape (in SHAPES) of each tag. */
 export const HOST_MESSAGE_SHAPES = { hello: "Hello", http_head: "HttpHead", http_chunk: "HttpChunk", http_end: "HttpEnd", http_error: "HttpError", config: "Config", user_message: "UserMessage", abort_turn: "AbortTurn", approval: "Approval", request: "Request", exec_result: "ExecResult", exec_output: "ExecOutput", reply: "Reply", cancel: "Cancel", error: "Error" } as const;
-export const RUNTIME_MESSAGE_SHAPES = { hello: "Hello", http_request: "HttpRequest", cancel: "Cancel", event: "EventMessage", exec_request: "ExecRequest", flush_request: "FlushRequest", log: "Log", reply: "Reply", error: "Error" } as const;
+export const RUNTIME_MESSAGE_SHAPES = { hello: "Hello", http_request: "HttpRequest", cancel: "Cancel", event: "EventMessage", exec_request: "ExecRequest", flush_request: "FlushRequest", workspace_fetch: "WorkspaceFetch", log: "Log", reply: "Reply", error: "Error" } as const;
 export const UI_EVENT_SHAPES = { ready: "Ready", turn_started: "TurnStarted", text_delta: "TextDelta", reasoning_delta: "ReasoningDelta", reply_finished: "ReplyFinished", tool_started: "ToolStarted", tool_finished: "ToolFinished", tool_output: "ToolOutput", approval_needed: "ApprovalNeeded", usage: "Usage", turn_finished: "TurnFinished", error: "ErrorEvent", notice: "Notice", session_opened: "SessionOpened" } as const;
 
 /** The fields of every shape, for checking what arrives (validate.ts). */
@@ -348,5 +357,6 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   EventMessage: {"type": {"schema": {"literal": ["event"]}, "required": true}, "event": {"schema": {"tag": "kind", "shapes": {"ready": "Ready", "turn_started": "TurnStarted", "text_delta": "TextDelta", "reasoning_delta": "ReasoningDelta", "reply_finished": "ReplyFinished", "tool_started": "ToolStarted", "tool_finished": "ToolFinished", "tool_output": "ToolOutput", "approval_needed": "ApprovalNeeded", "usage": "Usage", "turn_finished": "TurnFinished", "error": "ErrorEvent", "notice": "Notice", "session_opened": "SessionOpened"}}, "required": true}},
   ExecRequest: {"type": {"schema": {"literal": ["exec_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "code": {"schema": "string", "required": true}, "timeout_s": {"schema": "number", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "packages": {"schema": {"list": "string"}, "required": false}, "index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "network": {"schema": "boolean", "required": false}},
   FlushRequest: {"type": {"schema": {"literal": ["flush_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "what": {"schema": {"literal": ["workspace", "state"]}, "required": true}, "paths": {"schema": {"list": "string"}, "required": true}, "rotate": {"schema": "boolean", "required": false}},
+  WorkspaceFetch: {"type": {"schema": {"literal": ["workspace_fetch"]}, "required": true}, "id": {"schema": "string", "required": true}, "dirs": {"schema": {"list": "string"}, "required": true}, "depth": {"schema": {"anyOf": ["integer", "null"]}, "required": true}, "budget": {"schema": "integer", "required": false}},
   Log: {"type": {"schema": {"literal": ["log"]}, "required": true}, "level": {"schema": "string", "required": true}, "logger": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}},
 };

@@ -46,6 +46,11 @@ export interface AdapterIO {
 
 export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
 export type FlushRequestMessage = Extract<RuntimeMessage, { type: "flush_request" }>;
+export type WorkspaceFetchMessage = Extract<RuntimeMessage, { type: "workspace_fetch" }>;
+/** Lists workspace folders into the runtime's file system (workspace-lazy.ts). */
+export interface WorkspaceLister {
+  list(dirs: string[], depth: number | null, budget: number | null): Promise<void>;
+}
 export type Flusher = (request: FlushRequestMessage) => Promise<FlushOutcome>;
 export type ExecOutcome = Omit<Extract<HostMessage, { type: "exec_result" }>, "type" | "id">;
 
@@ -63,6 +68,7 @@ export class Adapter {
   private readonly uiRequests: UiRequests;
   private readonly deletions = new Map<string, string>(); // frame id of a session_delete -> the session
   private flusher: Flusher | null = null;
+  private workspace: WorkspaceLister | null = null;
   private readyWaiters: ((outcome: Error | null) => void)[] = [];
   private readonly awaitingToken = new Set<string>(); // provider requests before their first token
   private tokenWaiters: (() => void)[] = [];
@@ -87,6 +93,11 @@ export class Adapter {
     });
   }
 
+  /** Answer `workspace_fetch` (the workspace on demand; say so in hello, so the runtime asks first). */
+  enableWorkspaceFetch(workspace: WorkspaceLister): void {
+    this.workspace = workspace;
+  }
+
   /** Answer `flush_request`s (and say so in hello, so the runtime waits for each save). */
   enableFlush(flusher: Flusher): void {
     this.flusher = flusher;
@@ -99,7 +110,7 @@ export class Adapter {
 
   /** Send our hello; the runtime's `hello` and `ready` event complete the handshake. */
   start(): void {
-    const capabilities = [...HOST_CAPABILITIES, ...(this.flusher ? ["flush"] : []), ...(this.io.incoming ? ["files"] : [])];
+    const capabilities = [...HOST_CAPABILITIES, ...(this.flusher ? ["flush"] : []), ...(this.io.incoming ? ["files"] : []), ...(this.workspace ? ["workspace_fetch"] : [])];
     this.send({ type: "hello", protocol: PROTOCOL_VERSION, capabilities });
   }
 
@@ -247,6 +258,8 @@ export class Adapter {
         return void this.runExec(message);
       case "flush_request":
         return void this.runFlush(message);
+      case "workspace_fetch":
+        return void this.runWorkspaceFetch(message);
     }
   }
 
@@ -283,6 +296,16 @@ export class Adapter {
     this.workspaceChanged(request);
     if (outcome.ok) this.send({ type: "reply", id: request.id, ok: true, result: {} });
     else this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
+  }
+
+  private async runWorkspaceFetch(request: WorkspaceFetchMessage): Promise<void> {
+    try {
+      await this.workspace?.list(request.dirs, request.depth, request.budget ?? null);
+      this.send({ type: "reply", id: request.id, ok: true, result: {} });
+    } catch (err) {
+      const message = `listing the workspace failed: ${err instanceof Error ? err.message : String(err)}`;
+      this.send({ type: "reply", id: request.id, ok: false, error: { code: "storage_failed", message } });
+    }
   }
 
   /** Resolves once no model request waits for its first token (or after `maxMs`). */

@@ -126,10 +126,6 @@ function log(level: "info" | "warning", message: string): void {
   post({ type: "log", source: "adapter", level, message });
 }
 
-/**
- * Copy saved state and workspace files from OPFS into Pyodide's FS. Only the tab holding the
- * workspace's lock saves; without OPFS nothing is saved.
- */
 /** Each stored session's model traffic survives reloads (recording-export). */
 async function keepRecordings(): Promise<void> {
   const log = (message: string): void => post({ type: "log", source: "adapter", level: "warning", message });
@@ -140,6 +136,10 @@ async function keepRecordings(): Promise<void> {
   }
 }
 
+/**
+ * Open the saved state on OPFS and the workspace on demand (nothing of it is read here). Only the
+ * tab holding the workspace's lock saves; without OPFS nothing is saved.
+ */
 async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   progress("restore-storage");
   const persistence = await Persistence.open(pyodide.FS);
@@ -157,11 +157,12 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   });
   post({ type: "workspace_lock", state: lock });
   const restored = await persistence.restore(lock === "held");
+  adapter.enableWorkspaceFetch(persistence.workspace);
   const saveWorkspace = (paths: string[]) =>
     saving
       ? persistence.flush({ what: "workspace", paths })
       : Promise.resolve({ ok: false, code: "storage_failed", message: "another tab took this workspace over" } as const);
-  workspaceFiles = new WorkspaceFiles(pyodide.FS as unknown as WorkspacePyFS, lock === "held" ? saveWorkspace : null);
+  workspaceFiles = new WorkspaceFiles(pyodide.FS as unknown as WorkspacePyFS, lock === "held" ? saveWorkspace : null, persistence.workspace);
   if (lock === "held") {
     void keepRecordings();
     adapter.enableFlush((request) =>
@@ -170,7 +171,7 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
         : Promise.resolve({ ok: false, code: "storage_failed", message: "another tab took this workspace over" }),
     );
   }
-  const message = `restored ${restored.stateFiles} state file(s) and ${restored.workspaceFiles} workspace file(s)`;
+  const message = `restored ${restored.stateFiles} state file(s); workspace files are read from OPFS as they are used`;
   post({ type: "log", source: "adapter", level: "info", message });
 }
 

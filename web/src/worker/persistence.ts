@@ -1,9 +1,11 @@
 /**
  * Makes the runtime's files durable in OPFS (docs/storage.md). The state database lives on OPFS
  * itself, page by page (`state-save.ts`); a state `flush_request` makes its last commit durable.
- * Workspace files are copied from OPFS into Pyodide's in-memory FS before the runtime starts, and
- * on each workspace `flush_request` the named files are written back with `createWritable()`, which
- * writes to a swap file and replaces the target only on `close()`, so a save is atomic.
+ * Workspace files are not copied at boot: `workspace-lazy.ts` lists folders from OPFS into Pyodide's
+ * in-memory FS as they are used. On each workspace `flush_request` the named files are written back with
+ * `createWritable()`, which writes to a swap file and replaces the target only on `close()`, so a save
+ * is atomic. Writes go before deletions (a moved file's bytes may still come from its old place); an
+ * untouched stub is not rewritten, and nothing is deleted from a folder that was never listed.
  *
  * OPFS layout: tidepool/workspaces/<name>/state/{current.sqlite,current.sqlite-journal,previous.sqlite}
  * and …/<name>/files/….
@@ -11,6 +13,7 @@
 
 import { StateSave, writeWhole } from "./state-save";
 import type { EmscriptenFS } from "./state-fs";
+import { LazyWorkspace, type LazyFS } from "./workspace-lazy";
 
 export interface PyFS {
   readFile(path: string): Uint8Array;
@@ -36,12 +39,16 @@ export const WORKSPACE_DIR = "/workspace";
 export class Persistence {
   private state: StateSave | null = null;
   private released = false;
+  /** The workspace on demand (listed from OPFS as it is used). */
+  readonly workspace: LazyWorkspace;
 
   private constructor(
     private readonly fs: PyFS,
     private readonly stateDir: FileSystemDirectoryHandle,
     private readonly filesDir: FileSystemDirectoryHandle,
-  ) {}
+  ) {
+    this.workspace = new LazyWorkspace(fs as unknown as LazyFS, filesDir);
+  }
 
   /** Null when this browser gives us no OPFS (then nothing is saved, and the runtime is told so). */
   static async open(fs: PyFS, workspace = "default"): Promise<Persistence | null> {
@@ -59,19 +66,17 @@ export class Persistence {
   }
 
   /**
-   * Mount /state on OPFS (on handles when this tab `holds` the workspace, else on copies) and copy
-   * the workspace files into /workspace (before the runtime starts).
+   * Mount /state on OPFS (on handles when this tab `holds` the workspace, else on copies). The
+   * workspace is not read: its folders are listed when first used.
    */
-  async restore(holds: boolean): Promise<{ stateFiles: number; workspaceFiles: number }> {
-    this.fs.mkdirTree(WORKSPACE_DIR);
+  async restore(holds: boolean): Promise<{ stateFiles: number }> {
     const fs = this.fs as unknown as EmscriptenFS;
     const { save, restored } = await StateSave.open(fs, this.stateDir, holds && !this.released);
     this.state = save;
     if (restored.files > 0) {
       this.fs.writeFile(`${STATE_DIR}/saved_at.json`, new TextEncoder().encode(JSON.stringify(restored.savedAt)));
     }
-    const workspaceFiles = await this.copyIn(this.filesDir, WORKSPACE_DIR);
-    return { stateFiles: restored.files, workspaceFiles };
+    return { stateFiles: restored.files };
   }
 
   /** Another tab took the workspace over: stop saving and let go of the state's handles. */
@@ -86,7 +91,10 @@ export class Persistence {
       if (request.what === "state") {
         for (const name of paths) await this.saveState(name, request.rotate === true);
       } else {
-        for (const path of paths) await this.saveWorkspacePath(path);
+        // Writes first: a moved file not read yet is still read from where it was.
+        const gone = paths.filter((p) => !this.fs.analyzePath(sourceOf(p)).exists);
+        for (const path of paths.filter((p) => !gone.includes(p))) await this.saveWorkspacePath(path);
+        for (const path of gone) await this.saveWorkspacePath(path);
       }
       return { ok: true };
     } catch (err) {
@@ -103,9 +111,10 @@ export class Persistence {
   /** One workspace path: a file is written, a folder mirrored, a missing path deleted. */
   private async saveWorkspacePath(path: string): Promise<void> {
     const parts = safeParts(path);
-    const source = parts.length ? `${WORKSPACE_DIR}/${parts.join("/")}` : WORKSPACE_DIR;
+    const source = sourceOf(path);
+    const rel = parts.join("/");
     if (parts.length === 0) {
-      await this.mirror(source, this.filesDir);
+      await this.mirror(source, this.filesDir, rel);
       return;
     }
     const parent = await dirAt(this.filesDir, parts.slice(0, -1), true);
@@ -115,44 +124,39 @@ export class Persistence {
       return;
     }
     if (this.fs.isDir(this.fs.stat(source).mode)) {
-      await this.mirror(source, await parent.getDirectoryHandle(name, { create: true }));
-    } else {
+      await this.mirror(source, await parent.getDirectoryHandle(name, { create: true }), rel);
+    } else if (!this.workspace.pristine(source, rel)) {
       await writeWhole(parent, name, this.fs.readFile(source));
     }
   }
 
-  /** Make an OPFS folder hold exactly what the in-memory folder holds. */
-  private async mirror(source: string, target: FileSystemDirectoryHandle): Promise<void> {
+  /**
+   * Make an OPFS folder hold what the in-memory folder holds: every file written (but untouched stubs),
+   * then, when the folder was listed (so memory knows all of it), what memory no longer has deleted.
+   */
+  private async mirror(source: string, target: FileSystemDirectoryHandle, rel: string): Promise<void> {
     const names = this.fs.readdir(source).filter((n) => n !== "." && n !== "..");
-    for await (const existing of target.keys()) {
-      if (!names.includes(existing)) await target.removeEntry(existing, { recursive: true });
-    }
     for (const name of names) {
       const path = `${source}/${name}`;
+      const childRel = rel ? `${rel}/${name}` : name;
       if (this.fs.isDir(this.fs.stat(path).mode)) {
-        await this.mirror(path, await target.getDirectoryHandle(name, { create: true }));
-      } else {
-        await target.removeEntry(name).catch(() => undefined); // a folder that became a file
+        await target.removeEntry(name).catch(() => undefined); // a file that became a folder
+        await this.mirror(path, await target.getDirectoryHandle(name, { create: true }), childRel);
+      } else if (!this.workspace.pristine(path, childRel)) {
+        await target.removeEntry(name, { recursive: true }).catch(() => undefined); // a folder that became a file
         await writeWhole(target, name, this.fs.readFile(path));
       }
     }
-  }
-
-  private async copyIn(dir: FileSystemDirectoryHandle, into: string): Promise<number> {
-    let count = 0;
-    for await (const [name, handle] of dir.entries()) {
-      const path = `${into}/${name}`;
-      if (handle.kind === "directory") {
-        this.fs.mkdirTree(path);
-        count += await this.copyIn(handle as FileSystemDirectoryHandle, path);
-      } else {
-        const file = await (handle as FileSystemFileHandle).getFile();
-        this.fs.writeFile(path, new Uint8Array(await file.arrayBuffer()));
-        count++;
-      }
+    if (!this.workspace.isListed(rel)) return;
+    for await (const existing of target.keys()) {
+      if (!names.includes(existing)) await target.removeEntry(existing, { recursive: true });
     }
-    return count;
   }
+}
+
+function sourceOf(path: string): string {
+  const parts = safeParts(path);
+  return parts.length ? `${WORKSPACE_DIR}/${parts.join("/")}` : WORKSPACE_DIR;
 }
 
 class PathError extends Error {}

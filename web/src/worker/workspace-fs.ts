@@ -1,6 +1,7 @@
 /**
  * The files panel's view of the workspace, inside the agent worker. The truth is Pyodide's in-memory
- * `/workspace` (the runtime's tools read and write it); this module lists it, reads a file, writes
+ * `/workspace` (the runtime's tools read and write it), filled from OPFS on demand (workspace-lazy.ts):
+ * each operation first has the folders it touches listed. This module lists it, reads a file, writes
  * uploads, deletes, and packs it as a zip. Changes made here are saved to OPFS through the same
  * `Persistence.flush` the runtime's `flush_request`s use (when this tab holds the workspace).
  */
@@ -50,6 +51,15 @@ export interface Changed {
 
 export type SaveWorkspace = (paths: string[]) => Promise<FlushOutcome>;
 
+/** Brings folders of the workspace into memory before they are used (workspace-lazy.ts). */
+export interface OnDemand {
+  path(rel: string): Promise<void>;
+  tree(rel?: string): Promise<void>;
+}
+
+/** Everything is in memory already (no OPFS, or tests on a real folder). */
+const ALL_THERE: OnDemand = { path: () => Promise.resolve(), tree: () => Promise.resolve() };
+
 export const MAX_VIEW_BYTES = 512 * 1024;
 export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
 /** Folders the runtime keeps for itself (spilled tool results); not listed in the panel. */
@@ -69,6 +79,7 @@ export class WorkspaceFiles {
   constructor(
     private readonly fs: WorkspacePyFS,
     private readonly save: SaveWorkspace | null,
+    private readonly onDemand: OnDemand = ALL_THERE,
     private readonly root = WORKSPACE_DIR,
   ) {}
 
@@ -78,7 +89,8 @@ export class WorkspaceFiles {
   }
 
   /** Every file and folder under the root, folders before files, sorted by path; internal folders left out. */
-  list(): WorkspaceEntry[] {
+  async list(): Promise<WorkspaceEntry[]> {
+    await this.onDemand.tree("");
     const out: WorkspaceEntry[] = [];
     if (!this.fs.analyzePath(this.root).exists) return out;
     this.walk("", (rel, isDir, size) => {
@@ -88,7 +100,8 @@ export class WorkspaceFiles {
     return out.filter((e) => !INTERNAL_DIRS.some((d) => e.path === d || e.path.startsWith(`${d}/`)));
   }
 
-  read(path: string): FileView {
+  async read(path: string): Promise<FileView> {
+    await this.onDemand.path(this.rel(path));
     const full = this.existing(path);
     if (this.isDir(full)) throw new WorkspaceError("invalid", `${path} is a folder`);
     const data = this.fs.readFile(full);
@@ -101,6 +114,7 @@ export class WorkspaceFiles {
   /** Write each file at the workspace root (a name with a folder in it keeps only its last part). */
   async upload(files: { name: string; data: Uint8Array }[]): Promise<string[]> {
     const names: string[] = [];
+    await this.onDemand.path("");
     for (const file of files) {
       const name = baseName(file.name);
       if (file.data.length > MAX_UPLOAD_BYTES) {
@@ -120,6 +134,7 @@ export class WorkspaceFiles {
 
   /** Delete a file, or a folder with everything in it. */
   async remove(path: string): Promise<string[]> {
+    await this.onDemand.path(this.rel(path));
     const full = this.existing(path);
     const rel = this.rel(path);
     if (rel === "") throw new WorkspaceError("invalid", "the workspace itself cannot be deleted");
@@ -129,7 +144,8 @@ export class WorkspaceFiles {
   }
 
   /** The whole workspace (internal folders too: it is a backup) as zip bytes. */
-  exportZip(): { zip: Uint8Array; files: number } {
+  async exportZip(): Promise<{ zip: Uint8Array; files: number }> {
+    await this.onDemand.tree("");
     const tree: Zippable = {};
     let files = 0;
     if (this.fs.analyzePath(this.root).exists) {
@@ -228,15 +244,15 @@ export async function handleWorkspaceRequest(files: WorkspaceFiles | null, reque
   try {
     switch (request.op) {
       case "list":
-        return { ok: true, value: files.list() };
+        return { ok: true, value: await files.list() };
       case "read":
-        return { ok: true, value: files.read(request.path) };
+        return { ok: true, value: await files.read(request.path) };
       case "upload":
         return { ok: true, value: { changed: await files.upload(request.files), saved: files.saves } };
       case "delete":
         return { ok: true, value: { changed: await files.remove(request.path), saved: files.saves } };
       case "export":
-        return { ok: true, value: files.exportZip() };
+        return { ok: true, value: await files.exportZip() };
     }
   } catch (err) {
     if (err instanceof WorkspaceError) return { ok: false, code: err.code, message: err.message };

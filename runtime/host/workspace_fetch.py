@@ -1,0 +1,121 @@
+"""The workspace on demand: the host fills ``/workspace`` from its storage only as far as it is used.
+
+In the browser the workspace's files live in OPFS; boot copies nothing. The runtime's file system shows
+a folder's entries only once the host has *listed* it (files appear with their real size, and the first
+read of a file fetches its bytes), so before code walks or opens workspace paths it awaits a
+``workspace_fetch`` request naming the folders it needs:
+
+* ``path(rel)``: every folder on the way to ``rel``, and ``rel`` itself when it is a folder (read,
+  write, edit, move, list one folder);
+* ``tree(rel)``: ``rel`` and everything below it (search, run_python's copy of the workspace, skills);
+* ``dirs(rels, depth, budget)``: folders ``depth`` levels down, breadth first, stopping once ``budget``
+  entries were seen (the system prompt's workspace map).
+
+What the runtime writes stays in its file system and reaches the host's storage at the flush, as before;
+a listing never replaces what is already there. Each folder is fetched once: the host remembers what it
+listed, and so does this module (so a second ask costs no round trip). A host without the
+``workspace_fetch`` capability (tests, the CLI) has the whole workspace in the file system already: then
+every call here returns at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from runtime.errors import HostRequestError
+from runtime.host.messages import WorkspaceFetch
+from runtime.host.rpc import Rpc
+
+log = logging.getLogger(__name__)
+
+FETCH_TIMEOUT_S = 120.0
+CAPABILITY = "workspace_fetch"
+SKILLS_DIR = ".agents/skills"
+# Tool arguments that name workspace paths (the file tools' ``path``, ``src``, ``dst``).
+PATH_ARGUMENTS = ("path", "src", "dst")
+# Tools that walk a whole subtree: the argument naming its top (if any), and the top without it.
+TREE_TOOLS: dict[str, tuple[str | None, str]] = {
+    "search_files": ("path", ""),
+    "run_python": (None, ""),
+    "activate_skill": (None, SKILLS_DIR),
+}
+
+
+class OnDemand:
+    def __init__(self, rpc: Rpc | None, enabled: Callable[[], bool]) -> None:
+        self._rpc = rpc
+        self._enabled = enabled
+        self._done: set[tuple[str, int | None, int | None]] = set()  # asks already answered
+
+    async def path(self, rel: str) -> None:
+        """Every folder on the way to ``rel`` and ``rel`` itself (when a folder) is listed."""
+        parts = _parts(rel)
+        await self.dirs(["/".join(parts[:i]) for i in range(len(parts) + 1)], depth=0)
+
+    async def paths(self, rels: Iterable[str]) -> None:
+        for rel in rels:
+            await self.path(rel)
+
+    async def tree(self, rel: str = "") -> None:
+        """``rel`` and everything below it is listed."""
+        await self.path(rel)
+        await self.dirs([_norm(rel)], depth=None)
+
+    async def dirs(self, rels: list[str], depth: int | None = 0, budget: int | None = None) -> None:
+        """List ``rels`` (workspace-relative folders) and ``depth`` levels below them (None: all)."""
+        if not self._enabled() or self._rpc is None:
+            return
+        wanted = [r for r in dict.fromkeys(_norm(r) for r in rels) if (r, depth, budget) not in self._done]
+        if not wanted:
+            return
+        message: WorkspaceFetch = {"type": "workspace_fetch", "id": self._rpc.new_id(), "dirs": wanted, "depth": depth}
+        if budget is not None:
+            message["budget"] = budget
+        try:
+            reply = await self._rpc.call(message, FETCH_TIMEOUT_S)
+        except HostRequestError as exc:
+            log.warning("the workspace could not be listed (%s): %s", exc.code, exc.message)
+            return
+        if reply.get("type") == "reply" and reply.get("ok") is True:
+            self._done.update((r, depth, budget) for r in wanted)
+        else:
+            log.warning("the host did not list %s: %s", wanted, reply.get("error") or reply.get("message"))
+
+    async def for_call(self, tool: str, arguments: dict[str, Any]) -> None:
+        """What a tool call reads or writes is listed before it runs (and before its preview)."""
+        await self.paths(str(arguments[k]) for k in PATH_ARGUMENTS if isinstance(arguments.get(k), str))
+        if tool in TREE_TOOLS:
+            argument, default = TREE_TOOLS[tool]
+            given = arguments.get(argument) if argument else None
+            await self.tree(given if isinstance(given, str) else default)
+
+    async def for_prompt(self, map_depth: int, map_entries: int) -> None:
+        """What the system prompt shows: AGENTS.md, the installed skills and the workspace map."""
+        await self.path("AGENTS.md")
+        await self.tree(SKILLS_DIR)
+        await self.dirs([""], depth=map_depth - 1, budget=map_entries)
+
+
+def _parts(rel: str) -> list[str]:
+    return [p for p in PurePosixPath(rel.replace("\\", "/")).parts if p not in ("", ".", "/") and p != ".."]
+
+
+def _norm(rel: str) -> str:
+    return "/".join(_parts(rel))
+
+
+_NONE = OnDemand(None, lambda: False)
+_BY_WORKSPACE: dict[Path, OnDemand] = {}
+
+
+def register(workspace: Path, fetch: OnDemand) -> None:
+    """``fetch`` serves ``workspace`` (the conversation that talks to the host registers it)."""
+    _BY_WORKSPACE[workspace] = fetch
+
+
+def on_demand(workspace: Path) -> OnDemand:
+    """The fetcher for ``workspace``; one that does nothing when none was registered."""
+    return _BY_WORKSPACE.get(workspace, _NONE)

@@ -1,0 +1,266 @@
+/**
+ * The workspace on demand (docs/storage.md): boot copies nothing from OPFS into Pyodide's `/workspace`.
+ * A folder's entries appear there when it is *listed* (`list`, asked for by the runtime's
+ * `workspace_fetch` and by the files panel): sub-folders as folders, files as stubs that report their
+ * real size and hold the OPFS `File` (a snapshot, not its bytes). The first read of a stub, or any change
+ * to it, loads its bytes synchronously with `FileReaderSync` (workers have it) and turns it into a plain
+ * in-memory file; from then on it is like any other. Each folder is listed once; a listing only adds
+ * entries that are not in memory yet, so what the runtime wrote or deleted since wins. Writes reach OPFS
+ * at the flush, as before (persistence.ts asks `pristine` and `isListed` so it neither rewrites an
+ * untouched stub nor deletes what was never listed).
+ */
+
+/** The parts of Emscripten's FS used here (Pyodide's `FS` has them). */
+export interface LazyFS {
+  lookupPath(path: string): { node: LazyNode };
+  analyzePath(path: string): { exists: boolean };
+  mkdirTree(path: string): void;
+  mkdir(path: string): void;
+  writeFile(path: string, data: Uint8Array): void;
+  readdir(path: string): string[];
+  stat(path: string): { mode: number };
+  isDir(mode: number): boolean;
+  ErrnoError: new (errno: number) => Error;
+}
+
+const EIO = 29;
+
+interface Attr {
+  size: number;
+  blocks: number;
+  [key: string]: unknown;
+}
+
+interface NodeOps {
+  getattr(node: LazyNode): Attr;
+  setattr(node: LazyNode, attr: { size?: number; [key: string]: unknown }): void;
+  [key: string]: unknown;
+}
+
+interface StreamOps {
+  read(stream: { node: LazyNode }, ...rest: unknown[]): number;
+  write(stream: { node: LazyNode }, ...rest: unknown[]): number;
+  llseek(stream: { node: LazyNode }, ...rest: unknown[]): number;
+  mmap?(stream: { node: LazyNode }, ...rest: unknown[]): unknown;
+  [key: string]: unknown;
+}
+
+export interface LazyNode {
+  contents: unknown;
+  usedBytes: number;
+  node_ops: NodeOps;
+  stream_ops: StreamOps;
+  /** Set while the node is a stub: where its bytes are, and the workspace path it was listed at. */
+  lazy?: { file: Blob; source: string };
+}
+
+/** Reads a Blob's bytes synchronously (FileReaderSync in a worker). */
+export type ReadSync = (blob: Blob) => Uint8Array;
+
+export const WORKSPACE_DIR = "/workspace";
+
+export class LazyWorkspace {
+  private readonly listed = new Set<string>();
+  private readonly listing = new Map<string, Promise<string[]>>();
+  private memNode: NodeOps | null = null;
+  private memStream: StreamOps | null = null;
+  /** Files whose bytes were fetched (counts, for the log and the tests). */
+  loads = 0;
+
+  /** `root`: the workspace's `files` folder in OPFS; null when there is none (nothing to list). */
+  constructor(
+    private readonly fs: LazyFS,
+    private readonly root: FileSystemDirectoryHandle | null,
+    private readonly readSync: ReadSync = defaultReadSync,
+    readonly mount = WORKSPACE_DIR,
+  ) {
+    fs.mkdirTree(mount);
+  }
+
+  /** Whether the folder `rel` ("" the workspace) shows all its OPFS entries. */
+  isListed(rel: string): boolean {
+    return this.root === null || this.listed.has(rel);
+  }
+
+  /** Whether the file at `full` is an untouched stub listed at `rel` (so OPFS already holds its bytes). */
+  pristine(full: string, rel: string): boolean {
+    const node = this.node(full);
+    return node?.lazy !== undefined && node.lazy.source === rel;
+  }
+
+  /** Every folder on the way to `rel`, and `rel` itself when it is one, is listed. */
+  async path(rel: string): Promise<void> {
+    const parts = splitRel(rel);
+    for (let i = 0; i <= parts.length; i++) await this.listOne(parts.slice(0, i).join("/"));
+  }
+
+  /**
+   * List `dirs` and `depth` levels below each (null: everything), breadth first; with a `budget`, stop
+   * going deeper once that many entries were seen.
+   */
+  async list(dirs: string[], depth: number | null = 0, budget: number | null = null): Promise<void> {
+    let level = dirs.map((d) => splitRel(d).join("/"));
+    for (const dir of level) await this.path(dir); // the folders on the way come first
+    let seen = 0;
+    for (let d = 0; level.length > 0; d++) {
+      const next: string[] = [];
+      for (const dir of level) {
+        const children = await this.listOne(dir);
+        seen += children.length;
+        next.push(...children.filter((c) => c.dir).map((c) => c.rel));
+      }
+      if ((depth !== null && d >= depth) || (budget !== null && seen >= budget)) return;
+      level = next;
+    }
+  }
+
+  /** `rel` and everything below it. */
+  async tree(rel = ""): Promise<void> {
+    await this.path(rel);
+    await this.list([rel], null);
+  }
+
+  /** The folder's entries (listing it from OPFS the first time): workspace paths, and which are folders. */
+  private async listOne(rel: string): Promise<{ rel: string; dir: boolean }[]> {
+    if (!this.isListed(rel)) {
+      let pending = this.listing.get(rel);
+      if (!pending) {
+        pending = this.fetchListing(rel).finally(() => this.listing.delete(rel));
+        this.listing.set(rel, pending);
+      }
+      await pending;
+    }
+    const full = this.full(rel);
+    if (!this.fs.analyzePath(full).exists || !this.fs.isDir(this.fs.stat(full).mode)) return [];
+    return this.fs
+      .readdir(full)
+      .filter((n) => n !== "." && n !== "..")
+      .map((n) => ({ rel: rel ? `${rel}/${n}` : n, dir: this.fs.isDir(this.fs.stat(`${full}/${n}`).mode) }));
+  }
+
+  private async fetchListing(rel: string): Promise<string[]> {
+    const full = this.full(rel);
+    const added: string[] = [];
+    // Not a folder in memory (yet): nothing to list into; it is listed when it appears.
+    if (!this.fs.analyzePath(full).exists || !this.fs.isDir(this.fs.stat(full).mode)) return added;
+    const handle = await this.opfsDir(rel);
+    if (handle) {
+      const entries: [string, FileSystemHandle][] = [];
+      for await (const entry of handle.entries()) entries.push(entry);
+      const files = await Promise.all(
+        entries.map(([, h]) => (h.kind === "file" ? (h as FileSystemFileHandle).getFile() : Promise.resolve(null))),
+      );
+      if (!this.fs.analyzePath(full).exists) return added; // deleted while we listed
+      entries.forEach(([name], i) => {
+        const path = `${full}/${name}`;
+        if (this.fs.analyzePath(path).exists) return; // what memory holds wins (written or made since)
+        const file = files[i];
+        if (file) this.stub(path, file, rel ? `${rel}/${name}` : name);
+        else this.fs.mkdir(path);
+        added.push(name);
+      });
+    }
+    this.listed.add(rel);
+    return added;
+  }
+
+  /** The OPFS folder for `rel`, or null when OPFS has none there. */
+  private async opfsDir(rel: string): Promise<FileSystemDirectoryHandle | null> {
+    let dir = this.root;
+    for (const part of splitRel(rel)) {
+      if (!dir) return null;
+      dir = await dir.getDirectoryHandle(part).catch(() => null);
+    }
+    return dir;
+  }
+
+  private stub(path: string, file: Blob, source: string): void {
+    this.fs.writeFile(path, new Uint8Array(0));
+    const node = this.fs.lookupPath(path).node;
+    this.memNode ??= node.node_ops;
+    this.memStream ??= node.stream_ops;
+    node.lazy = { file, source };
+    node.node_ops = this.stubNodeOps();
+    node.stream_ops = this.stubStreamOps();
+  }
+
+  /** A stub's bytes, fetched now; it becomes a plain in-memory file. */
+  private load(node: LazyNode, keep = true): void {
+    const lazy = node.lazy;
+    if (!lazy) return;
+    let bytes: Uint8Array = new Uint8Array(0);
+    try {
+      if (keep) bytes = this.readSync(lazy.file);
+    } catch (err) {
+      // The OPFS file changed under us (another tab took the workspace over): an I/O error, not a crash.
+      console.warn(`reading workspace file ${lazy.source} failed: ${String(err)}`);
+      throw new this.fs.ErrnoError(EIO);
+    }
+    if (keep) this.loads++;
+    node.contents = bytes;
+    node.usedBytes = bytes.length;
+    delete node.lazy;
+    node.node_ops = this.memNode as NodeOps;
+    node.stream_ops = this.memStream as StreamOps;
+  }
+
+  private stubNodeOps(): NodeOps {
+    const mem = this.memNode as NodeOps;
+    return {
+      ...mem,
+      getattr: (node) => {
+        const attr = mem.getattr(node);
+        if (node.lazy) {
+          attr.size = node.lazy.file.size;
+          attr.blocks = Math.ceil(attr.size / 4096);
+        }
+        return attr;
+      },
+      setattr: (node, attr) => {
+        // Truncating to nothing needs no bytes; any other size change works on the real ones.
+        if (attr.size !== undefined) this.load(node, attr.size !== 0);
+        mem.setattr(node, attr);
+      },
+    };
+  }
+
+  private stubStreamOps(): StreamOps {
+    const mem = this.memStream as StreamOps;
+    const loaded =
+      <K extends "read" | "write" | "llseek" | "mmap">(key: K) =>
+      (stream: { node: LazyNode }, ...rest: unknown[]): unknown => {
+        this.load(stream.node);
+        const op = mem[key] as (stream: { node: LazyNode }, ...rest: unknown[]) => unknown;
+        return op(stream, ...rest);
+      };
+    return {
+      ...mem,
+      read: loaded("read") as StreamOps["read"],
+      write: loaded("write") as StreamOps["write"],
+      llseek: loaded("llseek") as StreamOps["llseek"],
+      ...(mem.mmap ? { mmap: loaded("mmap") } : {}),
+    };
+  }
+
+  private node(full: string): LazyNode | null {
+    try {
+      return this.fs.lookupPath(full).node;
+    } catch {
+      return null;
+    }
+  }
+
+  private full(rel: string): string {
+    return rel ? `${this.mount}/${rel}` : this.mount;
+  }
+}
+
+function splitRel(rel: string): string[] {
+  return rel.split("/").filter((p) => p !== "" && p !== "." && p !== "..");
+}
+
+function defaultReadSync(blob: Blob): Uint8Array {
+  const Reader = (globalThis as { FileReaderSync?: new () => { readAsArrayBuffer(blob: Blob): ArrayBuffer } }).FileReaderSync;
+  if (!Reader) throw new Error("FileReaderSync is not available here");
+  return new Uint8Array(new Reader().readAsArrayBuffer(blob));
+}

@@ -20,9 +20,10 @@ from runtime.agent.images import fit_images
 from runtime.agent.journal import Journal
 from runtime.agent.tool_images import show_tool_images
 from runtime.chat.history import estimate_tokens, model_view
-from runtime.chat.messages import ChatMessage, SystemMessage, UserMessage
+from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage, UserMessage
 from runtime.errors import ProviderError
 from runtime.host.messages import Event
+from runtime.host.workspace_fetch import on_demand
 from runtime.providers.base import Finished, Provider, TextDelta
 from runtime.store.compaction import select_for_compaction
 from runtime.store.export import content_text
@@ -55,7 +56,11 @@ class ContextWindow:
     workspace: Path | None = None  # where the tools' images are read from (for a vision model)
 
     async def messages(self, system_prompt: str, tools: Sequence[dict[str, Any]]) -> list[ChatMessage]:
-        return self._with_images(await self._text_messages(system_prompt, tools))
+        view = await self._text_messages(system_prompt, tools)
+        if self.vision is True and self.workspace is not None:  # the images are read from the workspace
+            written = (path for m in view if isinstance(m, ToolResultMessage) for path in m.images)
+            await on_demand(self.workspace).paths(written)
+        return self._with_images(view)
 
     def _with_images(self, view: list[ChatMessage]) -> list[ChatMessage]:
         """Images the tools wrote shown to a vision model, and every image within the request's limits."""

@@ -6,21 +6,16 @@
  */
 
 import { DEFAULT_MAX_FRAME, encodeFrame, FrameDecoder, FrameTooLargeError, type DecodedItem } from "../protocol/codec";
-import {
-  PROTOCOL_VERSION,
-  parseRuntimeMessage,
-  type HostMessage,
-  type RuntimeMessage,
-} from "../protocol/messages";
+import { PROTOCOL_VERSION, parseRuntimeMessage, type HostMessage, type RuntimeMessage } from "../protocol/messages";
 import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
 import { HttpExecutor } from "./http";
 import { LiveOutput } from "./live-output";
 import { parseRecording, Recorder, ReplaySource, type RecordingSink } from "./recording";
 import type { FlushOutcome } from "./persistence";
 import type { Attachment, Incoming } from "./incoming";
-export { describeError } from "./ui-requests";
 import { fitExecOutcome } from "./exec-fit";
 import { UiRequests } from "./ui-requests";
+import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
 /**
@@ -46,11 +41,6 @@ export interface AdapterIO {
 
 export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
 export type FlushRequestMessage = Extract<RuntimeMessage, { type: "flush_request" }>;
-export type WorkspaceFetchMessage = Extract<RuntimeMessage, { type: "workspace_fetch" }>;
-/** Lists workspace folders into the runtime's file system (workspace-lazy.ts). */
-export interface WorkspaceLister {
-  list(dirs: string[], depth: number | null, budget: number | null): Promise<void>;
-}
 export type Flusher = (request: FlushRequestMessage) => Promise<FlushOutcome>;
 export type ExecOutcome = Omit<Extract<HostMessage, { type: "exec_result" }>, "type" | "id">;
 
@@ -68,7 +58,7 @@ export class Adapter {
   private readonly uiRequests: UiRequests;
   private readonly deletions = new Map<string, string>(); // frame id of a session_delete -> the session
   private flusher: Flusher | null = null;
-  private workspace: WorkspaceLister | null = null;
+  private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
   private readyWaiters: ((outcome: Error | null) => void)[] = [];
   private readonly awaitingToken = new Set<string>(); // provider requests before their first token
   private tokenWaiters: (() => void)[] = [];
@@ -93,7 +83,7 @@ export class Adapter {
     });
   }
 
-  /** Answer `workspace_fetch` (the workspace on demand; say so in hello, so the runtime asks first). */
+  /** Answer `workspace_fetch` (the workspace on demand; said in hello, so the runtime asks first). */
   enableWorkspaceFetch(workspace: WorkspaceLister): void {
     this.workspace = workspace;
   }
@@ -259,7 +249,7 @@ export class Adapter {
       case "flush_request":
         return void this.runFlush(message);
       case "workspace_fetch":
-        return void this.runWorkspaceFetch(message);
+        return void answerFetch(this.workspace, message).then((reply) => this.send(reply));
     }
   }
 
@@ -296,16 +286,6 @@ export class Adapter {
     this.workspaceChanged(request);
     if (outcome.ok) this.send({ type: "reply", id: request.id, ok: true, result: {} });
     else this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
-  }
-
-  private async runWorkspaceFetch(request: WorkspaceFetchMessage): Promise<void> {
-    try {
-      await this.workspace?.list(request.dirs, request.depth, request.budget ?? null);
-      this.send({ type: "reply", id: request.id, ok: true, result: {} });
-    } catch (err) {
-      const message = `listing the workspace failed: ${err instanceof Error ? err.message : String(err)}`;
-      this.send({ type: "reply", id: request.id, ok: false, error: { code: "storage_failed", message } });
-    }
   }
 
   /** Resolves once no model request waits for its first token (or after `maxMs`). */

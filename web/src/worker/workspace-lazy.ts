@@ -59,6 +59,27 @@ export type ReadSync = (blob: Blob) => Uint8Array;
 
 export const WORKSPACE_DIR = "/workspace";
 
+/** What answers a runtime `workspace_fetch` (a LazyWorkspace). */
+export interface WorkspaceLister {
+  list(dirs: string[], depth: number | null, budget: number | null): Promise<void>;
+}
+
+type Reply = { type: "reply"; id: string; ok: boolean; result?: object; error?: { code: string; message: string } };
+
+/** The `reply` to `workspace_fetch` (dirs, depth, budget): ok once listed; a failed listing is an error reply. */
+export async function answerFetch(
+  lister: WorkspaceLister | null,
+  request: { id: string; dirs: string[]; depth: number | null; budget?: number },
+): Promise<Reply> {
+  try {
+    await lister?.list(request.dirs, request.depth, request.budget ?? null);
+    return { type: "reply", id: request.id, ok: true, result: {} };
+  } catch (err) {
+    const message = `listing the workspace failed: ${err instanceof Error ? err.message : String(err)}`;
+    return { type: "reply", id: request.id, ok: false, error: { code: "storage_failed", message } };
+  }
+}
+
 export class LazyWorkspace {
   private readonly listed = new Set<string>();
   private readonly listing = new Map<string, Promise<string[]>>();

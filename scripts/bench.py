@@ -6,7 +6,7 @@
     bash scripts/bench --runs 5                 # more repetitions
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
-archive, catalog (issue 5); statestep (issue 12). What each row measures: docs/benchmarks.md. Only
+archive, catalog (issue 5); statestep, bootfiles, history (issue 12). What each row measures: docs/benchmarks.md. Only
 127.0.0.1 is used: the app comes from scripts/serve.py (built into $TIDEPOOL_DIST, default dist/), the model
 from the fake provider; `search` and `archive` run in Pyodide under Node.
 """
@@ -25,7 +25,17 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from app_build import ensure_built  # noqa: E402
-from benchlib import boot, pyodide_node, sandbox, skills_ui, state_step, storage, throughput, tools  # noqa: E402
+from benchlib import (  # noqa: E402
+    boot,
+    growth,
+    pyodide_node,
+    sandbox,
+    skills_ui,
+    state_step,
+    storage,
+    throughput,
+    tools,
+)
 from benchlib.common import Row, launch, raw, table  # noqa: E402
 from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 
@@ -33,7 +43,7 @@ from scripts.fakes.processes import serve_process  # noqa: E402
 from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog", "statestep")
+          "catalog", "statestep", "bootfiles", "history")
 NODE_ONLY = {"search", "archive"}
 
 
@@ -42,7 +52,8 @@ def browser_groups(browser: Browser, base: str, fake: tools.TimedFakeLLM, fake_b
     return {
         "boot": lambda: boot.measure_boot(browser, base, runs),
         "ttft": lambda: boot.measure_first_token(browser, base, fake_base, runs * 5),
-        "bigreply": lambda: throughput.measure_throughput(browser, base, fake, fake_base, runs),
+        "bigreply": lambda: [*throughput.measure_unrendered(browser, dist, fake, fake_base, runs),
+                             *throughput.measure_throughput(browser, base, fake, fake_base, runs)],
         "longtasks": lambda: throughput.measure_longtasks(browser, base, fake, fake_base, runs),
         "tools": lambda: tools.measure_tools(browser, base, fake, fake_base, runs),
         "sandbox": lambda: sandbox.measure_sandbox(browser, base, runs),
@@ -50,6 +61,8 @@ def browser_groups(browser: Browser, base: str, fake: tools.TimedFakeLLM, fake_b
         "bigboot": lambda: storage.measure_big_boot(browser, base, runs),
         "catalog": lambda: skills_ui.measure_catalog(browser, base, runs),
         "statestep": lambda: state_step.measure_state_step(browser, dist),
+        "bootfiles": lambda: growth.measure_boot_files(browser, base, runs),
+        "history": lambda: growth.measure_history_step(browser, base, fake, fake_base, runs),
     }
 
 

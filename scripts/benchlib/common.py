@@ -15,6 +15,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync"]
 BOOT_TIMEOUT_MS = 180_000
 BLANK = "/pyodide/pyodide-lock.json"  # a same-origin page that does not start the app
+SNAPSHOT_WAIT_S = 300
 
 READY_WATCH = """
 (() => {
@@ -134,6 +135,19 @@ def boot_ready_ms(page: Page, base: str) -> float:
     raise TimeoutError("the app did not reach ready")
 
 
+def snapshot_stored(page: Page) -> bool:
+    """Wait (bounded) until the page stored its Python snapshot; False if it did not."""
+    deadline = time.monotonic() + SNAPSHOT_WAIT_S
+    while time.monotonic() < deadline:
+        state = page.get_by_test_id("runtime-status").get_attribute("data-snapshot")
+        if state in ("stored", "present", "loaded"):
+            return True
+        if state in ("refused", "failed", "none", None):  # None: a build that makes no snapshot after ready
+            return False
+        page.wait_for_timeout(200)
+    return False
+
+
 def seed_opfs(page: Page, base: str, spec: dict[str, Any]) -> None:
     """Fill OPFS from a same-origin page that does not run the app (before the app boots)."""
     page.goto(base + BLANK)
@@ -146,7 +160,8 @@ def configure(page: Page, fake_base: str) -> str:
     page.get_by_test_id("base-url-input").fill(fake_base + "/api/v1")
     page.get_by_test_id("api-key-input").fill("sk-bench")
     page.get_by_test_id("settings-save").click()
-    page.wait_for_selector('[data-testid="connection-status"][data-state="ok"]', timeout=30_000)
+    # attached, not visible: the settings close by themselves after a save that connects
+    page.wait_for_selector('[data-testid="connection-status"][data-state="ok"]', state="attached", timeout=30_000)
     page.wait_for_selector('[data-testid="model-select"] option[value]', state="attached", timeout=30_000)
     model = page.get_by_test_id("model-select").input_value()
     if page.get_by_test_id("settings-open").is_visible() and page.get_by_test_id("provider-select").is_visible():

@@ -11,11 +11,17 @@ Direct: the page fetches the same stream and parses every SSE event, as the runt
 
 from __future__ import annotations
 
-from playwright.sync_api import Browser
+import json
+import sys
+from pathlib import Path
 
+from playwright.sync_api import Browser, Page
+
+from scripts.fakes.processes import serve_process
 from scripts.fakes.replies import Reply
 
-from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, wait_idle
+from .boot import FIRST_TOKEN_FETCH
+from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, snapshot_stored, wait_idle
 from .tools import TimedFakeLLM
 
 MIB = 1 << 20
@@ -71,6 +77,37 @@ async ([text, marker, limit]) => {
 """
 
 
+# With the server's `streamProbe` test configuration (web/src/ui/stream-probe.ts) the page counts reply
+# text as it arrives (`tidepool:text` events) instead of rendering it.
+THROUGH_PROBE = """
+async ([text, chars, limit]) => {
+  const input = document.querySelector('[data-testid="chat-input"]');
+  input.value = text;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  const t0 = performance.now();
+  let first = null;
+  const result = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${seen} of ${chars} characters after ${limit} ms`)), limit);
+    let seen = 0;
+    const on = (e) => {
+      seen = e.detail.total;
+      if (first === null) first = e.detail.at - t0;
+      if (seen >= chars) {
+        clearTimeout(timer);
+        document.removeEventListener("tidepool:text", on);
+        resolve([first, e.detail.at - t0]);
+      }
+    };
+    document.addEventListener("tidepool:text", on);
+  });
+  document.querySelector('[data-testid="chat-send"]').click();
+  return await result;
+}
+"""
+
+PROBE_CONFIG = json.dumps({"streamProbe": True})
+
+
 def big_text(size: int) -> str:
     line = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor\n"
     return (line * (size // len(line) + 1))[: size - len(MARKER) - 1] + "\n" + MARKER
@@ -83,6 +120,7 @@ def measure_throughput(browser: Browser, base: str, fake: TimedFakeLLM, fake_bas
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
     boot_ready_ms(page, base)
+    snapshot_stored(page)
     model = configure(page, fake_base)
     url = fake_base + "/api/v1/chat/completions"
     direct: list[float] = []
@@ -105,6 +143,64 @@ def measure_throughput(browser: Browser, base: str, fake: TimedFakeLLM, fake_bas
                 ratio_text=f"{d.stat('median') / f.stat('median'):.2f} × throughput",
                 note=f"{mib_s(size, d.stat('median')):.1f} vs {mib_s(size, f.stat('median')):.1f} MiB/s; "
                      "includes rendering")]
+
+
+def _probe_runs(page: Page, fake: TimedFakeLLM, url: str, model: str, reply: Reply, chars: int,
+                runs: int) -> tuple[list[float], list[float]]:
+    direct: list[float] = []
+    frames: list[float] = []
+    for i in range(runs):
+        fake.script([reply])
+        ms, got = page.evaluate(FETCH_ALL, [url, model])
+        if got < chars:
+            raise RuntimeError(f"the direct fetch read {got} characters, not {chars}")
+        direct.append(float(ms))
+        fake.script([reply])
+        frames.append(float(page.evaluate(THROUGH_PROBE, [f"probe {i}", chars, LIMIT_MS])[1]))
+        wait_idle(page, LIMIT_MS)
+    return direct, frames
+
+
+def measure_unrendered(browser: Browser, dist: Path, fake: TimedFakeLLM, fake_base: str, runs: int,
+                       size: int = 8 * MIB) -> list[Row]:
+    """The 8 MiB reply and the first token, counted as text reaches the page (no rendering; `streamProbe`)."""
+    text = big_text(size)
+    big = Reply.text(text, chunk_chars=65536)
+    small = Reply.text("Hello from the benchmark. " * 4)
+    with serve_process(dist, "--test-config", PROBE_CONFIG) as base:
+        ctx = browser.new_context()
+        ctx.add_init_script(READY_WATCH)
+        page = ctx.new_page()
+        try:
+            boot_ready_ms(page, base)
+            if page.evaluate("() => document.documentElement.dataset.streamProbe") != "on":
+                print("[bench] this build has no streamProbe hook: no unrendered rows", file=sys.stderr)
+                return []
+            snapshot_stored(page)
+            model = configure(page, fake_base)
+            url = fake_base + "/api/v1/chat/completions"
+            d_big, f_big = _probe_runs(page, fake, url, model, big, len(text), runs)
+            d_first: list[float] = []
+            f_first: list[float] = []
+            for i in range(runs * 5):
+                fake.script([small])
+                d_first.append(float(page.evaluate(FIRST_TOKEN_FETCH, [url, model])))
+                fake.script([small])
+                f_first.append(float(page.evaluate(THROUGH_PROBE, [f"first {i}", 1, LIMIT_MS])[0]))
+                wait_idle(page, LIMIT_MS)
+        finally:
+            ctx.close()
+    d, f = Samples(d_big), Samples(f_big)
+    fd, ff = Samples(d_first), Samples(f_first)
+    extra = ff.stat("median") - fd.stat("median")
+    return [Row("8 MiB reply through frames, not rendered (Send → all text at the page)",
+                "direct `fetch` + SSE parse, same stream", d, f, "median", "≥ 0.5 × throughput",
+                ratio_text=f"{d.stat('median') / f.stat('median'):.2f} × throughput",
+                note=f"{mib_s(size, d.stat('median')):.1f} vs {mib_s(size, f.stat('median')):.1f} MiB/s; "
+                     "counted by the streamProbe hook"),
+            Row("time to first token, not rendered (Send → first text at the page)",
+                "direct `fetch` of the same stream", fd, ff, "median", "≤ +5 ms",
+                ratio_text=f"+{extra:.1f} ms ({ff.stat('median') / fd.stat('median'):.2f} ×)")]
 
 
 def mib_s(size: int, ms: float) -> float:
@@ -155,6 +251,7 @@ def measure_longtasks(browser: Browser, base: str, fake: TimedFakeLLM, fake_base
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
     boot_ready_ms(page, base)
+    snapshot_stored(page)
     configure(page, fake_base)
     longest: list[float] = []
     over = 0

@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import ChunkMaker, Reply
 
-from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, seed_opfs, send, wait_idle
+from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, seed_opfs, send, snapshot_stored, wait_idle
 
 ROUND_TIMEOUT_MS = 60_000
 
@@ -81,6 +81,7 @@ def _workspace(browser: Browser, base: str, fake_base: str, count: int) -> tuple
     seed_opfs(page, base, {"prefix": "seed", "count": count, "perDir": 100, "bytes": 64,
                            "files": {"files/notes.txt": "aGVsbG8gYmVuY2htYXJrCg=="}})
     boot_ms = boot_ready_ms(page, base)
+    snapshot_stored(page)
     configure(page, fake_base)
     page.get_by_test_id("permission-mode").select_option("auto-edit")
     return ctx, page, boot_ms

@@ -5,6 +5,7 @@ import { normalizeBaseUrl } from "./worker/egress";
 import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { SnapshotScheduler } from "./snapshot-scheduler";
+import { streamProbe, type StreamProbe } from "./ui/stream-probe";
 import { isPermissionMode, isReasoningEffort, parseContextLength, providerInfo, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { SettingsOrder } from "./settings/ordering";
@@ -41,6 +42,8 @@ let holdsWorkspace = false;
 let models: ModelInfo[] = []; // the provider's list, as last checked (what each model can do)
 /** Package indexes for run_python's micropip from a test server's config (never the URL); empty: PyPI. */
 let packageIndexUrls: string[] = [];
+/** Benchmarks only (a test server's `streamProbe`): reply text is counted, not rendered. */
+let probe: StreamProbe | null = null;
 
 const status = new StatusView(() => restart(false));
 const drawer = mountSidebarDrawer();
@@ -140,6 +143,7 @@ function onWorker(message: WorkerToMain): void {
         usage.reset(); // usage is per session
         void showSession();
       }
+      if (probe?.(message.event)) return;
       return chat.onEvent(message.event);
     case "http_failure":
       lastFailure = message;
@@ -323,6 +327,10 @@ async function init(): Promise<void> {
   settings = await loadSettings();
   const testConfig = readTestConfig(); // the page's URL configures nothing
   packageIndexUrls = testConfig.packageIndexUrls ?? [];
+  if (testConfig.streamProbe) {
+    probe = streamProbe();
+    document.documentElement.dataset.streamProbe = "on"; // the benchmark checks the hook is there
+  }
   if (testConfig.authBase) settings.authBase = trimBase(testConfig.authBase);
   const oauth = await finishOAuth(settings.authBase);
   if (oauth.kind === "key") {

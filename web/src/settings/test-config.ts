@@ -12,6 +12,11 @@ export interface TestConfig {
   authBase?: string;
   /** Package indexes for run_python's micropip (a local index in tests). */
   packageIndexUrls?: string[];
+  /**
+   * Benchmarks only: reply text is counted as it reaches the page (`tidepool:text` events on
+   * `document`) instead of being rendered, so the stream's own cost can be measured (ui/stream-probe.ts).
+   */
+  streamProbe?: boolean;
 }
 
 const HTTP_URL = /^https?:\/\/[^\s]+$/;
@@ -32,6 +37,7 @@ export function parseTestConfig(content: string | null | undefined): TestConfig 
   if (Array.isArray(raw.packageIndexUrls)) {
     config.packageIndexUrls = raw.packageIndexUrls.filter((u): u is string => typeof u === "string" && HTTP_URL.test(u));
   }
+  if (raw.streamProbe === true) config.streamProbe = true;
   return config;
 }
 

@@ -1,0 +1,173 @@
+"""Issue 12: cost against the size of what is kept — boot with 0 / 1,000 / 10,000 / 50,000 workspace files,
+and one tool step with 1 / 10 / 100 MB of conversation history.
+
+Boot: the workspace is seeded in OPFS before the app starts (`tidepool/workspaces/default/files/…`, 100
+files of 64 B per folder, written by a worker with sync access handles so 50,000 files take seconds, not
+minutes), then the app boots in that context: the first boot is cold (no HTTP cache, no snapshot); after
+the page has stored its Python snapshot the page is reloaded `runs` times (warm boots, the common case).
+Row: the warm boots' median; baseline: the same with an empty workspace; the note gives the cold boot.
+
+History: a real state database (the runtime's schema) with one session whose messages total the size
+(user questions and long markdown answers; a summary covers them, as compaction leaves a long session),
+served to the page by a Playwright route and written into OPFS `state/current.sqlite` before boot. One
+`write_file` round is timed at the fake model as the `tools` group does (end of the tool-call reply →
+the next request). Baseline: the 1 MB history.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import Browser, BrowserContext, Page, Route
+
+from runtime.store.store import Store
+
+from .common import BLANK, READY_WATCH, Row, Samples, boot_ready_ms, configure, snapshot_stored
+from .tools import TimedFakeLLM, tool_round_ms
+
+MB = 1_000_000
+SEED_LIMIT_MS = 600_000
+
+SEED_FILES = """
+async (spec) => {
+  const src = `onmessage = async ({ data: spec }) => {
+    const t0 = performance.now();
+    let dir = await navigator.storage.getDirectory();
+    for (const p of ["tidepool", "workspaces", "default", "files", spec.prefix]) {
+      dir = await dir.getDirectoryHandle(p, { create: true });
+    }
+    const filler = new Uint8Array(spec.bytes).fill(120);
+    for (let first = 0; first < spec.count; first += spec.perDir) {
+      const sub = await dir.getDirectoryHandle("d" + String(first / spec.perDir).padStart(3, "0"), { create: true });
+      const names = [];
+      for (let i = first; i < Math.min(spec.count, first + spec.perDir); i++) names.push("f" + i + ".txt");
+      await Promise.all(names.map(async (name) => {
+        const handle = await (await sub.getFileHandle(name, { create: true })).createSyncAccessHandle();
+        handle.write(filler, { at: 0 });
+        handle.close();
+      }));
+    }
+    postMessage(performance.now() - t0);
+  };`;
+  const worker = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })));
+  try {
+    return await new Promise((resolve, reject) => {
+      setTimeout(() => reject(new Error(`seeding did not finish in ${spec.limit} ms`)), spec.limit);
+      worker.onmessage = (e) => resolve(e.data);
+      worker.onerror = (e) => reject(new Error(e.message));
+      worker.postMessage(spec);
+    });
+  } finally {
+    worker.terminate();
+  }
+}
+"""
+
+SEED_STATE = """
+async (url) => {
+  const t0 = performance.now();
+  let dir = await navigator.storage.getDirectory();
+  for (const p of ["tidepool", "workspaces", "default", "state"]) {
+    dir = await dir.getDirectoryHandle(p, { create: true });
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const writable = await (await dir.getFileHandle("current.sqlite", { create: true })).createWritable();
+  await response.body.pipeTo(writable);
+  return performance.now() - t0;
+}
+"""
+
+
+def _fresh(browser: Browser) -> tuple[BrowserContext, Page]:
+    ctx = browser.new_context()
+    ctx.add_init_script(READY_WATCH)
+    return ctx, ctx.new_page()
+
+
+def measure_boot_files(browser: Browser, base: str, runs: int,
+                       sizes: tuple[int, ...] = (0, 1_000, 10_000, 50_000)) -> list[Row]:
+    warm: dict[int, Samples] = {}
+    notes: dict[int, str] = {}
+    for count in sizes:
+        ctx, page = _fresh(browser)
+        try:
+            page.goto(base + BLANK)
+            seed_ms = float(page.evaluate(SEED_FILES, {"prefix": "seed", "count": count, "perDir": 100, "bytes": 64,
+                                                       "limit": SEED_LIMIT_MS})) if count else 0.0
+            cold = boot_ready_ms(page, base)
+            snapshot = snapshot_stored(page)
+            warm[count] = Samples([boot_ready_ms(page, base) for _ in range(runs)])
+            mode = page.get_by_test_id("runtime-status").get_attribute("data-snapshot")
+            notes[count] = (f"cold boot {cold:.0f} ms; seeding {seed_ms / 1000:.1f} s; "
+                            f"warm boots from {'the snapshot' if snapshot and mode == 'loaded' else 'no snapshot'}")
+        finally:
+            ctx.close()
+    return [Row(f"boot to `ready` (warm), {count:,}-file workspace", "same, empty workspace", warm[sizes[0]],
+                warm[count], "median", "flat (≤ 1.1 ×)", note=notes[count]) for count in sizes]
+
+
+def make_history(path: Path, total_bytes: int) -> int:
+    """A state database with one session of user/assistant turns totalling about `total_bytes` of text."""
+    store = Store(path)
+    session = store.create_session("benchmark history")
+    answer = ("## Notes\n\nThe **benchmark** answer covers `sqlite`, tea and kyoto in some detail. " * 60 + "\n") * 6
+    question = "Please explain the benchmark topic in detail, with examples. " * 8
+    written = 0
+    turn = 0
+    with store.atomic():
+        while written < total_bytes:
+            turn += 1
+            tid = f"t{turn}"
+            store.append_message(session.id, "user", question, turn_id=tid)
+            last = store.append_message(session.id, "assistant", answer, turn_id=tid, finish_reason="stop")
+            written += len(question) + len(answer)
+        store.save_summary(session.id, "The user asked many benchmark questions; all were answered.",
+                           covers_to_seq=last.seq, turn_id=f"t{turn}")
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("VACUUM")
+    conn.close()
+    return turn
+
+
+def _history_page(browser: Browser, base: str, fake_base: str, db: Path) -> tuple[BrowserContext, Page, float, float]:
+    ctx, page = _fresh(browser)
+
+    def serve(route: Route) -> None:
+        route.fulfill(path=str(db), content_type="application/octet-stream")
+
+    ctx.route("**/__bench/current.sqlite", serve)
+    page.goto(base + BLANK)
+    seed_ms = float(page.evaluate(SEED_STATE, base + "/__bench/current.sqlite"))
+    boot_ms = boot_ready_ms(page, base)
+    snapshot_stored(page)  # the first visit's background work is done before anything is timed
+    configure(page, fake_base)
+    page.get_by_test_id("permission-mode").select_option("auto-edit")
+    return ctx, page, seed_ms, boot_ms
+
+
+def measure_history_step(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
+                         sizes_mb: tuple[int, ...] = (1, 10, 100)) -> list[Row]:
+    steps: dict[int, Samples] = {}
+    notes: dict[int, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mb in sizes_mb:
+            db = Path(tmp) / f"history-{mb}.sqlite"
+            turns = make_history(db, mb * MB)
+            ctx, page, seed_ms, boot_ms = _history_page(browser, base, fake_base, db)
+            try:
+                tool_round_ms(page, fake, "write_file", {"path": "out/warm-up.txt", "content": "w\n"})  # not counted
+                steps[mb] = Samples([tool_round_ms(page, fake, "write_file",
+                                                   {"path": f"out/new-{i}.txt", "content": f"x{i}\n"})
+                                     for i in range(runs)])
+                notes[mb] = (f"{turns:,} turns, database {db.stat().st_size / MB:.0f} MB; "
+                             f"boot to ready {boot_ms:.0f} ms (seeding {seed_ms:.0f} ms)")
+            finally:
+                ctx.close()
+                db.unlink()
+    small = steps[sizes_mb[0]]
+    return [Row(f"one tool step (`write_file` round), {mb} MB of history", f"same, {sizes_mb[0]} MB of history",
+                small, steps[mb], "median", "flat (≤ 1.1 ×)", note=notes[mb]) for mb in sizes_mb]

@@ -82,8 +82,10 @@ async ([text, marker, limit]) => {
 THROUGH_PROBE = """
 async ([text, chars, limit]) => {
   const input = document.querySelector('[data-testid="chat-input"]');
+  const send = document.querySelector('[data-testid="chat-send"]');
   input.value = text;
   input.dispatchEvent(new Event("input", { bubbles: true }));
+  for (let waited = 0; send.disabled && waited < limit; waited += 20) await new Promise((r) => setTimeout(r, 20));
   const t0 = performance.now();
   let first = null;
   const result = new Promise((resolve, reject) => {
@@ -100,7 +102,7 @@ async ([text, chars, limit]) => {
     };
     document.addEventListener("tidepool:text", on);
   });
-  document.querySelector('[data-testid="chat-send"]').click();
+  send.click();
   return await result;
 }
 """

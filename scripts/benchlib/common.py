@@ -161,8 +161,8 @@ def configure(page: Page, fake_base: str) -> str:
     page.get_by_test_id("api-key-input").fill("sk-bench")
     page.get_by_test_id("settings-save").click()
     # attached, not visible: the settings close by themselves after a save that connects
-    page.wait_for_selector('[data-testid="connection-status"][data-state="ok"]', state="attached", timeout=30_000)
-    page.wait_for_selector('[data-testid="model-select"] option[value]', state="attached", timeout=30_000)
+    page.wait_for_selector('[data-testid="connection-status"][data-state="ok"]', state="attached", timeout=120_000)
+    page.wait_for_selector('[data-testid="model-select"] option[value]', state="attached", timeout=120_000)
     model = page.get_by_test_id("model-select").input_value()
     if page.get_by_test_id("settings-open").is_visible() and page.get_by_test_id("provider-select").is_visible():
         page.keyboard.press("Escape")

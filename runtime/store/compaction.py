@@ -48,6 +48,11 @@ def estimate_tokens(message: Compactable) -> int:
     return MESSAGE_OVERHEAD_TOKENS + math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
+# ``never_compacted`` as a condition on stored rows; the partial index ``messages_kept`` (migration
+# 0006, the same text) answers it without reading the summarized rows.
+KEPT_ROWS = f"kind = 'message' AND (role = 'system' OR (role = 'tool' AND name = '{SKILL_TOOL}'))"
+
+
 def never_compacted(message: Compactable) -> bool:
     """System messages and activated skill bodies stay verbatim whatever the budget."""
     if getattr(message, "kind", "message") == "summary":

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
 
 if TYPE_CHECKING:
@@ -158,12 +159,19 @@ def _0005_message_images(db: Database) -> None:
     )
 
 
+def _0006_messages_kept(db: Database) -> None:
+    """The rows compaction never summarizes, indexed on their own: the model's view of a long session
+    reads the latest summary, these and what came after it, never the summarized rows."""
+    _run(db, f"CREATE INDEX messages_kept ON messages(session_id, seq) WHERE {KEPT_ROWS}")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _0001_initial),
     Migration("0002_memory_pinned", _0002_memory_pinned),
     Migration("0003_pending_approvals", _0003_pending_approvals),
     Migration("0004_message_reasoning", _0004_message_reasoning),
     Migration("0005_message_images", _0005_message_images),
+    Migration("0006_messages_kept", _0006_messages_kept),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

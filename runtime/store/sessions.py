@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from runtime.store.base import Row, dumps, loads
-from runtime.store.compaction import never_compacted
+from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
 from runtime.store.images import ImagesMixin
 from runtime.store.values import (
@@ -205,17 +205,24 @@ class SessionsMixin(ImagesMixin):
 
         Without a summary this is every message. Messages kept from the summarized range (system
         messages, activated skill bodies) follow the summary in their original order. User messages
-        come with their images' bytes (``store/images.py``).
+        come with their images' bytes (``store/images.py``). Only those rows are read: a step costs
+        what the model sees, not what the session has kept.
         """
-        messages = self.with_images(self.list_messages(session_id), data=True)
-        summaries = [m for m in messages if m.kind == "summary"]
-        if not summaries:
-            return messages
-        latest = summaries[-1]
-        cut = int(latest.meta.get("covers_to_seq", 0))
-        kept = [m for m in messages if m.kind == "message" and m.seq <= cut and never_compacted(m)]
-        later = [m for m in messages if m.kind == "message" and m.seq > cut]
-        return [latest, *kept, *later]
+        latest = self._rows(
+            "SELECT * FROM messages WHERE session_id = ? AND kind = 'summary' ORDER BY seq DESC LIMIT 1",
+            [session_id],
+        )
+        if not latest:
+            return self.with_images(self.list_messages(session_id), data=True)
+        summary = _message(latest[0])
+        cut = int(summary.meta.get("covers_to_seq", 0))
+        kept = self._rows(
+            f"SELECT * FROM messages WHERE session_id = ? AND seq <= ? AND {KEPT_ROWS} ORDER BY seq",
+            [session_id, cut],
+        )
+        later = self.list_messages(session_id, after_seq=cut)
+        chosen = [_message(r) for r in kept] + [m for m in later if m.kind == "message"]
+        return [summary, *self.with_images(chosen, data=True)]
 
 
 def _check(ok: bool, message: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from runtime.store import Store, StoredMessage
-from runtime.store.compaction import estimate_tokens, group_turns, select_for_compaction
+from runtime.store.compaction import KEPT_ROWS, estimate_tokens, group_turns, select_for_compaction
 
 WORDS_100_TOKENS = "x" * (4 * 96)  # 96 tokens of text + 4 of overhead = 100
 
@@ -125,3 +125,25 @@ def test_summary_is_stored_and_replaces_what_it_covers(store: Store) -> None:
     assert len(store.list_messages(sid)) == 6  # the originals stay in the store
     store.append_message(sid, "user", "after the summary", turn_id="t3")
     assert store.context_messages(sid)[-1].content == "after the summary"
+
+
+def test_the_model_view_of_a_long_session_reads_only_what_the_model_sees(store: Store) -> None:
+    sid = store.create_session().id
+    store.append_message(sid, "system", "Be brief.")
+    for turn in range(1, 41):
+        store.append_message(sid, "user", f"question {turn}", turn_id=f"t{turn}")
+        if turn == 7:
+            store.append_message(sid, "tool", "SKILL BODY", turn_id="t7", name="activate_skill", tool_call_id="c7")
+        store.append_message(sid, "assistant", f"answer {turn}", turn_id=f"t{turn}")
+    cut = store.list_messages(sid)[-3].seq  # everything but the last turn is summarized
+    store.save_summary(sid, "Forty questions.", cut, turn_id="t40")
+    store.append_message(sid, "user", "and now?", turn_id="t41")
+    store.supersede_turn(sid, "t41")  # an edit replaced it: neither view has it
+    store.append_message(sid, "user", "and then?", turn_id="t42")
+    assert [m.content for m in store.context_messages(sid)] == [
+        "Forty questions.", "Be brief.", "SKILL BODY", "question 40", "answer 40", "and then?"
+    ]
+    plans = store._db.execute(  # the kept rows come from their own index, not a walk over the summarized ones
+        f"EXPLAIN QUERY PLAN SELECT * FROM messages WHERE session_id = ? AND seq <= ? AND {KEPT_ROWS}", [sid, cut]
+    ).fetchall()
+    assert any("USING INDEX messages_kept" in str(row) for row in plans), plans

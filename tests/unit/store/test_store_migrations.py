@@ -20,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 GIF = b"GIF89a" + b"\x01" * 10
 
 
-EARLIER_VERSIONS = [1, 2, 3, 4]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
+EARLIER_VERSIONS = [1, 2, 3, 4, 5]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
 
 
 def copy_of(tmp_path: Path, version: int) -> Path:
@@ -42,7 +42,9 @@ def test_fixture_is_at_its_schema(version: int) -> None:
         assert ("pinned" in columns) == (version >= 2)
         message_columns = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
         assert ("reasoning_details" in message_columns) == (version >= 4)
-        assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'message_images'").fetchall()
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert ("message_images" in tables) == (version >= 5)
+        assert "messages_kept" not in tables
     finally:
         conn.close()
 

@@ -160,7 +160,7 @@ def _history_page(browser: Browser, base: str, fake_base: str, db: Path) -> tupl
 
 
 def measure_history_step(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
-                         sizes_mb: tuple[int, ...] = (1, 10, 100)) -> list[Row]:
+                         sizes_mb: tuple[int, ...] = (1, 10, 50)) -> list[Row]:
     steps: dict[int, Samples] = {}
     notes: dict[int, str] = {}
     with tempfile.TemporaryDirectory() as tmp:

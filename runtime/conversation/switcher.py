@@ -13,7 +13,7 @@ from runtime.chat.history import chat_history
 from runtime.chat.messages import ChatMessage
 from runtime.conversation.turns import TurnRunner
 from runtime.host.messages import Event
-from runtime.persist.display import session_view
+from runtime.persist.display import SHOWN_MESSAGES, session_view
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.store import StoreError
@@ -72,12 +72,12 @@ class SessionSwitcher:
         self._approvals.clear()
         await self._turns.stop()
 
-    def view(self) -> dict[str, Any]:
-        """The open session as the UI shows it (``session_opened`` plus its messages)."""
+    def view(self, shown: int = SHOWN_MESSAGES) -> dict[str, Any]:
+        """The open session as the UI shows it (``session_opened`` plus its last ``shown`` messages)."""
         opened, sid = self._state.opened, self._state.session_id
         if opened is None or sid is None:
             raise StoreError("not_found", "No session is open yet.", entity="session")
-        return session_view(opened.store, sid, self._tools, self._turns.running_id)
+        return session_view(opened.store, sid, self._tools, self._turns.running_id, shown)
 
     @property
     def history(self) -> list[ChatMessage]:

@@ -65,11 +65,20 @@ def _entry(message: StoredMessage, ledger: dict[str, LedgerEntry]) -> dict[str, 
     }
 
 
-def session_view(store: Store, session_id: str, tools: Registry, running_turn: str | None) -> dict[str, Any]:
+# The messages a session opens with: a long session shows its last ones, and earlier ones on request
+# (a 50 MB session rendered whole would stop the page).
+SHOWN_MESSAGES = 200
+
+
+def session_view(
+    store: Store, session_id: str, tools: Registry, running_turn: str | None, shown: int = SHOWN_MESSAGES
+) -> dict[str, Any]:
+    """The session as the UI shows it: its last ``shown`` messages (0: all) and how many come before."""
+    after_seq, earlier = store.shown_from(session_id, shown) if shown > 0 else (0, 0)
     ledger = {e.call_id: e for e in store.ledger_list(session_id)}
     out: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
-    for message in store.with_images(store.list_messages(session_id), data=False):
+    for message in store.with_images(store.list_messages(session_id, after_seq=after_seq), data=False):
         if message.role == "tool" and message.kind == "message":
             call = calls.get(message.tool_call_id or "")
             if call is not None:
@@ -93,4 +102,10 @@ def session_view(store: Store, session_id: str, tools: Registry, running_turn: s
         for p in store.approvals_pending(session_id)
     ]
     session = asdict(store.get_session(session_id))
-    return {"session": session, "messages": out, "pending_approvals": pending, "running_turn": running_turn}
+    return {
+        "session": session,
+        "messages": out,
+        "earlier": earlier,
+        "pending_approvals": pending,
+        "running_turn": running_turn,
+    }

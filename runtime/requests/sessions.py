@@ -7,6 +7,7 @@ import re
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from runtime.persist.display import SHOWN_MESSAGES
 from runtime.requests.params import RequestError, integer, text
 
 if TYPE_CHECKING:
@@ -45,8 +46,9 @@ async def session_open(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def session_current(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    """The open session's view; ``shown``: how many of its last messages (0: all; default 200)."""
     await ports.state.store()
-    return ports.sessions.view()
+    return ports.sessions.view(integer(params, "shown", default=SHOWN_MESSAGES, low=0, high=10_000_000))
 
 
 async def session_rename(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:

@@ -181,6 +181,25 @@ class SessionsMixin(ImagesMixin):
         )
         return [_message(r) for r in rows]
 
+    def shown_from(self, session_id: str, shown: int) -> tuple[int, int]:
+        """Where the last ``shown`` messages of the current branch start (tool results go with the
+        message that called them): ``(after_seq, earlier)``, the seq to list after and how many
+        messages come before it."""
+        rows = self._rows(
+            "SELECT seq FROM messages WHERE session_id = ? AND kind != 'superseded' AND role != 'tool'"
+            " ORDER BY seq DESC LIMIT 1 OFFSET ?",
+            [session_id, max(0, shown - 1)],
+        )
+        if not rows:
+            return 0, 0
+        start = int(rows[0]["seq"])
+        earlier = self._rows(
+            "SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND kind != 'superseded' AND role != 'tool'"
+            " AND seq < ?",
+            [session_id, start],
+        )
+        return start - 1, int(earlier[0]["n"])
+
     def mark_interrupted(self, session_id: str | None = None) -> int:
         """Messages still ``streaming`` (the page went away mid-turn) become ``interrupted``."""
         where, params = ("AND session_id = ?", [session_id]) if session_id else ("", [])

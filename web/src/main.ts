@@ -76,6 +76,7 @@ const chat = new ChatView({
   turnChanged: (running) => {
     if (status.state === "ready" || status.state === "busy") running ? status.busy() : status.ready();
   },
+  showEarlier: (count) => void showSession(count),
 }, media);
 const panel = new SettingsPanel({
   save: (form) => void order.change(() => save(form)),
@@ -186,15 +187,17 @@ function onReady(): void {
   });
 }
 
-/** The runtime opened a session (at boot or after a reload): show what it already holds. */
-async function showSession(): Promise<void> {
-  const reply = await client.request("session_current");
+/** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
+async function showSession(shown?: number): Promise<void> {
+  const reply = await client.request("session_current", shown === undefined ? {} : { shown });
   if (!reply.ok) {
     console.warn(`[ui] could not load the session: ${reply.message}`);
     return;
   }
   const view = parseSessionView(reply.value);
-  if (view) chat.showHistory(view);
+  if (!view) return;
+  chat.showHistory(view);
+  if (shown !== undefined) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
 }
 
 function whenReady(): Promise<void> {

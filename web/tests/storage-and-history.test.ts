@@ -57,3 +57,12 @@ describe("session views", () => {
     expect(parseSessionView(value)).toBeNull();
   });
 });
+
+describe("a long session's view", () => {
+  it("says how many earlier messages it leaves out", () => {
+    const base = { session: { id: "s1", title: "t" }, messages: [], pending_approvals: [], running_turn: null };
+    expect(parseSessionView({ ...base, earlier: 412 })?.earlier).toBe(412);
+    expect(parseSessionView(base)?.earlier).toBe(0);
+    expect(parseSessionView({ ...base, earlier: "many" })?.earlier).toBe(0);
+  });
+});

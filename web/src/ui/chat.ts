@@ -4,6 +4,7 @@
  * markdown at most once per animation frame, so the main thread stays light.
  */
 
+import { earlierButton } from "./earlier-messages";
 import type { ApprovalDecision, ImageAttachment, UiEvent } from "../protocol/messages";
 import type { ChatMedia } from "./chat-media";
 import type { SentImage } from "./composer-attachments";
@@ -23,6 +24,8 @@ export interface ChatActions {
   stop(): void;
   decide(callId: string, decision: ApprovalDecision): void;
   turnChanged(running: boolean): void;
+  /** Show `count` more of the session's earlier messages (a long session opens with its last ones). */
+  showEarlier(count: number): void;
 }
 
 type Role = "user" | "assistant" | "error";
@@ -182,6 +185,7 @@ export class ChatView {
       if (message.role === "user" && message.status === "interrupted") interrupted = true;
     }
     endTurn();
+    if (view.earlier > 0) this.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => this.actions.showEarlier(n)));
     for (const call of view.pending) this.card(call.callId, call.name, call.arguments, true).askApproval();
     this.list.append(...notices);
     this.empty.hidden = this.list.childElementCount > 0;

@@ -32,6 +32,8 @@ export interface SessionView {
   sessionId: string;
   title: string;
   messages: HistoryMessage[];
+  /** How many earlier messages the session holds beyond those in `messages` (a long session). */
+  earlier: number;
   pending: { callId: string; name: string; arguments: unknown }[];
   runningTurn: string | null;
 }
@@ -74,6 +76,7 @@ export function parseSessionView(value: unknown): SessionView | null {
     sessionId: value.session.id,
     title: text(value.session.title),
     messages,
+    earlier: typeof value.earlier === "number" && value.earlier > 0 ? Math.floor(value.earlier) : 0,
     pending,
     runningTurn: typeof value.running_turn === "string" ? value.running_turn : null,
   };

@@ -3,7 +3,9 @@ and a fresh app with provider `replay` answers the same conversation from that f
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,17 +17,23 @@ from tests.e2e.conftest import KEY, running_app
 from tests.e2e.ui import REPLY_TIMEOUT_MS, close_settings, configure_provider, messages, open_settings, send, wait_ready
 
 
-def test_a_recorded_session_replays_without_network(
-    browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
-) -> None:
+@contextlib.contextmanager
+def connected(browser: Browser, server: str, fake: FakeLLM) -> Iterator[Page]:
+    """A fresh app connected to the fake OpenRouter (settings closed), for recording."""
     fake.reset(api_key=KEY)
     with running_app(browser, server + "/") as app:
         page = app.page
         wait_ready(page)
         configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        status = page.get_by_test_id("connection-status")
-        expect(status).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
         close_settings(page)
+        yield page
+
+
+def test_a_recorded_session_replays_without_network(
+    browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    with connected(browser, server, fake) as page:
         listing = Reply.tool_call("list_files", {"path": "."}, call_id="call_rec_1")
         fake.script([listing, Reply.text("Nothing here yet.")])
         send(page, "List my files.")
@@ -80,13 +88,7 @@ def asked(post: dict[str, Any]) -> str:
 def test_each_session_keeps_its_own_recording_across_reloads(
     browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
 ) -> None:
-    fake.reset(api_key=KEY)
-    with running_app(browser, server + "/") as app:
-        page = app.page
-        wait_ready(page)
-        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
-        close_settings(page)
+    with connected(browser, server, fake) as page:
         fake.script([Reply.text("First answer.")])
         send(page, "In the first chat.")
         expect(messages(page, "assistant").last).to_have_text("First answer.", timeout=REPLY_TIMEOUT_MS)

@@ -157,3 +157,16 @@ def connected_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]
         expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
         choose_model(app.page, MODEL)
         yield app
+
+
+@pytest.fixture
+def chat(connected_app: App, fake: FakeLLM) -> Page:
+    """The module's connected app, ready, in full-auto (tools run without asking); test_openrouter.py has its own."""
+    from tests.e2e.ui import wait_ready
+
+    fake.reset(api_key=KEY)
+    page = connected_app.page
+    wait_ready(page)
+    page.get_by_test_id("permission-mode").select_option("full-auto")
+    return page
+

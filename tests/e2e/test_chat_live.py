@@ -5,26 +5,16 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.catalog import OPENROUTER_MODELS
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
-from tests.e2e.conftest import KEY, MODEL, App
+from tests.e2e.conftest import MODEL, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, messages, send, wait_ready
 
 RUN_TIMEOUT_MS = 120_000  # the first run waits for the sandbox's Pyodide to boot
 SLOW_CODE = "import asyncio\nprint('first line', flush=True)\nawait asyncio.sleep(8)\nprint('second line')"
-
-
-@pytest.fixture
-def chat(connected_app: App, fake: FakeLLM) -> Page:
-    fake.reset(api_key=KEY)
-    page = connected_app.page
-    wait_ready(page)
-    page.get_by_test_id("permission-mode").select_option("full-auto")
-    return page
 
 
 def _gauge(page: Page) -> Locator:

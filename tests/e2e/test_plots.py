@@ -6,12 +6,11 @@ runs), again after a reload; a vision model gets the PNG in the next request. Le
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
-from tests.e2e.conftest import KEY, RESULTS, App
+from tests.e2e.conftest import RESULTS
 from tests.e2e.media import png
 from tests.e2e.ui import REPLY_TIMEOUT_MS, messages, send, wait_ready
 
@@ -30,15 +29,6 @@ open("evil.svg", "w").write('<svg xmlns="http://www.w3.org/2000/svg" width="10" 
     '<script>window.parent.document.title = "pwned"</script><rect width="10" height="10" fill="tomato"/></svg>')
 print("plotted")
 """
-
-
-@pytest.fixture
-def chat(connected_app: App, fake: FakeLLM) -> Page:
-    fake.reset(api_key=KEY)
-    page = connected_app.page
-    wait_ready(page)
-    page.get_by_test_id("permission-mode").select_option("full-auto")
-    return page
 
 
 def _widths(page: Page) -> dict[str, tuple[int, int]]:

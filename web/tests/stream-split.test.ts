@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stableCut } from "../src/ui/stream-split";
+import { piecesDiffer, stableCut } from "../src/ui/stream-split";
 
 describe("stableCut: where a streaming message can be split for rendering", () => {
   it.each([
@@ -36,5 +36,21 @@ describe("stableCut on one long paragraph", () => {
     expect(stableCut(para.repeat(3) + "unfinished", 0, 100)).toBe(para.length * 3);
     const fenced = "```\n" + para.repeat(3) + "still in the fence";
     expect(stableCut(fenced, 0, 100)).toBe(0);
+  });
+});
+
+describe("piecesDiffer: when a reply rendered in pieces must be rendered once more as a whole", () => {
+  it.each([
+    ["plain paragraphs and headings", "# A\n\nsome *text*\n\n## B\n\nmore", false],
+    ["a tight list, then a paragraph", "- one\n- two\n\nAfter the list.", false],
+    ["a list after a paragraph", "Intro.\n\n- one\n- two", false],
+    ["a blank line inside a fence", "- one\n\n```\n- two\n\n- three\n```", false],
+    ["a reference definition", "See [the docs][d].\n\n[d]: https://example.org", true],
+    ["a loose list", "- one\n\n- two", true],
+    ["a loose ordered list", "1. one\n\n2. two", true],
+    ["a list item's next paragraph", "- one\n\n  more about one\n\nend", true],
+    ["a list, a paragraph, then a new list", "- one\n\nText.\n\n- two", false],
+  ])("%s", (_name, text, differ) => {
+    expect(piecesDiffer(text)).toBe(differ);
   });
 });

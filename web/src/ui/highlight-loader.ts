@@ -4,14 +4,15 @@
  * once it is there, `onHighlighterReady` listeners redraw what was shown plain.
  */
 
-type Highlight = (code: string, lang: string) => string;
+type Highlight = (code: string, lang: string, guess: boolean) => string;
 
 let highlighter: Highlight | null = null;
+let guessing = true;
 let loading: Promise<void> | null = null;
 const listeners: (() => void)[] = [];
 
 export function highlightCode(code: string, lang: string): string {
-  if (highlighter) return highlighter(code, lang);
+  if (highlighter) return highlighter(code, lang, guessing);
   void loadHighlighter();
   return "";
 }
@@ -20,6 +21,7 @@ export function loadHighlighter(): Promise<void> {
   loading ??= import("./highlighter")
     .then((module) => {
       highlighter = module.highlight;
+      module.warmUp();
       for (const listener of listeners.splice(0)) listener();
     })
     .catch((err: unknown) => console.warn("[highlight] the highlighter could not be loaded; code stays plain:", err));
@@ -34,4 +36,14 @@ export function onHighlighterReady(listener: () => void): void {
 
 export function highlighterLoaded(): boolean {
   return highlighter !== null;
+}
+
+/** Run `render` with no guessing of unlabelled code blocks' languages (a streaming reply's tail). */
+export function withoutGuessing<T>(render: () => T): T {
+  guessing = false;
+  try {
+    return render();
+  } finally {
+    guessing = true;
+  }
 }

@@ -18,13 +18,16 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
+// No images: a model could be steered into "showing" an image whose URL carries data out. Set once:
+// a configuration passed to every `sanitize` call is parsed again each time (once per streamed frame).
+DOMPurify.setConfig({
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ["img", "style", "form", "input"],
+  FORBID_ATTR: ["style"],
+});
+
 export function renderMarkdown(text: string): string {
-  // No images: a model could be steered into "showing" an image whose URL carries data out.
-  return DOMPurify.sanitize(md.render(text), {
-    USE_PROFILES: { html: true },
-    FORBID_TAGS: ["img", "style", "form", "input"],
-    FORBID_ATTR: ["style"],
-  });
+  return DOMPurify.sanitize(md.render(text));
 }
 
 /** Show `text` as markdown inside `target`, code blocks with their copy buttons. */

@@ -28,3 +28,33 @@ export function stableCut(text: string, from: number, longTail = LONG_TAIL): num
   if (cut === from && text.length - from > longTail) cut = lineCut;
   return cut;
 }
+
+const REFERENCE = /^ {0,3}\[[^\]\n]+\]:[ \t]*\S/m;
+const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+const INDENTED = /^(?: {2,}|\t)\S/;
+
+/**
+ * Whether a reply rendered piece by piece (split at blank lines by `stableCut`) can read differently
+ * from the same text rendered whole: a reference definition (`[x]: url`) reaches links in other
+ * pieces, and a list that goes on after a blank line (a loose list, or a list item's indented next
+ * paragraph) is one list only when rendered whole. Fenced code is never split, so it never counts.
+ */
+export function piecesDiffer(text: string): boolean {
+  if (REFERENCE.test(text)) return true;
+  let inFence = false;
+  let blank = false;
+  let inList = false;
+  for (const line of text.split("\n")) {
+    if (FENCE.test(line)) inFence = !inFence;
+    if (inFence) continue;
+    if (line.trim() === "") {
+      blank = true;
+      continue;
+    }
+    const item = LIST_ITEM.test(line);
+    if (blank && inList && (item || INDENTED.test(line))) return true;
+    inList = item || (inList && (!blank || INDENTED.test(line)));
+    blank = false;
+  }
+  return false;
+}

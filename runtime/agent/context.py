@@ -55,8 +55,11 @@ class ContextWindow:
     vision: bool | None = None  # whether the model takes images: None, not known
     workspace: Path | None = None  # where the tools' images are read from (for a vision model)
 
-    async def messages(self, system_prompt: str, tools: Sequence[dict[str, Any]]) -> list[ChatMessage]:
-        view = await self._text_messages(system_prompt, tools)
+    async def messages(
+        self, system_prompt: str, tools: Sequence[dict[str, Any]], pending: UserMessage | None = None
+    ) -> list[ChatMessage]:
+        """The request's messages; ``pending``: the user's new message, not stored yet (it goes last)."""
+        view = await self._text_messages(system_prompt, tools, [pending] if pending else [])
         if self.vision is True and self.workspace is not None:  # the images are read from the workspace
             written = (path for m in view if isinstance(m, ToolResultMessage) for path in m.images)
             await on_demand(self.workspace).paths(written)
@@ -68,9 +71,11 @@ class ContextWindow:
             view = show_tool_images(view, self.workspace)
         return fit_images(view, self.vision)
 
-    async def _text_messages(self, system_prompt: str, tools: Sequence[dict[str, Any]]) -> list[ChatMessage]:
+    async def _text_messages(
+        self, system_prompt: str, tools: Sequence[dict[str, Any]], pending: list[ChatMessage]
+    ) -> list[ChatMessage]:
         stored = self.journal.context()
-        view = model_view(system_prompt, stored)
+        view = model_view(system_prompt, stored) + pending
         used = estimate_tokens(view, tools)
         if used <= TRIGGER * self.context_tokens:
             return view
@@ -92,7 +97,7 @@ class ContextWindow:
                 "text": "Older messages were summarized to fit the model's context window; they stay in the session.",
             }
         )
-        return model_view(system_prompt, self.journal.context())
+        return model_view(system_prompt, self.journal.context()) + pending
 
     async def _summarize(self, messages: Sequence[StoredMessage]) -> str:
         transcript = "\n\n".join(_quoted(m) for m in messages)

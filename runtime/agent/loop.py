@@ -25,7 +25,7 @@ from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow
 from runtime.agent.gate import Gate
 from runtime.agent.journal import Journal
 from runtime.agent.tool_context import AgentToolContext
-from runtime.chat.messages import AssistantMessage, ChatMessage, ImagePart, ToolCall, ToolResultMessage
+from runtime.chat.messages import AssistantMessage, ChatMessage, ImagePart, ToolCall, ToolResultMessage, UserMessage
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, TurnEndReason
 from runtime.policy.hooks import Hooks
@@ -124,6 +124,7 @@ class _Turn:
         self.partial: list[str] = []
         self.partial_reasoning: list[str] = []
         self.images: tuple[tuple[ImagePart, bytes], ...] = ()
+        self.storing: asyncio.Future[None] | None = None  # the user's message, stored while its request travels
         self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
         self.window = ContextWindow(
             deps.provider, deps.model, deps.context_tokens, deps.journal, deps.emit, deps.vision, deps.context.workspace
@@ -151,14 +152,16 @@ class _Turn:
             await self._keep_partial()
             self._error("internal", f"The agent hit an internal error: {type(exc).__name__}: {exc}", False)
             reason = "error"
+        await self._user_stored()
         await self.deps.journal.turn_finished(self.turn_id, reason)
         emit({"kind": "turn_finished", "turn_id": self.turn_id, "reason": reason})
         return reason
 
     async def _rounds(self) -> TurnEndReason:
         journal = self.deps.journal
-        if self.text is not None:
+        if self.text is not None and (self.first_calls or self.resume):
             await journal.user_message(self.turn_id, self.text, self.images)
+            self.text = None
         if self.first_calls:
             await journal.assistant_message(self.turn_id, AssistantMessage("", self.first_calls), "complete")
             await self._run_calls(self.first_calls)
@@ -169,6 +172,7 @@ class _Turn:
                 self._error("repeated_failure", self.calls.stuck, False)
                 return "error"
             finished = await self._stream_round()
+            await self._user_stored()
             calls = unique_call_ids(finished.tool_calls, journal.fresh_call_id)
             self.partial, self.partial_reasoning = [], []
             said = finished.finish_reason if finished.finish_reason in NOTABLE_ENDINGS else None
@@ -190,7 +194,14 @@ class _Turn:
     async def _stream_round(self) -> Finished:
         deps = self.deps
         tools = deps.tools.openai_tools(deps.context.workspace)
-        messages: list[ChatMessage] = await self.window.messages(self.system_prompt, tools)
+        pending = UserMessage(self.text, tuple(part for part, _ in self.images)) if self.text is not None else None
+        messages: list[ChatMessage] = await self.window.messages(self.system_prompt, tools, pending)
+        if self.text is not None:
+            # The request goes out first: the message is stored (a few ms of SQLite writes) while the
+            # request travels, once this coroutine waits for the provider's answer. Every later step
+            # of the turn waits for it (``_user_stored``), so the stored order stays the same.
+            self.storing = asyncio.ensure_future(self.deps.journal.user_message(self.turn_id, self.text, self.images))
+            self.text = None
         finished: Finished | None = None
         async for event in deps.provider.stream_chat(messages, tools, deps.model):
             match event:
@@ -221,7 +232,16 @@ class _Turn:
             raise ProviderError("provider_error", "The model's response ended without finishing. Try again.")
         return finished
 
+    async def _user_stored(self) -> None:
+        if self.text is not None:  # the turn ended before its request went out
+            text, self.text = self.text, None
+            await self.deps.journal.user_message(self.turn_id, text, self.images)
+        if self.storing is not None:
+            await asyncio.shield(self.storing)  # a stopped turn must not stop the save of its message
+            self.storing = None
+
     async def _keep_partial(self) -> None:
+        await self._user_stored()
         if self.partial or self.partial_reasoning:
             text, reasoning = "".join(self.partial), "".join(self.partial_reasoning)
             self.partial, self.partial_reasoning = [], []

@@ -148,6 +148,34 @@ async def test_text_turn(rig: Rig) -> None:
     assert model == "scripted/model"
 
 
+async def test_the_request_goes_out_before_the_message_is_stored(rig: Rig) -> None:
+    """Time to first token: the message is stored while its request travels, and before the reply is."""
+    stored_when_asked: list[list[object]] = []
+    stream = rig.provider.stream_chat
+
+    def watching(messages: Any, tools: Any, model: str) -> AsyncIterator[Any]:
+        stored_when_asked.append(list(rig.conversation.sessions.history))
+        return stream(messages, tools, model)
+
+    rig.provider.stream_chat = watching  # type: ignore[method-assign]
+    pause = Pause()
+    rig.provider.rounds = [[pause, *says("Hi")]]
+    rig.host.send({"type": "user_message", "text": "hello", "turn_id": "t1"})
+    await rig.host.wait_for(lambda: rig.provider.calls)
+    assert stored_when_asked == [[]]
+    assert rig.provider.calls[0][0][-1] == UserMessage("hello")  # the request has it all the same
+    await rig.host.wait_for(lambda: rig.conversation.sessions.history == [UserMessage("hello")])
+    pause.gate.set()
+    assert (await rig.finished("t1"))["reason"] == "stop"
+    assert rig.conversation.sessions.history == [UserMessage("hello"), AssistantMessage("Hi")]
+
+
+async def test_a_turn_that_fails_at_once_keeps_the_message(rig: Rig) -> None:
+    rig.provider.rounds = [[ProviderError("server", "The provider is down.")]]
+    assert (await rig.turn("are you there?"))["reason"] == "error"
+    assert rig.conversation.sessions.history == [UserMessage("are you there?")]
+
+
 async def test_tool_call_result_goes_back_to_the_model(rig: Rig) -> None:
     rig.provider.rounds = [says("Looking.", call("lookup", {"key": "k1"})), says("It is value-of-k1.")]
     assert (await rig.turn("what is k1?"))["reason"] == "stop"

@@ -47,6 +47,7 @@ from .strict import ReceivedImage, ollama_refusal, openrouter_refusal, received
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+MAX_BODY_BYTES = 64 * 1024 * 1024  # a big request is read and judged, as the real services do (aiohttp: 1 MiB)
 SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
 # What Gemini 3 through OpenRouter answers when a tool round's assistant message comes back without
 # the reasoning_details it was sent with.
@@ -113,7 +114,7 @@ class FakeLLM:
     # --- lifecycle ----------------------------------------------------------------------------
 
     def make_app(self) -> web.Application:
-        app = web.Application(middlewares=[self._record, self._cors])
+        app = web.Application(middlewares=[self._record, self._cors], client_max_size=MAX_BODY_BYTES)
         r = app.router
         r.add_get("/api/v1/models", self._openrouter_models)
         r.add_post("/api/v1/chat/completions", self._chat("openrouter"))
@@ -242,7 +243,8 @@ class FakeLLM:
                 return web.json_response(error_body(Reply.error(401)), status=401)
             payload = await request.json()
             unsigned = self._unsigned_call(payload)
-            refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload)
+            window = flavor == "openrouter"  # Ollama truncates an over-long prompt instead of refusing it
+            refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload, window)
             if refusal is not None:
                 return web.json_response(error_body(Reply.error(*refusal)), status=refusal[0])
             reply = self._queue.popleft() if self._queue else self.default_reply

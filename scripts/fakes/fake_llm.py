@@ -42,12 +42,11 @@ from .replies import (
     stream_chunks,
     usage_for,
 )
-from .strict import ReceivedImage, ollama_refusal, openrouter_refusal, received
+from .strict import MAX_BODY_BYTES, ReceivedImage, ollama_refusal, openrouter_refusal, received
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-MAX_BODY_BYTES = 64 * 1024 * 1024  # a big request is read and judged, as the real services do (aiohttp: 1 MiB)
 SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
 # What Gemini 3 through OpenRouter answers when a tool round's assistant message comes back without
 # the reasoning_details it was sent with.
@@ -243,8 +242,7 @@ class FakeLLM:
                 return web.json_response(error_body(Reply.error(401)), status=401)
             payload = await request.json()
             unsigned = self._unsigned_call(payload)
-            window = flavor == "openrouter"  # Ollama truncates an over-long prompt instead of refusing it
-            refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload, window)
+            refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload, flavor == "openrouter")
             if refusal is not None:
                 return web.json_response(error_body(Reply.error(*refusal)), status=refusal[0])
             reply = self._queue.popleft() if self._queue else self.default_reply

@@ -28,6 +28,7 @@ from .catalog import OPENROUTER_MODELS
 
 NO_IMAGE_ENDPOINTS = "No endpoints found that support image input"
 DATA_URL = re.compile(r"^data:(image/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]*={0,2})$")
+MAX_BODY_BYTES = 64 * 1024 * 1024  # a big request is read and judged, as the real services do (aiohttp: 1 MiB)
 IMAGE_TOKENS = 1_000
 CONTEXT_TOO_LONG = (
     "This endpoint's maximum context length is {limit} tokens. However, you requested about {asked} tokens "
@@ -66,7 +67,8 @@ def decode_data_url(url: str) -> ReceivedImage | None:
 
 
 def openrouter_refusal(payload: dict[str, Any], checks_window: bool = True) -> tuple[int, str] | None:
-    """(status, message) when OpenRouter would refuse the request's images or its length, else None."""
+    """(status, message) when OpenRouter would refuse the request's images or its length, else None.
+    ``checks_window``: False for Ollama's OpenAI-compatible route, which truncates instead."""
     refusal = image_refusal(payload)
     if refusal is None and checks_window:
         return context_refusal(payload)

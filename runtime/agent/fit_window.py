@@ -52,73 +52,61 @@ def fit_view(view: Sequence[ChatMessage], tools: Sequence[dict[str, Any]], limit
     for spare_newest in (True, False):
         if fitted.fits(limit_tokens):
             break
-        indices = [i for i, m in enumerate(view) if _cuttable(m) and not (spare_newest and i == newest_user)]
+        indices = [i for i, m in enumerate(view) if isinstance(m, Cuttable) and not (spare_newest and i == newest_user)]
         fitted = _cut(whole, indices, tools, limit_tokens)
     return fitted
 
 
-def _cuttable(message: ChatMessage) -> bool:
-    return isinstance(message, (UserMessage, AssistantMessage, ToolResultMessage))
-
-
 def _cut(whole: Fitted, indices: list[int], tools: Sequence[dict[str, Any]], limit_tokens: int) -> Fitted:
-    """The messages at ``indices`` cut to one common length, the longest that brings the estimate within
-    the limit (never below ``MIN_KEPT_CHARS``); cut again from the originals, deeper, if escaping in the
-    wire form made a try fall short."""
-    excess = (whole.tokens - limit_tokens) * CHARS_PER_TOKEN
-    fitted = whole
-    for _ in range(3):
-        fitted = _cut_by(whole, indices, excess, tools)
-        if fitted.fits(limit_tokens) or not fitted.cut_messages:
-            break
-        excess += (fitted.tokens - limit_tokens) * CHARS_PER_TOKEN
-    return fitted
-
-
-def _cut_by(whole: Fitted, indices: list[int], excess: int, tools: Sequence[dict[str, Any]]) -> Fitted:
-    """At least ``excess`` characters cut (if ``MIN_KEPT_CHARS`` of each allow it), longest texts first."""
-    lengths = {i: len(whole.messages[i].content) for i in indices}
-    overhead = _marker_cost(max(lengths.values(), default=0))
-    keep = _common_length(list(lengths.values()), excess, overhead)
-    out = list(whole.messages)
-    cut_chars = cut_messages = 0
-    for i, length in lengths.items():
-        if length - keep > overhead:
-            out[i] = _shortened(_as_cuttable(out[i]), keep)
-            cut_chars += length - keep
-            cut_messages += 1
-    if not cut_messages:
-        return whole
-    return Fitted(out, estimate_tokens(out, tools), cut_chars, cut_messages)
-
-
-def _common_length(lengths: list[int], excess: int, overhead: int) -> int:
-    """The longest length to cut every longer text to so that at least ``excess`` characters go, each
-    cut costing ``overhead`` for its marker; ``MIN_KEPT_CHARS`` when even that is not enough."""
-
-    def saved(keep: int) -> int:
-        return sum(length - keep - overhead for length in lengths if length - keep > overhead)
-
-    low, high = MIN_KEPT_CHARS, max(lengths, default=MIN_KEPT_CHARS)
-    if saved(low) < excess:
-        return low
-    while low < high:  # saved() falls as keep grows: the largest keep that still saves enough
+    """The messages at ``indices`` longer than the longest length that fits, cut to that length (never
+    below ``MIN_KEPT_CHARS``). Lengths are searched against each text's size on the wire (JSON escapes)."""
+    texts = _Texts(whole, indices)
+    longest = max(texts.lengths.values(), default=MIN_KEPT_CHARS)
+    low, high = MIN_KEPT_CHARS, max(MIN_KEPT_CHARS, min(longest, limit_tokens * CHARS_PER_TOKEN))  # no text beyond it
+    if texts.tokens(low) > limit_tokens:
+        high = low  # cut as far as it goes; the caller sees it does not fit
+    while low < high:  # the tokens grow with what is kept: the largest length that fits
         middle = (low + high + 1) // 2
-        if saved(middle) >= excess:
+        if texts.tokens(middle) <= limit_tokens:
             low = middle
         else:
             high = middle - 1
-    return low
+    cuts = texts.cuts(low)
+    if not cuts:
+        return whole
+    out = [cuts.get(i, m) for i, m in enumerate(whole.messages)]
+    cut_chars = sum(texts.lengths[i] - low for i in cuts)
+    return Fitted(out, estimate_tokens(out, tools), cut_chars, len(cuts))
 
 
-def _marker_cost(longest: int) -> int:
-    """What a marker adds to the request at most (its JSON-escaped length, the largest count)."""
-    return len(json.dumps(MARKER.format(cut=longest), ensure_ascii=False))
+class _Texts:
+    """The cuttable texts of a view: their lengths, their size on the wire, and the view's estimate with
+    them cut to a length (from the whole view's, without serializing it again)."""
+
+    def __init__(self, whole: Fitted, indices: list[int]) -> None:
+        self.whole = whole
+        self.messages = {i: m for i in indices if isinstance(m := whole.messages[i], Cuttable)}
+        self.lengths = {i: len(m.content) for i, m in self.messages.items()}
+        self.wire = {i: _wire(m.content) for i, m in self.messages.items()}
+
+    def cuts(self, keep: int) -> dict[int, Cuttable]:
+        """The messages that get shorter on the wire when cut to ``keep`` characters, cut."""
+        out: dict[int, Cuttable] = {}
+        for i, message in self.messages.items():
+            if self.lengths[i] > keep:
+                cut = _shortened(message, keep)
+                if _wire(cut.content) < self.wire[i]:
+                    out[i] = cut
+        return out
+
+    def tokens(self, keep: int) -> int:
+        """At least the view's estimate with the texts cut to ``keep`` (floor(a - b) <= floor(a) - floor(b))."""
+        saved = sum(self.wire[i] - _wire(m.content) for i, m in self.cuts(keep).items())
+        return self.whole.tokens - saved // CHARS_PER_TOKEN
 
 
-def _as_cuttable(message: ChatMessage) -> Cuttable:
-    assert isinstance(message, (UserMessage, AssistantMessage, ToolResultMessage))
-    return message
+def _wire(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False))
 
 
 def _shortened(message: Cuttable, keep: int) -> Cuttable:

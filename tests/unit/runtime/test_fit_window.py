@@ -104,11 +104,12 @@ def test_the_structure_stays_valid_for_every_provider() -> None:
     assert _cut_of(result.content) > 2_900_000
 
 
-def test_text_that_grows_on_the_wire_still_fits() -> None:
-    """Newlines and quotes take two characters each in JSON: the first cut falls short, a second one fits."""
+def test_text_that_grows_on_the_wire_fits_and_is_cut_no_more_than_needed() -> None:
+    """Newlines and quotes take two characters each in JSON: the cut is measured on the wire."""
     escaped = '"\n' * 400_000
     fitted = fit_view([SystemMessage("S"), AssistantMessage(escaped), UserMessage("?")], TOOLS, LIMIT)
     assert fitted.fits(LIMIT) and estimate_tokens(fitted.messages, TOOLS) <= LIMIT
+    assert estimate_tokens(fitted.messages, TOOLS) > LIMIT * 0.99
 
 
 def test_what_cannot_be_cut_is_reported_as_not_fitting() -> None:

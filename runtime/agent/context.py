@@ -76,7 +76,8 @@ class ContextWindow:
         return fit_images(view, self.vision)
 
     async def _text_messages(self, system_prompt: str, tools: Sequence[dict[str, Any]]) -> list[ChatMessage]:
-        view = model_view(system_prompt, self.journal.context())
+        stored = self.journal.context()
+        view = model_view(system_prompt, stored)
         limit = int(TRIGGER * self.context_tokens)
         used = estimate_tokens(view, tools)
         if used <= limit:
@@ -87,18 +88,19 @@ class ContextWindow:
         for keep_last_turns in (2, 1):  # the current turn alone only when the latest two are too big
             if used <= limit:
                 break
-            if await self._compact(target, keep_last_turns, used):
+            if await self._compact(stored, target, keep_last_turns, used):
                 compacted = True
-                view = model_view(system_prompt, self.journal.context())
+                stored = self.journal.context()
+                view = model_view(system_prompt, stored)
                 used = estimate_tokens(view, tools)
         if compacted:
             self._notice("compacted", "Older messages were summarized to fit the model's context window; "
                          "they stay in the session.")
         return view if used <= limit else self._fitted(view, tools, limit)
 
-    async def _compact(self, target: int, keep_last_turns: int, used: int) -> bool:
+    async def _compact(self, stored: Sequence[StoredMessage], target: int, keep_last_turns: int, used: int) -> bool:
         """Summarize what compaction may (all but the latest ``keep_last_turns`` turns); False: nothing to."""
-        plan = select_for_compaction(self.journal.context(), target, keep_last_turns=keep_last_turns)
+        plan = select_for_compaction(stored, target, keep_last_turns=keep_last_turns)
         # An earlier summary sorts first but was stored last: the cut is the last *message* summarized.
         covered = [m.seq for m in plan.summarize if m.kind == "message"]
         if not covered:

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 DEFAULT_CONTEXT_TOKENS = 32_768
 TRIGGER = 0.8  # compact when a request would take more than this share of the context window (the rest: the reply)
 TARGET = 0.5  # ... down to about this share
+SUMMARY_SHARE = 0.2  # of the context window, at most, for the summary the model wrote
 MAX_QUOTED_CHARS = 4_000  # of one message, in what the summarizer reads
 SUMMARY_PROMPT = (
     "You summarize conversations between a user and an AI agent so the agent can continue the work "
@@ -155,7 +156,8 @@ class ContextWindow:
         text = (finished.text if finished and finished.text else "".join(parts)).strip()
         if not text:
             raise ProviderError("provider_error", "The model returned an empty summary of the conversation. Try again.")
-        return text
+        limit = int(self.context_tokens * SUMMARY_SHARE) * 4  # it joins the system message, which is never cut
+        return text if len(text) <= limit else text[:limit] + " [… the rest of the summary is cut …]"
 
 
 def _count(n: int, noun: str) -> str:

@@ -24,13 +24,14 @@ class SummarizingProvider(ScriptedProvider):
     def __init__(self) -> None:
         super().__init__()
         self.summary_requests: list[list[ChatMessage]] = []
+        self.summary = SUMMARY
 
     async def stream_chat(
         self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
     ) -> AsyncIterator[StreamEvent]:
         if not tools:  # the summarizing request
             self.summary_requests.append(list(messages))
-            yield Finished("stop", SUMMARY)
+            yield Finished("stop", self.summary)
             return
         async for event in super().stream_chat(messages, tools, model):
             yield event
@@ -194,3 +195,17 @@ async def test_a_request_that_cannot_fit_is_not_sent_and_says_what_to_do(rig: St
     assert not error["retryable"]
     view = await rig.result("session_current")
     assert [m["text"] for m in view["messages"] if m["role"] == "user"] == ["hello"]  # nothing is lost
+
+
+async def test_a_summary_far_longer_than_asked_is_cut_before_it_joins_the_system_message(rig: StateRig) -> None:
+    provider = rig.provider
+    assert isinstance(provider, SummarizingProvider)
+    await _window(rig, WINDOW)
+    provider.summary = "SUMMARY " + HUGE  # a summarizer that echoes what it was given
+    provider.rounds = [says(HUGE)]
+    await rig.turn("write a lot", "t1")
+    provider.rounds = [says("Sure.")]
+    assert (await rig.turn("now something short", "t2"))["reason"] == "stop"
+    system = provider.calls[-1][0][0]
+    assert isinstance(system, SystemMessage) and "the rest of the summary is cut" in system.content
+    assert _request_tokens(rig) <= TRIGGER * WINDOW

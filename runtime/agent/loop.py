@@ -18,10 +18,11 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from runtime.agent.approvals import Approvals
 from runtime.agent.calls import CallDeps, CallRunner, parse_arguments, unique_call_ids
-from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow
+from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow, Pending
 from runtime.agent.gate import Gate
 from runtime.agent.journal import Journal
 from runtime.agent.tool_context import AgentToolContext
@@ -194,14 +195,7 @@ class _Turn:
     async def _stream_round(self) -> Finished:
         deps = self.deps
         tools = deps.tools.openai_tools(deps.context.workspace)
-        pending = UserMessage(self.text, tuple(part for part, _ in self.images)) if self.text is not None else None
-        messages: list[ChatMessage] = await self.window.messages(self.system_prompt, tools, pending)
-        if self.text is not None:
-            # The request goes out first: the message is stored (a few ms of SQLite writes) while the
-            # request travels, once this coroutine waits for the provider's answer. Every later step
-            # of the turn waits for it (``_user_stored``), so the stored order stays the same.
-            self.storing = asyncio.ensure_future(self.deps.journal.user_message(self.turn_id, self.text, self.images))
-            self.text = None
+        messages = await self._request_messages(tools)
         finished: Finished | None = None
         async for event in deps.provider.stream_chat(messages, tools, deps.model):
             match event:
@@ -232,10 +226,25 @@ class _Turn:
             raise ProviderError("provider_error", "The model's response ended without finishing. Try again.")
         return finished
 
-    async def _user_stored(self) -> None:
-        if self.text is not None:  # the turn ended before its request went out
+    async def _request_messages(self, tools: list[dict[str, Any]]) -> list[ChatMessage]:
+        """The round's messages. The user's new message goes out before it is stored: the store (a few ms
+        of SQLite writes) runs while the request travels, once this turn waits for the provider's answer.
+        Every later step of the turn waits for it (``_user_stored``), so the stored order stays the same."""
+        pending = None
+        if self.text is not None:
+            pending = Pending(UserMessage(self.text, tuple(part for part, _ in self.images)), self._store_user)
+        messages = await self.window.messages(self.system_prompt, tools, pending)
+        if self.text is not None:
+            self.storing = asyncio.ensure_future(self._store_user())
+        return messages
+
+    async def _store_user(self) -> None:
+        if self.text is not None:
             text, self.text = self.text, None
             await self.deps.journal.user_message(self.turn_id, text, self.images)
+
+    async def _user_stored(self) -> None:
+        await self._store_user()  # the turn ended before its request went out
         if self.storing is not None:
             await asyncio.shield(self.storing)  # a stopped turn must not stop the save of its message
             self.storing = None

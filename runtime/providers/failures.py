@@ -6,6 +6,7 @@ Every message says what happened and what to do next.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -92,6 +93,25 @@ IMAGE_ADVICE = (
 )
 
 
+CONTEXT_ADVICE = (
+    "The conversation is longer than this model's context window: start a new chat, "
+    "or choose a model with a larger context window in Settings."
+)
+# How providers say a prompt is over the context window: OpenRouter's "maximum context length",
+# OpenAI's code `context_length_exceeded`, Anthropic's "prompt is too long".
+TOO_LONG = re.compile(
+    r"maximum context length|context_length_exceeded|context length exceeded|prompt is too long", re.IGNORECASE
+)
+
+
+def context_exceeded(status: int, body: bytes | str) -> bool:
+    """Whether a refusal says the prompt is over the model's context window (no retry helps)."""
+    if status not in (400, 413):
+        return False
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    return TOO_LONG.search(text[:4000]) is not None
+
+
 def code_for_status(status: int) -> ProviderErrorCode:
     if status in (401, 403):
         return "auth"
@@ -118,9 +138,13 @@ def from_status(status: int, body: bytes | str, hints: Hints, retry_after: str |
     code = code_for_status(status)
     detail = error_detail(body) or f"HTTP {status}"
     wait = parse_retry_after(retry_after)
-    what = f"{hints.name} answered HTTP {status}: {detail}."
+    what = f"{hints.name} answered HTTP {status}: {detail.rstrip('.')}."
     if "image input" in detail.lower():  # OpenRouter's 404, Ollama's 500: not worth a retry
         return ProviderError("bad_request", f"{what} {IMAGE_ADVICE}", status=status, provider=hints.name)
+    if context_exceeded(status, body):
+        return ProviderError(
+            "bad_request", f"{what} {CONTEXT_ADVICE}", status=status, retryable=False, provider=hints.name
+        )
     if code == "rate_limited":
         advice = (
             f"Wait {wait:g} s and try again, or choose another model."

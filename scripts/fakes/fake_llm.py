@@ -42,7 +42,7 @@ from .replies import (
     stream_chunks,
     usage_for,
 )
-from .strict import ReceivedImage, ollama_refusal, openrouter_refusal, received
+from .strict import MAX_BODY_BYTES, ReceivedImage, ollama_refusal, openrouter_refusal, received
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ class FakeLLM:
     # --- lifecycle ----------------------------------------------------------------------------
 
     def make_app(self) -> web.Application:
-        app = web.Application(middlewares=[self._record, self._cors])
+        app = web.Application(middlewares=[self._record, self._cors], client_max_size=MAX_BODY_BYTES)
         r = app.router
         r.add_get("/api/v1/models", self._openrouter_models)
         r.add_post("/api/v1/chat/completions", self._chat("openrouter"))
@@ -242,7 +242,7 @@ class FakeLLM:
                 return web.json_response(error_body(Reply.error(401)), status=401)
             payload = await request.json()
             unsigned = self._unsigned_call(payload)
-            refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload)
+            refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload, flavor == "openrouter")
             if refusal is not None:
                 return web.json_response(error_body(Reply.error(*refusal)), status=refusal[0])
             reply = self._queue.popleft() if self._queue else self.default_reply

@@ -4,15 +4,18 @@ adapter that performs the runtime's HTTP frames for real."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from runtime.boot import BootConfig, boot
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
+from scripts.fakes.strict import prompt_tokens
 from tests.support.gates import AllowReadsGate
 from tests.support.loopback_host import LoopbackAdapter
 from tests.support.rigs import Driver
@@ -112,3 +115,49 @@ async def test_abort_stops_the_stream_at_the_server(rig: Rig) -> None:
     assert rig.fake.streams_aborted == 1
     assert rig.fake.streams_completed == 0
     assert rig.text("t1").startswith("tick tick")
+
+
+# --- a conversation bigger than the model's context window -------------------------------------
+
+HUGE = "START " + "all work and no play " * 200_000 + " END"  # 4.2 MB: ~1M tokens, ~8 × the window
+MARKER = "characters cut here to fit the model's context window; the full text stays in the session"
+
+
+def _chats(rig: Rig) -> list[dict[str, Any]]:
+    return [r.json() for r in rig.fake.requests if r.path.endswith(("/chat/completions", "/api/chat"))]
+
+
+async def test_a_reply_far_over_the_window_is_cut_in_what_the_model_reads_and_kept_whole(rig: Rig) -> None:
+    window = next(m for m in (await rig.result("list_models"))["models"] if m["id"] == _model(rig))["context_length"]
+    huge = replace(Reply.tool_call("read_file", {"path": "notes.md"}, text=HUGE), chunk_chars=65_536)
+    rig.fake.script([huge, Reply.text("Read it."), Reply.text("SUMMARY: a long text was written."),
+                     Reply.text("Short answer.")])
+    assert (await rig.turn("write a lot, then read my notes", "t1"))["reason"] == "stop"
+    assert (await rig.turn("and now?", "t2"))["reason"] == "stop"  # the next message goes through too
+    _, after_tool, summary, last = _chats(rig)
+    for request in (after_tool, summary, last):  # each fits the window the provider checks
+        assert prompt_tokens(request) <= window
+    sent_reply = next(m for m in after_tool["messages"] if m["role"] == "assistant")
+    assert MARKER in sent_reply["content"]
+    assert sent_reply["content"].startswith("START ") and sent_reply["content"].endswith(" END")
+    assert "START " not in json.dumps(last["messages"])  # the earlier turn is summarized now
+    codes = [e["code"] for e in rig.host.events("notice")]
+    assert codes.count("trimmed") == 1 and codes.count("compacted") == 1
+    view = await rig.result("session_current")
+    assert HUGE in [m["text"] for m in view["messages"] if m["role"] == "assistant"]  # the store keeps it whole
+
+
+@pytest.mark.parametrize("rig", ["openrouter"], indirect=True)  # Ollama truncates an over-long prompt instead
+async def test_a_window_bigger_than_the_models_meets_the_providers_refusal_with_advice(rig: Rig) -> None:
+    rig.host.send({"type": "config", "context_length": 10_000_000})  # the setting is wrong: the model has 128,000
+    rig.fake.script([replace(Reply.text(HUGE), chunk_chars=65_536)])
+    await rig.turn("write a lot", "t1")
+    assert (await rig.turn("and now?", "t2"))["reason"] == "error"
+    (error,) = rig.host.events("error")
+    assert "maximum context length is 128000 tokens" in error["message"]
+    assert "start a new chat, or choose a model with a larger context window" in error["message"]
+    assert not error["retryable"] and len(_chats(rig)) == 2  # refused once, not retried
+
+
+def _model(rig: Rig) -> str:
+    return "openai/gpt-4o-mini" if rig.flavor == "openrouter" else "llama3.2:3b"

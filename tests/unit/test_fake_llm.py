@@ -242,3 +242,48 @@ async def test_ollama_takes_bare_base64_for_a_vision_model(fake: FakeLLM, http: 
         assert resp.status == 200
         await resp.read()
     assert [i.data for i in fake.images_received("/api/chat")[0]] == [PNG]
+
+
+# --- the context window: as strict as OpenRouter ------------------------------------------------
+
+def _long_request(model: str, chars: int) -> dict[str, Any]:
+    return {"model": model, "stream": True, "messages": [{"role": "user", "content": "x" * chars}]}
+
+
+async def test_openrouter_refuses_a_prompt_over_the_models_context_length(
+    fake: FakeLLM, http: aiohttp.ClientSession
+) -> None:
+    body = _long_request("openai/gpt-4o-mini", 8 * 1024 * 1024)  # ~2.1M tokens against 128,000
+    async with http.post(f"{fake.base_url}/api/v1/chat/completions", json=body,
+                         headers={"Authorization": f"Bearer {KEY}"}) as resp:
+        assert resp.status == 400
+        error = (await resp.json())["error"]
+    assert error["code"] == 400
+    assert error["message"].startswith("This endpoint's maximum context length is 128000 tokens. However, you "
+                                       "requested about 2097")
+    assert "of text input). Please reduce the length of either one" in error["message"]
+    assert len(fake.requests_to("/api/v1/chat/completions")[0].body) > 8 * 1024 * 1024  # read whole, not a 413
+
+
+@pytest.mark.parametrize(
+    ("path", "model", "chars"),
+    [
+        pytest.param("/api/v1/chat/completions", "openai/gpt-4o-mini", 4 * 120_000, id="openrouter-under-the-window"),
+        pytest.param("/v1/chat/completions", "llama3.2:3b", 4 * 1024 * 1024, id="ollama-truncates-instead"),
+    ],
+)
+async def test_a_prompt_the_provider_takes_is_answered(
+    fake: FakeLLM, http: aiohttp.ClientSession, path: str, model: str, chars: int
+) -> None:
+    async with http.post(f"{fake.base_url}{path}", json=_long_request(model, chars),
+                         headers={"Authorization": f"Bearer {KEY}"}) as resp:
+        assert resp.status == 200
+        await resp.read()
+
+
+def test_images_count_at_a_flat_cost_not_their_bytes() -> None:
+    from scripts.fakes.strict import IMAGE_TOKENS, prompt_tokens
+
+    url = "data:image/png;base64," + base64.b64encode(PNG * 100_000).decode()
+    payload = _with_image(url, "openai/gpt-4o-mini")
+    assert IMAGE_TOKENS <= prompt_tokens(payload) < IMAGE_TOKENS + 100

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from runtime.chat.history import INTERRUPTED_RESULT, model_view
-from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage, UserMessage
+from runtime.agent.context import TRIGGER
+from runtime.chat.history import INTERRUPTED_RESULT, estimate_tokens, model_view
+from runtime.chat.messages import AssistantMessage, ChatMessage, SystemMessage, ToolResultMessage, UserMessage
 from runtime.providers.base import Finished, StreamEvent
 from runtime.store.values import StoredMessage
 from tests.support.rigs import StateRig
@@ -23,13 +24,14 @@ class SummarizingProvider(ScriptedProvider):
     def __init__(self) -> None:
         super().__init__()
         self.summary_requests: list[list[ChatMessage]] = []
+        self.summary = SUMMARY
 
     async def stream_chat(
         self, messages: Sequence[ChatMessage], tools: list[dict[str, Any]], model: str
     ) -> AsyncIterator[StreamEvent]:
         if not tools:  # the summarizing request
             self.summary_requests.append(list(messages))
-            yield Finished("stop", SUMMARY)
+            yield Finished("stop", self.summary)
             return
         async for event in super().stream_chat(messages, tools, model):
             yield event
@@ -131,3 +133,79 @@ def test_model_view(context: list[StoredMessage], roles: list[str], check: Any) 
     out = model_view("SYSTEM", context)
     assert [m.role for m in out] == roles
     assert check(out)
+
+
+# --- when the turns compaction keeps are too big themselves -------------------------------------
+
+WINDOW = 6000
+HUGE = "START " + "lorem ipsum " * 50_000 + " END"  # ~600,000 characters: ~25 × the window
+
+
+def _request_tokens(rig: StateRig, index: int = -1) -> int:
+    messages, tools, _ = rig.provider.calls[index]
+    return estimate_tokens(messages, tools)
+
+
+async def _window(rig: StateRig, tokens: int) -> None:
+    rig.provider.context_length = tokens
+    await rig.result("list_models")
+
+
+async def test_a_huge_reply_in_the_current_turn_is_cut_in_what_the_model_reads(rig: StateRig) -> None:
+    await _window(rig, WINDOW)
+    rig.provider.rounds = [says(HUGE, call("lookup", {"key": "a"}, "c1")), says("", call("lookup", {"key": "b"}, "c2")),
+                           says("Done.")]
+    assert (await rig.turn("write a lot, then look two keys up", "t1"))["reason"] == "stop"
+    assert len(rig.provider.calls) == 3
+    for index in (1, 2):  # both later rounds fit, each with the reply cut
+        assert _request_tokens(rig, index) <= TRIGGER * WINDOW
+        reply = next(m for m in rig.provider.calls[index][0] if isinstance(m, AssistantMessage) and m.tool_calls)
+        assert reply.content.startswith("START ") and reply.content.endswith(" END")
+        assert "characters cut here to fit the model's context window" in reply.content
+    [trimmed] = [e for e in rig.events("notice") if e["code"] == "trimmed"]  # one notice for the turn
+    assert "shortened" in trimmed["text"] and "the full text stays in the session" in trimmed["text"]
+    view = await rig.result("session_current")
+    assert HUGE in [m["text"] for m in view["messages"] if m["role"] == "assistant"]  # the store keeps it whole
+
+
+async def test_a_huge_earlier_reply_is_summarized_with_all_but_the_current_turn(rig: StateRig) -> None:
+    provider = rig.provider
+    assert isinstance(provider, SummarizingProvider)
+    await _window(rig, WINDOW)
+    provider.rounds = [says(HUGE)]
+    await rig.turn("write a lot", "t1")
+    provider.rounds = [says("Sure.")]
+    assert (await rig.turn("now something short", "t2"))["reason"] == "stop"
+    assert provider.summary_requests, "the previous turn should be summarized"
+    assert estimate_tokens(provider.summary_requests[0], []) <= WINDOW
+    assert _request_tokens(rig) <= TRIGGER * WINDOW
+    sent = provider.calls[-1][0]
+    assert [m.content for m in sent if isinstance(m, UserMessage)] == ["now something short"]
+    assert [e["code"] for e in rig.events("notice")] == ["compacted"]
+
+
+async def test_a_request_that_cannot_fit_is_not_sent_and_says_what_to_do(rig: StateRig) -> None:
+    await _window(rig, 600)  # less than the system prompt and the tools take
+    rig.provider.rounds = [says("never")]
+    assert (await rig.turn("hello", "t1"))["reason"] == "error"
+    assert not rig.provider.calls
+    [error] = rig.events("error")
+    assert "does not fit the context window of scripted/model (600 tokens)" in error["message"]
+    assert "Start a new chat, or choose a model with a larger context window" in error["message"]
+    assert not error["retryable"]
+    view = await rig.result("session_current")
+    assert [m["text"] for m in view["messages"] if m["role"] == "user"] == ["hello"]  # nothing is lost
+
+
+async def test_a_summary_far_longer_than_asked_is_cut_before_it_joins_the_system_message(rig: StateRig) -> None:
+    provider = rig.provider
+    assert isinstance(provider, SummarizingProvider)
+    await _window(rig, WINDOW)
+    provider.summary = "SUMMARY " + HUGE  # a summarizer that echoes what it was given
+    provider.rounds = [says(HUGE)]
+    await rig.turn("write a lot", "t1")
+    provider.rounds = [says("Sure.")]
+    assert (await rig.turn("now something short", "t2"))["reason"] == "stop"
+    system = provider.calls[-1][0][0]
+    assert isinstance(system, SystemMessage) and "the rest of the summary is cut" in system.content
+    assert _request_tokens(rig) <= TRIGGER * WINDOW

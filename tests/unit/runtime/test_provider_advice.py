@@ -38,3 +38,35 @@ def test_the_advice_names_what_to_do_with_that_provider(
         assert text in error.message
     for text in never:
         assert text.lower() not in error.message.lower()
+
+
+OPENROUTER_TOO_LONG = (
+    '{"error": {"code": 400, "message": "This endpoint\'s maximum context length is 128000 tokens. However, you '
+    'requested about 2126569 tokens (2126569 of text input). Please reduce the length of either one, or use the '
+    '\\"middle-out\\" transform to compress your prompt automatically."}}'
+)
+OPENAI_TOO_LONG = (
+    '{"error": {"message": "Your input exceeds the context window of this model. Please adjust your input and try '
+    'again.", "type": "invalid_request_error", "param": "input", "code": "context_length_exceeded"}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        pytest.param(OPENROUTER_TOO_LONG, "maximum context length is 128000 tokens", id="openrouter"),
+        pytest.param(OPENAI_TOO_LONG, "Your input exceeds the context window", id="openai-code"),
+    ],
+)
+def test_a_prompt_over_the_context_window_says_so_and_what_to_do(body: str, words: str) -> None:
+    error = from_status(400, body, OPENROUTER)
+    assert words in error.message  # the provider's own words
+    assert "start a new chat" in error.message and "larger context window" in error.message
+    assert "Check the model and settings" not in error.message
+    assert ".." not in error.message
+    assert error.code == "bad_request" and not error.retryable
+
+
+def test_another_bad_request_keeps_the_general_advice() -> None:
+    error = from_status(400, '{"error": {"message": "temperature must be at most 2"}}', OPENROUTER)
+    assert "Check the model and settings" in error.message and "new chat" not in error.message

@@ -7,7 +7,6 @@ Every path goes through ``paths.resolve``. Tools that change files return a ``To
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 from pathlib import Path
@@ -68,6 +67,8 @@ def unified_diff(old: str, new: str, rel: str, *, new_file: bool = False) -> str
         return out
 
     fromfile = "/dev/null" if new_file else f"a/{rel}"
+    import difflib  # on first use: ~60 ms to import in Pyodide, not on the way to `ready`
+
     diff = "".join(difflib.unified_diff(lines(old), lines(new), fromfile=fromfile, tofile=f"b/{rel}"))
     if len(diff) > MAX_DIFF_CHARS:
         diff = diff[:MAX_DIFF_CHARS] + f"\n[diff truncated: {len(diff):,} characters in all]\n"

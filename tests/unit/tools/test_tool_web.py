@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from runtime.errors import HostHttpError
-from runtime.tools import web
+from runtime.tools import html_text, web
 from runtime.tools.base import ToolError
 from tests.unit.tools.support import CannedResponse, FakeContext, call
 
@@ -49,7 +49,7 @@ def wrapped(text: str, source: str) -> str:
 
 
 def test_html_to_text_drops_scripts_styles_and_markup() -> None:
-    assert web.html_to_text(PAGE.decode(), "https://example.com/a") == PAGE_TEXT
+    assert html_text.html_to_text(PAGE.decode(), "https://example.com/a") == PAGE_TEXT
 
 
 async def test_fetch_goes_through_the_proxy_and_wraps_the_text(tmp_path: Path) -> None:

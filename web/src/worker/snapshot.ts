@@ -41,8 +41,26 @@ export function checkSnapshot(bytes: Uint8Array, limit = RESTORABLE_HEAP_BYTES):
   return { ok: true, heapBytes };
 }
 
-/** The Python modules imported before a snapshot is taken: what the runtime needs at start. */
-export const SNAPSHOT_IMPORTS: readonly string[] = ["runtime.boot", "runtime.host.transport", "runtime.pyodide_entry"];
+/**
+ * The Python modules imported before a snapshot is taken: what the runtime imports on its way to
+ * `ready` (its tools and providers are registered before it answers the handshake). All pure Python
+ * or built into Pyodide's wasm: a C extension loaded from a shared library is not in the heap image.
+ */
+export const SNAPSHOT_IMPORTS: readonly string[] = [
+  "runtime.boot",
+  "runtime.host.transport",
+  "runtime.pyodide_entry",
+  "runtime.providers.openrouter",
+  "runtime.providers.ollama",
+  "runtime.providers.ollama_chat",
+  "runtime.tools.files",
+  "runtime.tools.memory",
+  "runtime.tools.python",
+  "runtime.tools.search",
+  "runtime.tools.skills",
+  "runtime.tools.web",
+  "runtime.tools.writeback",
+];
 
 /**
  * Python run right after loading a snapshot: raises unless the snapshot's modules are there, and

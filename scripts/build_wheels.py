@@ -4,7 +4,10 @@
 - web/public/pyodide/: the Pyodide core from the `pyodide` npm package (no CDN at run time).
 - web/public/wheels/: every wheel the runtime imports, pinned in pyproject.toml, downloaded from PyPI
   as pure-Python wheels (MarkupSafe and PyYAML are built from their sdists without their C extensions), plus the
-  runtime's own wheel, and manifest.json listing them in install order.
+  runtime's own wheel, and manifest.json listing them in install order. The runtime's wheel also holds
+  its modules' bytecode, compiled by the shipped Pyodide (scripts/precompile_wheels.mjs): a cold boot
+  imports the runtime without compiling its source (0.5 s → 0.2 s for the start-up modules in Pyodide).
+  The other wheels are imported after `ready`; their bytecode would make every boot unpack more.
 - web/public/wheels/sandbox/: the wheels the run_python sandbox installs at start (micropip, packaging,
   pyodide-http, the versions in Pyodide's own lock file), with their own manifest.json. The runtime does
   not install them. The manifest's `on_import` groups are installed by the sandbox only when a run's code
@@ -135,23 +138,28 @@ def copy_pyodide() -> None:
         shutil.copy2(src / name, dst / name)
 
 
-def copy_wheels(folder: Path, wheels: list[Path]) -> list[dict[str, str]]:
-    """Copy `wheels` into `folder`; their manifest entries, in this order."""
+def copy_wheels(folder: Path, wheels: list[Path], precompile: Sequence[Path] = ()) -> list[dict[str, str]]:
+    """Copy `wheels` into `folder` (those in `precompile` with their modules' bytecode added); their
+    manifest entries, in this order."""
     folder.mkdir(parents=True, exist_ok=True)
-    entries = []
-    for wheel in wheels:
-        shutil.copy2(wheel, folder / wheel.name)
-        entries.append({"file": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()})
-    return entries
+    copies = [folder / wheel.name for wheel in wheels]
+    for wheel, copy in zip(wheels, copies, strict=True):
+        shutil.copy2(wheel, copy)
+    compiled = [folder / wheel.name for wheel in precompile]
+    if compiled:
+        script = ROOT / "scripts" / "precompile_wheels.mjs"
+        subprocess.run(["node", str(script), str(PUBLIC / "pyodide"), *map(str, compiled)], check=True,
+                       stdout=subprocess.DEVNULL)
+    return [{"file": c.name, "sha256": hashlib.sha256(c.read_bytes()).hexdigest()} for c in copies]
 
 
 OnImport = Sequence[tuple[list[str], list[Path]]]
 
 
-def write_folder(folder: Path, wheels: list[Path], on_import: OnImport = ()) -> int:
+def write_folder(folder: Path, wheels: list[Path], on_import: OnImport = (), precompile: Sequence[Path] = ()) -> int:
     """Copy `wheels` into `folder` with a manifest.json listing them in this order (and the `on_import`
     groups: wheels to install when code imports one of the names); returns how many wheels."""
-    manifest: dict[str, object] = {"wheels": copy_wheels(folder, wheels)}
+    manifest: dict[str, object] = {"wheels": copy_wheels(folder, wheels, precompile)}
     groups = [{"imports": names, "wheels": copy_wheels(folder, group)} for names, group in on_import]
     if groups:
         manifest["on_import"] = groups
@@ -165,8 +173,9 @@ def main() -> None:
     wheels_dir = PUBLIC / "wheels"
     staging = Path(tempfile.mkdtemp(prefix=".wheels-", dir=PUBLIC))
     own = Path(tempfile.mkdtemp(prefix="tidepool-wheel-"))
-    wheels = [fetch_wheel(r) for r in pinned_requirements()] + [build_runtime_wheel(own)]
-    count = write_folder(staging, wheels)
+    runtime_wheel = build_runtime_wheel(own)
+    wheels = [fetch_wheel(r) for r in pinned_requirements()] + [runtime_wheel]
+    count = write_folder(staging, wheels, precompile=[runtime_wheel])
     on_import = [(names, [fetch_wheel(r, SANDBOX_PYTHON) for r in reqs]) for names, reqs in SANDBOX_ON_IMPORT]
     count += write_folder(staging / "sandbox", [fetch_wheel(r, SANDBOX_PYTHON) for r in SANDBOX_WHEELS], on_import)
     # Swap the finished folder into place so a concurrent reader never sees a half-written one.

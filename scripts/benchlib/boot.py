@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser
 
-from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, snapshot_stored, wait_idle
+from .common import READY_WATCH, Contexts, Row, Samples, boot_ready_ms, configure, snapshot_stored, wait_idle
 
 BARE_LOAD = """
 async (origin) => {
@@ -105,8 +105,8 @@ def measure_boot(browser: Browser, base: str, runs: int) -> list[Row]:
                 "median", "≤ 0.35 ×", note="" if unknown else f"{from_snapshot} of {runs} from the snapshot")]
 
 
-def measure_first_token(browser: Browser, base: str, fake_base: str, runs: int) -> list[Row]:
-    ctx = browser.new_context()
+def measure_first_token(contexts: Contexts, base: str, fake_base: str, runs: int) -> list[Row]:
+    ctx = contexts()
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
     boot_ready_ms(page, base)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 import statistics
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from playwright.sync_api import Browser, Page, Playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -119,6 +122,30 @@ def launch(p: Playwright) -> Browser:
     return p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
 
 
+Contexts = Callable[[], BrowserContext]
+"""Opens a fresh browser context (closed by its user)."""
+
+
+class OnDiskProfiles:
+    """Fresh browser contexts with their profile on disk, as people use the app. `browser.new_context()`
+    is an incognito context: its OPFS lives in the browser process and every call on a sync access
+    handle is a round trip (about 1 ms here), which a step's SQLite writes pay dozens of times."""
+
+    def __init__(self, p: Playwright) -> None:
+        self._p = p
+        self._dirs: list[str] = []
+
+    def __call__(self) -> BrowserContext:
+        profile = tempfile.mkdtemp(prefix="tidepool-bench-profile-")
+        self._dirs.append(profile)
+        return self._p.chromium.launch_persistent_context(
+            profile, executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+
+    def remove(self) -> None:
+        for profile in self._dirs:
+            shutil.rmtree(profile, ignore_errors=True)
+
+
 def boot_ready_ms(page: Page, base: str) -> float:
     """Navigate and return the page-side time of `ready` (recorded in the page by READY_WATCH).
 
@@ -167,6 +194,15 @@ def configure(page: Page, fake_base: str) -> str:
     if page.get_by_test_id("settings-open").is_visible() and page.get_by_test_id("provider-select").is_visible():
         page.keyboard.press("Escape")
     return model
+
+
+def new_chat(page: Page, timeout_ms: int = 60_000) -> None:
+    """Start a new chat (so a run's history is not the last run's) and wait until it is open and empty."""
+    page.get_by_test_id("session-new").click()
+    deadline = time.monotonic() + timeout_ms / 1000
+    while page.locator('[data-testid="message"]').count() and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    wait_idle(page, timeout_ms)
 
 
 def send(page: Page, text: str) -> None:

@@ -9,23 +9,35 @@ Row: the warm boots' median; baseline: the same with an empty workspace; the not
 
 History: a real state database (the runtime's schema) with one session whose messages total the size
 (user questions and long markdown answers; a summary covers them, as compaction leaves a long session),
-served to the page by a Playwright route and written into OPFS `state/current.sqlite` before boot. One
+written into OPFS `state/current.sqlite` before boot, in a
+profile on disk (an incognito profile keeps OPFS, 100 MB here, in the browser process's memory). One
 `write_file` round is timed at the fake model as the `tools` group does (end of the tool-call reply →
 the next request). Baseline: the 1 MB history.
 """
 
 from __future__ import annotations
 
+import base64
 import sqlite3
 import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import Browser, BrowserContext, Page, Route
+from playwright.sync_api import Browser, BrowserContext, Page
 
 from runtime.store.store import Store
 
-from .common import BLANK, BOOT_TIMEOUT_MS, READY_WATCH, Row, Samples, boot_ready_ms, configure, snapshot_stored
+from .common import (
+    BLANK,
+    BOOT_TIMEOUT_MS,
+    READY_WATCH,
+    Contexts,
+    Row,
+    Samples,
+    boot_ready_ms,
+    configure,
+    snapshot_stored,
+)
 from .tools import TimedFakeLLM, tool_round_ms
 
 MB = 1_000_000
@@ -66,24 +78,29 @@ async (spec) => {
 }
 """
 
+# One piece of the database (base64) written at its offset: a Playwright route answering with the
+# whole 100 MB file closes the page (the body travels through the driver's protocol in one message).
 SEED_STATE = """
-async (url) => {
+async ([b64, at]) => {
   const t0 = performance.now();
   let dir = await navigator.storage.getDirectory();
   for (const p of ["tidepool", "workspaces", "default", "state"]) {
     dir = await dir.getDirectoryHandle(p, { create: true });
   }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  const writable = await (await dir.getFileHandle("current.sqlite", { create: true })).createWritable();
-  await response.body.pipeTo(writable);
+  const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(b64) : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const handle = await dir.getFileHandle("current.sqlite", { create: true });
+  const writable = await handle.createWritable({ keepExistingData: at > 0 });
+  await writable.seek(at);
+  await writable.write(bytes);
+  await writable.close();
   return performance.now() - t0;
 }
 """
+SEED_PIECE = 8 * 1024 * 1024
 
 
-def _fresh(browser: Browser) -> tuple[BrowserContext, Page]:
-    ctx = browser.new_context()
+def _fresh(contexts: Contexts) -> tuple[BrowserContext, Page]:
+    ctx = contexts()
     ctx.add_init_script(READY_WATCH)
     return ctx, ctx.new_page()
 
@@ -93,7 +110,7 @@ def measure_boot_files(browser: Browser, base: str, runs: int,
     warm: dict[int, Samples] = {}
     notes: dict[int, str] = {}
     for count in sizes:
-        ctx, page = _fresh(browser)
+        ctx, page = _fresh(browser.new_context)
         try:
             page.goto(base + BLANK)
             seed_ms = float(page.evaluate(SEED_FILES, {"prefix": "seed", "count": count, "perDir": 100, "bytes": 64,
@@ -143,15 +160,15 @@ def make_history(path: Path, total_bytes: int) -> int:
     return turn
 
 
-def _history_page(browser: Browser, base: str, fake_base: str, db: Path) -> tuple[BrowserContext, Page, float, float]:
-    ctx, page = _fresh(browser)
-
-    def serve(route: Route) -> None:
-        route.fulfill(path=str(db), content_type="application/octet-stream")
-
-    ctx.route("**/__bench/current.sqlite", serve)
+def _history_page(contexts: Contexts, base: str, fake_base: str, db: Path) -> tuple[BrowserContext, Page, float, float]:
+    ctx, page = _fresh(contexts)
     page.goto(base + BLANK)
-    seed_ms = float(page.evaluate(SEED_STATE, base + "/__bench/current.sqlite"))
+    seed_ms = 0.0
+    with db.open("rb") as fh:
+        at = 0
+        while piece := fh.read(SEED_PIECE):
+            seed_ms += float(page.evaluate(SEED_STATE, [base64.b64encode(piece).decode("ascii"), at]))
+            at += len(piece)
     boot_ms = boot_ready_ms(page, base)
     snapshot_stored(page)  # the first visit's background work is done before anything is timed
     configure(page, fake_base)
@@ -159,15 +176,15 @@ def _history_page(browser: Browser, base: str, fake_base: str, db: Path) -> tupl
     return ctx, page, seed_ms, boot_ms
 
 
-def measure_history_step(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
-                         sizes_mb: tuple[int, ...] = (1, 10, 50)) -> list[Row]:
+def measure_history_step(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
+                         sizes_mb: tuple[int, ...] = (1, 10, 100)) -> list[Row]:
     steps: dict[int, Samples] = {}
     notes: dict[int, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for mb in sizes_mb:
             db = Path(tmp) / f"history-{mb}.sqlite"
             turns = make_history(db, mb * MB)
-            ctx, page, seed_ms, boot_ms = _history_page(browser, base, fake_base, db)
+            ctx, page, seed_ms, boot_ms = _history_page(contexts, base, fake_base, db)
             try:
                 tool_round_ms(page, fake, "write_file", {"path": "out/warm-up.txt", "content": "w\n"})  # not counted
                 steps[mb] = Samples([tool_round_ms(page, fake, "write_file",

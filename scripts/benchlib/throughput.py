@@ -15,13 +15,23 @@ import json
 import sys
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from scripts.fakes.processes import serve_process
 from scripts.fakes.replies import Reply
 
 from .boot import FIRST_TOKEN_FETCH
-from .common import READY_WATCH, Row, Samples, boot_ready_ms, configure, snapshot_stored, wait_idle
+from .common import (
+    READY_WATCH,
+    Contexts,
+    Row,
+    Samples,
+    boot_ready_ms,
+    configure,
+    new_chat,
+    snapshot_stored,
+    wait_idle,
+)
 from .tools import TimedFakeLLM
 
 MIB = 1 << 20
@@ -115,10 +125,10 @@ def big_text(size: int) -> str:
     return (line * (size // len(line) + 1))[: size - len(MARKER) - 1] + "\n" + MARKER
 
 
-def measure_throughput(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
+def measure_throughput(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
                        size: int = 8 * MIB) -> list[Row]:
     reply = Reply.text(big_text(size), chunk_chars=65536)
-    ctx = browser.new_context()
+    ctx = contexts()
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
     boot_ready_ms(page, base)
@@ -134,6 +144,7 @@ def measure_throughput(browser: Browser, base: str, fake: TimedFakeLLM, fake_bas
             if chars < size * 0.99:
                 raise RuntimeError(f"the direct fetch read {chars} characters, not {size}")
             direct.append(float(ms))
+            new_chat(page)  # each run on its own: the next message after 8 MiB would be over the window
             fake.script([reply])
             frames.append(float(page.evaluate(THROUGH_UI, [f"big {i}", MARKER, LIMIT_MS])))
             wait_idle(page, LIMIT_MS)
@@ -157,20 +168,21 @@ def _probe_runs(page: Page, fake: TimedFakeLLM, url: str, model: str, reply: Rep
         if got < chars:
             raise RuntimeError(f"the direct fetch read {got} characters, not {chars}")
         direct.append(float(ms))
+        new_chat(page)  # each run on its own: the next message after 8 MiB would be over the window
         fake.script([reply])
         frames.append(float(page.evaluate(THROUGH_PROBE, [f"probe {i}", chars, LIMIT_MS])[1]))
         wait_idle(page, LIMIT_MS)
     return direct, frames
 
 
-def measure_unrendered(browser: Browser, dist: Path, fake: TimedFakeLLM, fake_base: str, runs: int,
+def measure_unrendered(contexts: Contexts, dist: Path, fake: TimedFakeLLM, fake_base: str, runs: int,
                        size: int = 8 * MIB) -> list[Row]:
     """The 8 MiB reply and the first token, counted as text reaches the page (no rendering; `streamProbe`)."""
     text = big_text(size)
     big = Reply.text(text, chunk_chars=65536)
     small = Reply.text("Hello from the benchmark. " * 4)
     with serve_process(dist, "--test-config", PROBE_CONFIG) as base:
-        ctx = browser.new_context()
+        ctx = contexts()
         ctx.add_init_script(READY_WATCH)
         page = ctx.new_page()
         try:
@@ -182,6 +194,7 @@ def measure_unrendered(browser: Browser, dist: Path, fake: TimedFakeLLM, fake_ba
             model = configure(page, fake_base)
             url = fake_base + "/api/v1/chat/completions"
             d_big, f_big = _probe_runs(page, fake, url, model, big, len(text), runs)
+            new_chat(page)
             d_first: list[float] = []
             f_first: list[float] = []
             for i in range(runs * 5):
@@ -246,10 +259,10 @@ def markdown_tokens(tokens: int) -> str:
     return out + MARKER
 
 
-def measure_longtasks(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
+def measure_longtasks(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
     """UI while streaming 2,000 tokens: the main thread's long tasks (PerformanceObserver `longtask`)."""
     reply = Reply.text(markdown_tokens(2000), chunk_chars=4, delay_s=0.002)  # ~1 token a delta
-    ctx = browser.new_context()
+    ctx = contexts()
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
     boot_ready_ms(page, base)

@@ -4,7 +4,7 @@
  */
 
 import { el } from "./dom";
-import { withoutGuessing } from "./highlight-loader";
+import { highlighterLoaded, withoutGuessing } from "./highlight-loader";
 import { renderInto } from "./markdown";
 import { piecesDiffer, stableCut } from "./stream-split";
 
@@ -16,6 +16,7 @@ export interface Segment {
   text: string;
   stable: number; // characters already rendered for good into `done` (see stableCut)
   lineCut: boolean; // a piece ended at a line end, not a blank line (one endless paragraph)
+  plainCode: boolean; // a piece shows code drawn before the highlighter had loaded
   done: HTMLElement;
   tail: HTMLElement;
 }
@@ -26,7 +27,7 @@ export function startSegment(node: HTMLElement, text: string): Segment {
   const done = el("div", { class: "md-done" });
   const tail = el("div", { class: "md-tail" });
   body.replaceChildren(done, tail);
-  return { node, text, stable: 0, lineCut: false, done, tail };
+  return { node, text, stable: 0, lineCut: false, plainCode: false, done, tail };
 }
 
 /** Render what arrived: completed blocks once (appended), the unfinished rest again each time. */
@@ -36,6 +37,7 @@ export function renderSegment(seg: Segment): void {
     const block = el("div", { class: "md-block" });
     renderInto(block, seg.text.slice(seg.stable, cut));
     seg.done.append(block);
+    seg.plainCode ||= !highlighterLoaded() && block.querySelector("pre") !== null;
     seg.stable = cut;
     seg.lineCut ||= !/\n[ \t]*\n$/.test(seg.text.slice(Math.max(0, cut - 80), cut));
   }
@@ -44,14 +46,14 @@ export function renderSegment(seg: Segment): void {
 
 /**
  * The turn ended: where the pieces could read differently from the whole (piecesDiffer, or a piece
- * cut at a line end), render the (not too long) reply once as a whole, exactly as markdown means it;
+ * cut at a line end) or hold code drawn before the highlighter came, render the (not too long) reply once as a whole, exactly as markdown means it;
  * otherwise only the tail, once more with unlabelled code's language guessed. A long reply is not
  * drawn again for nothing at its end (a dropped frame of ~50 ms for 2,000 tokens).
  */
 export function renderWhole(seg: Segment): void {
   const body = seg.node.querySelector(".message-body");
   if (!(body instanceof HTMLElement)) return;
-  if (seg.lineCut || piecesDiffer(seg.text)) {
+  if (seg.lineCut || seg.plainCode || piecesDiffer(seg.text)) {
     if (seg.text.length <= FINAL_RENDER_MAX) renderInto(body, seg.text);
   } else {
     renderInto(seg.tail, seg.text.slice(seg.stable));

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Literal
 
 from runtime.errors import HostRequestError
@@ -46,12 +46,17 @@ class Flusher:
         self.state_enabled = True
         self._rotate_next = rotate_first
 
-    async def state(self) -> bool:
-        """Save the state database; ``True`` when the host confirmed it (or nobody is waited for)."""
+    def state(self) -> Coroutine[None, None, bool]:
+        """Save the state database; ``True`` when the host confirmed it (or nobody is waited for).
+
+        The ask counts when this is called, not when the coroutine first runs: a save scheduled in the
+        background covers what was written before it was asked for, and a later save can cover it."""
         if not self.state_enabled:
-            return True
+            return _true()
         self._asked += 1
-        mine = self._asked
+        return self._state(self._asked)
+
+    async def _state(self, mine: int) -> bool:
         async with self._lock:
             if self._done >= mine:
                 return not self._failing
@@ -96,6 +101,10 @@ class Flusher:
             self._failing = True
             self._emit(_error_event(what, code, text))
         return False
+
+
+async def _true() -> bool:
+    return True
 
 
 def _error_event(what: str, code: str, text: str) -> Event:

@@ -1,26 +1,28 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_REPLAY_GAP_MS, ReplayClock } from "../src/worker/http";
 import { parseRecording, Recorder, ReplaySource, type RecordedExchange, type RecordingSink } from "../src/worker/recording";
-import { capped, MAX_SESSION_BYTES } from "../src/worker/recording-store";
+import { capped, MAX_SESSION_BYTES, newestLines, parseLines } from "../src/worker/recording-store";
 
-/** What OPFS would hold between page loads: file name -> JSON text, as the real store writes it. */
+/** What OPFS would hold between page loads: file name -> text, as the real store writes it (JSON Lines). */
 class Shelf implements RecordingSink {
   readonly files = new Map<string, string>();
+  appends = 0;
   load(sessionId: string): Promise<RecordedExchange[]> {
-    return Promise.resolve(JSON.parse(this.files.get(sessionId) ?? "[]") as RecordedExchange[]);
+    return Promise.resolve(parseLines(this.files.get(sessionId) ?? "", sessionId, () => undefined));
   }
-  save(sessionId: string, exchanges: readonly RecordedExchange[]): void {
-    this.files.set(sessionId, capped(exchanges));
+  append(sessionId: string, exchange: RecordedExchange): void {
+    this.appends += 1;
+    this.files.set(sessionId, (this.files.get(sessionId) ?? "") + JSON.stringify(exchange) + "\n");
   }
   drop(sessionId: string): Promise<void> {
     this.files.delete(sessionId);
     return Promise.resolve();
   }
   loadLists(): Promise<RecordedExchange[]> {
-    return this.load("lists");
+    return Promise.resolve(JSON.parse(this.files.get("lists") ?? "[]") as RecordedExchange[]);
   }
   saveLists(exchanges: readonly RecordedExchange[]): void {
-    this.save("lists", exchanges);
+    this.files.set("lists", capped(exchanges));
   }
 }
 
@@ -101,12 +103,60 @@ describe("recordings", () => {
     const exported = await second.export("ollama", "u", null);
     expect(exported.exchanges.map((e) => `${e.request.method} ${e.request.body ?? e.request.url}`)).toEqual(["GET u/models", "POST a1", "POST a2"]);
     await settled();
-    expect(JSON.parse(shelf.files.get("A") ?? "[]")).toHaveLength(2);
+    expect((await shelf.load("A")).map((e) => e.request.body)).toEqual(["a1", "a2"]); // the new page's call appended once
+    expect(shelf.appends).toBe(2);
     await second.forget("A");
     expect(shelf.files.has("A")).toBe(false);
   });
 
-  it("keep a session's file under its size limit by leaving out the oldest calls", () => {
+  it("add each finished call to its session's file on its own: a call costs itself, not the session", async () => {
+    const shelf = new Shelf();
+    const recorder = new Recorder();
+    recorder.attach(shelf);
+    recorder.setSession("A");
+    await settled();
+    const sizes: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const before = shelf.files.get("A")?.length ?? 0;
+      call(recorder, `c${i}`, "POST", "u/chat", `call ${i} `.repeat(100));
+      sizes.push((shelf.files.get("A")?.length ?? 0) - before);
+    }
+    expect(shelf.appends).toBe(30);
+    expect(Math.max(...sizes)).toBeLessThan(2 * Math.min(...sizes)); // the 30th write is the size of the 1st
+  });
+
+  it("append a call that was still running when the earlier recording was read, once it ends", async () => {
+    const shelf = new Shelf();
+    shelf.append("A", { request: { method: "POST", url: "u/chat", headers: {}, body: "old" }, started: "", response: null, error: null });
+    const recorder = new Recorder();
+    recorder.setSession("A");
+    recorder.request("r", "POST", "u/chat", {}, "running"); // before the sink is there
+    call(recorder, "d", "POST", "u/chat", "done");
+    recorder.attach(shelf);
+    await settled();
+    expect((await shelf.load("A")).map((e) => e.request.body)).toEqual(["old", "done"]);
+    recorder.head("r", 200, {});
+    recorder.end("r");
+    expect((await shelf.load("A")).map((e) => e.request.body)).toEqual(["old", "done", "running"]);
+    expect((await recorder.export("ollama", "u", null)).exchanges.map((e) => e.request.body)).toEqual(["old", "running", "done"]);
+  });
+
+  it("read a file whose last line was torn by a killed tab, leaving out only that line", () => {
+    const whole = JSON.stringify({ request: { method: "POST", url: "u", headers: {}, body: "kept" }, started: "", response: null, error: null });
+    const seen: string[] = [];
+    const read = parseLines(`${whole}\n${whole.slice(0, 20)}`, "A.jsonl", (m) => seen.push(m));
+    expect(read.map((e) => e.request.body)).toEqual(["kept"]);
+    expect(seen.join(" ")).toMatch(/1 unreadable line/);
+  });
+
+  it("trim a full file to its newest whole lines", () => {
+    const bytes = new TextEncoder().encode("one\ntwo\nthree\nfour\ntor");
+    expect(new TextDecoder().decode(newestLines(bytes, 11))).toBe("three\nfour\n");
+    expect(new TextDecoder().decode(newestLines(bytes, 4))).toBe("");
+    expect(new TextDecoder().decode(newestLines(bytes, 100))).toBe("one\ntwo\nthree\nfour\n");
+  });
+
+  it("keep the model lists' file under its size limit by leaving out the oldest answers", () => {
     const big = "x".repeat(MAX_SESSION_BYTES / 4);
     const exchanges = ["1", "2", "3", "4", "5"].map((body) => ({ request: { method: "POST", url: "u", headers: {}, body: body + big }, started: "", response: null, error: null }));
     const kept = JSON.parse(capped(exchanges)) as RecordedExchange[];

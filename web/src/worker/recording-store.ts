@@ -1,15 +1,19 @@
 /**
- * Recordings kept between page loads: one JSON file per stored session under the workspace's
- * `recordings/` folder in OPFS (`<session id>.json`, the exchanges in order) and `model-lists.json`
- * (the latest model-list answers). Saves are coalesced (while a file is being written, only its latest contents wait) and a
- * session's file is kept under MAX_SESSION_BYTES by dropping its oldest exchanges. Only the tab that
- * holds the workspace saves. Nothing here is ever a reason to fail a model call: a failed save is
- * logged and the page's copy stays in memory.
+ * Recordings kept between page loads, under the workspace's `recordings/` folder in OPFS: one JSON
+ * Lines file per stored session (`<session id>.jsonl`, one exchange per line, in the order they
+ * finished) and `model-lists.json` (the latest model-list answers). A finished exchange is appended:
+ * a step costs its own exchange, not the session's. A session's file is kept under
+ * MAX_SESSION_BYTES: when an append would pass it, the file is written again with its oldest lines
+ * left out (down to KEEP_AFTER_TRIM of the limit, so this happens once per several MiB). Writes run
+ * one at a time. Only the tab that holds the workspace saves. Nothing here is ever a reason to fail
+ * a model call: a failed save is logged and the page's copy stays in memory. Files of the earlier
+ * format (`<session id>.json`, one JSON array) are still read, and go with their session.
  */
-
+import type { SyncAccessHandle } from "./backings";
 import type { RecordedExchange, RecordingSink } from "./recording";
 
 export const MAX_SESSION_BYTES = 32 * 1024 * 1024;
+export const KEEP_AFTER_TRIM = 0.75;
 const LISTS_FILE = "model-lists.json";
 const SESSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -30,18 +34,25 @@ export class OpfsRecordingStore implements RecordingSink {
   }
 
   async load(sessionId: string): Promise<RecordedExchange[]> {
-    return SESSION_NAME.test(sessionId) ? this.read(`${sessionId}.json`) : [];
+    if (!SESSION_NAME.test(sessionId)) return [];
+    await this.chain; // appends asked for earlier are in the file
+    const legacy = await this.text(`${sessionId}.json`);
+    const lines = await this.text(`${sessionId}.jsonl`);
+    const earlier = legacy ? parseArray(legacy, `${sessionId}.json`, this.log) : [];
+    return [...earlier, ...(lines ? parseLines(lines, `${sessionId}.jsonl`, this.log) : [])];
   }
 
-  save(sessionId: string, exchanges: readonly RecordedExchange[]): void {
-    if (SESSION_NAME.test(sessionId)) this.later(`${sessionId}.json`, exchanges);
+  append(sessionId: string, exchange: RecordedExchange): void {
+    if (!SESSION_NAME.test(sessionId)) return;
+    const line = new TextEncoder().encode(JSON.stringify(exchange) + "\n");
+    void this.enqueue(() => this.appendLine(`${sessionId}.jsonl`, line));
   }
 
   async drop(sessionId: string): Promise<void> {
     if (!SESSION_NAME.test(sessionId)) return;
-    const name = `${sessionId}.json`;
-    this.pending.delete(name);
-    await this.enqueue(() => this.dir.removeEntry(name).catch(() => undefined));
+    await this.enqueue(async () => {
+      for (const name of [`${sessionId}.jsonl`, `${sessionId}.json`]) await this.dir.removeEntry(name).catch(() => undefined);
+    });
   }
 
   loadLists(): Promise<RecordedExchange[]> {
@@ -87,15 +98,44 @@ export class OpfsRecordingStore implements RecordingSink {
     }
   }
 
-  private async read(name: string): Promise<RecordedExchange[]> {
+  /** Add `line` at the end of `name`, first leaving out the oldest lines when it would pass the limit. */
+  private async appendLine(name: string, line: Uint8Array): Promise<void> {
+    if (line.length > MAX_SESSION_BYTES) {
+      this.log(`a model call of ${line.length} bytes is too large to keep in its recording`);
+      return;
+    }
+    const file = await this.dir.getFileHandle(name, { create: true });
+    const handle = await (file as unknown as { createSyncAccessHandle(): Promise<SyncAccessHandle> }).createSyncAccessHandle();
     try {
-      const file = await (await this.dir.getFileHandle(name)).getFile();
-      const value: unknown = JSON.parse(await file.text());
-      return Array.isArray(value) ? (value as RecordedExchange[]) : [];
+      const size = handle.getSize();
+      if (size + line.length <= MAX_SESSION_BYTES) {
+        handle.write(line, { at: size });
+      } else {
+        const old = new Uint8Array(size);
+        handle.read(old, { at: 0 });
+        const kept = newestLines(old, Math.floor(MAX_SESSION_BYTES * KEEP_AFTER_TRIM) - line.length);
+        handle.truncate(0);
+        handle.write(kept, { at: 0 });
+        handle.write(line, { at: kept.length });
+      }
+      handle.flush();
+    } finally {
+      handle.close();
+    }
+  }
+
+  private async text(name: string): Promise<string | null> {
+    try {
+      return await (await (await this.dir.getFileHandle(name)).getFile()).text();
     } catch (err) {
       if (!(err instanceof DOMException && err.name === "NotFoundError")) this.log(`the recording ${name} could not be read and starts again: ${String(err)}`);
-      return [];
+      return null;
     }
+  }
+
+  private async read(name: string): Promise<RecordedExchange[]> {
+    const text = await this.text(name);
+    return text ? parseArray(text, name, this.log) : [];
   }
 }
 
@@ -108,4 +148,44 @@ export function capped(exchanges: readonly RecordedExchange[]): string {
     text = JSON.stringify(exchanges.slice(from));
   }
   return text;
+}
+
+/** The last whole lines of `data` that fit in `budget` bytes. */
+export function newestLines(data: Uint8Array, budget: number): Uint8Array {
+  let end = data.length;
+  while (end > 0 && data[end - 1] !== 0x0a) end -= 1; // a torn last line is left out
+  let start = end;
+  while (start > 0) {
+    let before = start - 1;
+    while (before > 0 && data[before - 1] !== 0x0a) before -= 1;
+    if (end - before > budget) break;
+    start = before;
+  }
+  return data.subarray(start, end);
+}
+
+/** The exchanges of a JSON Lines recording; a line that does not parse (a torn write) is left out. */
+export function parseLines(text: string, name: string, log: (message: string) => void): RecordedExchange[] {
+  const out: RecordedExchange[] = [];
+  let bad = 0;
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as RecordedExchange);
+    } catch {
+      bad += 1;
+    }
+  }
+  if (bad > 0) log(`${bad} unreadable line(s) of the recording ${name} were left out`);
+  return out;
+}
+
+function parseArray(text: string, name: string, log: (message: string) => void): RecordedExchange[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as RecordedExchange[]) : [];
+  } catch (err) {
+    log(`the recording ${name} could not be read and starts again: ${String(err)}`);
+    return [];
+  }
 }

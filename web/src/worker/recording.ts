@@ -33,7 +33,8 @@ const SECRET_HEADERS = /^(authorization|cookie|x-api-key|api-key|proxy-authoriza
 /** Where finished exchanges are kept between page loads (worker/recording-store.ts), per stored session. */
 export interface RecordingSink {
   load(sessionId: string): Promise<RecordedExchange[]>;
-  save(sessionId: string, exchanges: readonly RecordedExchange[]): void;
+  /** Add one finished exchange after the session's earlier ones (the cost of one exchange, not of the session). */
+  append(sessionId: string, exchange: RecordedExchange): void;
   drop(sessionId: string): Promise<void>;
   loadLists(): Promise<RecordedExchange[]>;
   saveLists(exchanges: readonly RecordedExchange[]): void;
@@ -48,6 +49,8 @@ export class Recorder {
   private session = "";
   private readonly calls = new Map<string, RecordedExchange[]>(); // session id -> its exchanges
   private readonly loading = new Map<string, Promise<void>>();
+  private readonly loaded = new Set<string>(); // sessions whose earlier recording is in front of this page's
+  private readonly done = new WeakSet<RecordedExchange>(); // finished exchanges
   private readonly lists = new Map<string, RecordedExchange>(); // GET url -> the latest answer
   private listsLoaded: Promise<void> = Promise.resolve();
   private readonly open = new Map<string, { exchange: RecordedExchange; t0: number; session: string | null }>();
@@ -71,6 +74,7 @@ export class Recorder {
   forget(sessionId: string): Promise<void> {
     this.calls.delete(sessionId);
     this.loading.delete(sessionId);
+    this.loaded.delete(sessionId);
     return this.sink?.drop(sessionId) ?? Promise.resolve();
   }
 
@@ -120,27 +124,25 @@ export class Recorder {
     const entry = this.open.get(id);
     this.open.delete(id);
     if (!entry) return;
+    this.done.add(entry.exchange);
     if (entry.session === null) this.keepLists([entry.exchange], true);
-    else if (this.sink && entry.session) {
-      const session = entry.session;
-      // Saved once what an earlier page load recorded is in front of it.
-      void (this.loading.get(session) ?? Promise.resolve()).then(() => this.sink?.save(session, this.bucket(session)));
-    }
+    // Until what an earlier page load recorded is in front of it, the load's end appends it.
+    else if (entry.session && this.loaded.has(entry.session)) this.sink?.append(entry.session, entry.exchange);
   }
 
   private loadEarlier(sessionId: string): void {
     if (!this.sink || !sessionId || this.loading.has(sessionId)) return;
     const mine = this.bucket(sessionId);
     const sink = this.sink;
-    const loaded = sink.load(sessionId).then(
-      (earlier) => {
-        const made = mine.length; // calls this page finished before the sink was there
-        mine.unshift(...earlier);
-        if (made > 0) sink.save(sessionId, mine);
-      },
-      () => undefined, // an unreadable recording starts again empty
-    );
-    this.loading.set(sessionId, loaded);
+    const settle = (earlier: RecordedExchange[]): void => {
+      if (this.calls.get(sessionId) !== mine) return; // forgotten meanwhile
+      const made = [...mine]; // calls this page made before the earlier ones were read
+      mine.unshift(...earlier);
+      this.loaded.add(sessionId);
+      for (const exchange of made) if (this.done.has(exchange)) sink.append(sessionId, exchange);
+    };
+    // An unreadable recording starts again empty.
+    this.loading.set(sessionId, sink.load(sessionId).then(settle, () => settle([])));
   }
 
   private keepLists(found: readonly RecordedExchange[], save: boolean): void {

@@ -121,7 +121,14 @@ const filesPanel = new FilesPanel((request) => client.workspace(request));
 const followPanels = mountConversationPanels((method, params) => client.request(method, params), (text) => chat.showError(text));
 mountSkillsPanel({ request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file), whenReady });
 
+/** The worker starts before the settings are read (boot); what it says meanwhile waits for them. */
+let heldForInit: WorkerToMain[] | null = [];
+
 function onWorker(message: WorkerToMain): void {
+  if (heldForInit) {
+    heldForInit.push(message);
+    return;
+  }
   followPanels(message);
   gauge.follow(message);
   switch (message.type) {
@@ -327,6 +334,7 @@ function restart(takeOver = false): void {
 }
 
 async function init(): Promise<void> {
+  client.start(); // Python loads for seconds: start it before anything else is awaited
   settings = await loadSettings();
   const testConfig = readTestConfig(); // the page's URL configures nothing
   packageIndexUrls = testConfig.packageIndexUrls ?? [];
@@ -374,7 +382,9 @@ async function init(): Promise<void> {
   recording.showReplayInput(settings.provider === "replay");
   const has = await hasKey();
   panel.fill(settings, has);
-  client.start();
+  const held = heldForInit ?? [];
+  heldForInit = null;
+  for (const message of held) onWorker(message);
   await pushConfig();
   void navigator.storage?.persist?.().catch(() => false);
   if (oauth.kind === "error") {

@@ -227,14 +227,15 @@ export class ChatView {
   }
 
   private sendText(text: string, images: SentImage[] = []): void {
+    this.turnId = newTurnId();
+    // Out first, drawn after (time to first token): the worker starts while the page renders the message.
+    this.actions.send(text, this.turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
     dropContinueButtons(this.list);
     this.lastReply = null;
-    this.turnId = newTurnId();
     const node = this.addMessage("user", text);
     this.media?.showSent(node, images);
     this.segment = null;
     this.setRunning(true);
-    this.actions.send(text, this.turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
   }
 
   /** Regenerate or an edit: the turns from `userNode` on leave the view, `text` goes out as a new turn. */

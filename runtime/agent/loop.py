@@ -15,9 +15,8 @@ its last assistant message that have no result yet, asking again for those in ``
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +36,6 @@ from runtime.providers.base import (
     ProviderNotice,
     ReasoningDelta,
     Retrying,
-    StreamEvent,
     TextDelta,
     UsageReport,
 )
@@ -49,10 +47,6 @@ Emit = Callable[[Event], None]
 DEFAULT_MAX_ROUNDS = 12
 NOTABLE_ENDINGS = frozenset({"length", "content_filter"})  # kept with the reply and shown
 ABORTED_RESULT = "The user stopped the turn before this tool call finished."
-STORE_HOLD_S = 0.25
-"""How long the user's new message waits for the model's first answer before it is stored anyway: the
-store's synchronous SQLite writes would hold this thread, and with it the response (time to first
-token). A real provider takes longer than this to answer; the message is stored within this bound."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +126,6 @@ class _Turn:
         self.partial_reasoning: list[str] = []
         self.images: tuple[tuple[ImagePart, bytes], ...] = ()
         self.storing: asyncio.Future[None] | None = None  # the user's message, stored while its request travels
-        self.answered = asyncio.Event()  # the first request got its first event (or ended)
         self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
         self.window = ContextWindow(
             deps.provider, deps.model, deps.context_tokens, deps.journal, deps.emit, deps.vision, deps.context.workspace
@@ -203,16 +196,8 @@ class _Turn:
         deps = self.deps
         tools = deps.tools.openai_tools(deps.context.workspace)
         messages = await self._request_messages(tools)
-        try:
-            return await self._read_stream(deps.provider.stream_chat(messages, tools, deps.model))
-        finally:
-            self.answered.set()
-
-    async def _read_stream(self, stream: AsyncIterator[StreamEvent]) -> Finished:
-        deps = self.deps
         finished: Finished | None = None
-        async for event in stream:
-            self.answered.set()
+        async for event in deps.provider.stream_chat(messages, tools, deps.model):
             match event:
                 case TextDelta(text=text):
                     self.partial.append(text)
@@ -243,21 +228,15 @@ class _Turn:
 
     async def _request_messages(self, tools: list[dict[str, Any]]) -> list[ChatMessage]:
         """The round's messages. The user's new message goes out before it is stored: the store (a few ms
-        of SQLite writes) runs once the provider's first event has gone to the page, or after
-        ``STORE_HOLD_S``. Every later step of the turn waits for it (``_user_stored``), so the stored
-        order stays the same."""
+        of SQLite writes) runs while the request travels, once this turn waits for the provider's answer.
+        Every later step of the turn waits for it (``_user_stored``), so the stored order stays the same."""
         pending = None
         if self.text is not None:
             pending = Pending(UserMessage(self.text, tuple(part for part, _ in self.images)), self._store_user)
         messages = await self.window.messages(self.system_prompt, tools, pending)
         if self.text is not None:
-            self.storing = asyncio.ensure_future(self._store_when_answered())
+            self.storing = asyncio.ensure_future(self._store_user())
         return messages
-
-    async def _store_when_answered(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.answered.wait(), STORE_HOLD_S)
-        await self._store_user()
 
     async def _store_user(self) -> None:
         if self.text is not None:

@@ -33,13 +33,20 @@ export class OpfsRecordingStore implements RecordingSink {
     return new OpfsRecordingStore(dir, log);
   }
 
-  async load(sessionId: string): Promise<RecordedExchange[]> {
-    if (!SESSION_NAME.test(sessionId)) return [];
-    await this.chain; // appends asked for earlier are in the file
-    const legacy = await this.text(`${sessionId}.json`);
-    const lines = await this.text(`${sessionId}.jsonl`);
-    const earlier = legacy ? parseArray(legacy, `${sessionId}.json`, this.log) : [];
-    return [...earlier, ...(lines ? parseLines(lines, `${sessionId}.jsonl`, this.log) : [])];
+  /** Read in turn with the writes: after the appends asked for earlier, never beside one (its handle is exclusive). */
+  load(sessionId: string): Promise<RecordedExchange[]> {
+    if (!SESSION_NAME.test(sessionId)) return Promise.resolve([]);
+    const read = this.chain.then(async () => {
+      const legacy = await this.text(`${sessionId}.json`);
+      const lines = await this.text(`${sessionId}.jsonl`);
+      const earlier = legacy ? parseArray(legacy, `${sessionId}.json`, this.log) : [];
+      return [...earlier, ...(lines ? parseLines(lines, `${sessionId}.jsonl`, this.log) : [])];
+    });
+    this.chain = read.then(
+      () => undefined,
+      () => undefined,
+    );
+    return read;
   }
 
   append(sessionId: string, exchange: RecordedExchange): void {

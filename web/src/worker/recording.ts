@@ -50,7 +50,6 @@ export class Recorder {
   private readonly calls = new Map<string, RecordedExchange[]>(); // session id -> its exchanges
   private readonly loading = new Map<string, Promise<void>>();
   private readonly loaded = new Set<string>(); // sessions whose earlier recording is in front of this page's
-  private readonly done = new WeakSet<RecordedExchange>(); // finished exchanges
   private readonly lists = new Map<string, RecordedExchange>(); // GET url -> the latest answer
   private listsLoaded: Promise<void> = Promise.resolve();
   private readonly open = new Map<string, { exchange: RecordedExchange; t0: number; session: string | null }>();
@@ -124,7 +123,6 @@ export class Recorder {
     const entry = this.open.get(id);
     this.open.delete(id);
     if (!entry) return;
-    this.done.add(entry.exchange);
     if (entry.session === null) this.keepLists([entry.exchange], true);
     // Until what an earlier page load recorded is in front of it, the load's end appends it.
     else if (entry.session && this.loaded.has(entry.session)) this.sink?.append(entry.session, entry.exchange);
@@ -136,10 +134,11 @@ export class Recorder {
     const sink = this.sink;
     const settle = (earlier: RecordedExchange[]): void => {
       if (this.calls.get(sessionId) !== mine) return; // forgotten meanwhile
-      const made = [...mine]; // calls this page made before the earlier ones were read
+      const running = new Set([...this.open.values()].map((entry) => entry.exchange));
+      const made = mine.filter((exchange) => !running.has(exchange)); // finished before the earlier ones were read
       mine.unshift(...earlier);
       this.loaded.add(sessionId);
-      for (const exchange of made) if (this.done.has(exchange)) sink.append(sessionId, exchange);
+      for (const exchange of made) sink.append(sessionId, exchange);
     };
     // An unreadable recording starts again empty.
     this.loading.set(sessionId, sink.load(sessionId).then(settle, () => settle([])));

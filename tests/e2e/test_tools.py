@@ -112,11 +112,8 @@ for name, probe in [("indexeddb", indexeddb), ("opfs", opfs)]:
 def test_sandbox_is_an_opaque_origin_without_app_storage(tools: App, fake: FakeLLM) -> None:
     card = call(tools.page, fake, "run_python", {"code": STORAGE_PROBE}, "Probed.")
     expect(card).to_have_attribute("data-status", "ok")
-    lines = dict(
-        line.split(" ", 1)
-        for line in result_text(card).splitlines()
-        if line.split(" ", 1)[0] in ("origin", "indexeddb", "opfs")
-    )
+    lines = dict(line.split(" ", 1) for line in result_text(card).splitlines() if line.split(" ", 1)[0] in
+                 ("origin", "indexeddb", "opfs"))
     assert lines["origin"] == "null", lines
     assert "SecurityError" in lines["indexeddb"] and "opened" not in lines["indexeddb"], lines
     assert "SecurityError" in lines["opfs"] and "opened" not in lines["opfs"], lines

@@ -17,10 +17,11 @@ from runtime.providers.registry import ProviderRegistry, builtin_providers
 from runtime.tools.registry import Registry, builtin_registry
 
 
-def default_gate(mode: str) -> Gate:
+def default_gate(mode: str, workspace: Path | None = None) -> Gate:
+    """The permission policy in ``mode``; path arguments resolve in ``workspace`` (links are followed)."""
     from runtime.policy.permissions import Policy
 
-    return Policy(mode)  # type: ignore[arg-type]
+    return Policy(mode, workspace=workspace)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class BootConfig:
     max_rounds: int = 12
     tools: Callable[[], Registry] = builtin_registry
     providers: Callable[[], ProviderRegistry] = builtin_providers
-    gate: Callable[[str], Gate] = default_gate
+    gate: Callable[[str], Gate] | None = None  # None: ``default_gate`` in ``workspace``
     hooks: Callable[[], Hooks] = default_hooks
     log_level: int = logging.INFO
     # Where the state database lives (see runtime.persist.statefiles); None keeps it in memory only.
@@ -54,7 +55,7 @@ def boot(config: BootConfig, transport: Transport) -> Conversation:
         workspace=config.workspace,
         tools=config.tools(),
         providers=config.providers(),
-        gate_factory=config.gate,
+        gate_factory=config.gate or (lambda mode: default_gate(mode, config.workspace)),
         max_rounds=config.max_rounds,
         hooks=config.hooks(),
         state_dir=config.state_dir,

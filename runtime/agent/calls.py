@@ -18,6 +18,7 @@ from typing import Any
 from runtime.agent.approvals import Approvals
 from runtime.agent.gate import Gate, Verdict
 from runtime.agent.journal import Journal
+from runtime.agent.seen import fingerprint
 from runtime.agent.tool_context import AgentToolContext
 from runtime.chat.messages import ToolCall, ToolResultMessage
 from runtime.host.events import ToolFinished
@@ -62,7 +63,8 @@ class CallRunner:
         self.ask_first = ask_first  # calls that waited for approval before a reload: asked again
         self.repeats = RepeatedFailures()
         self.stuck: str | None = None  # set when a call failed the same way too often: the turn stops
-        self.approved: dict[str, tuple[str, str]] = {}  # call id → the tool and arguments the person approved
+        # call id → the tool and arguments the person approved, and the fingerprint of the files they saw
+        self.approved: dict[str, tuple[str, str, str]] = {}
 
     async def run(self, call: ToolCall) -> ToolResultMessage:
         try:
@@ -88,9 +90,9 @@ class CallRunner:
         if isinstance(hooked, Denied):
             text = f"This call was blocked by {hooked.hook}: {hooked.reason}"
             return await self._finish(call, arguments, _Outcome(text, False, "denied"))
-        if call.id in self.approved and self.approved[call.id] != (tool.name, canonical(hooked.arguments)):
-            text = "Not run: the call changed after the user approved it. Ask again with the arguments you mean."
-            return await self._finish(call, hooked.arguments, _Outcome(text, False, "denied"))
+        unseen = await self._unseen(call.id, tool, hooked.arguments)
+        if unseen:
+            return await self._finish(call, hooked.arguments, _Outcome(unseen, False, "denied"))
         self.deps.journal.call_started(self.turn_id, call.id, tool.name, hooked.arguments)
         self.deps.emit(
             {
@@ -117,6 +119,21 @@ class CallRunner:
             text = f"This call is not allowed ({reason}). Do not retry it; continue without it or ask the user."
         return _Outcome(text, False, "denied")
 
+    async def _unseen(self, call_id: str, tool: ToolDefinition, arguments: dict[str, Any]) -> str | None:
+        """Why an approved call must not run: its arguments, or the files it changes, are not what was shown."""
+        if call_id not in self.approved:
+            return None
+        name, approved_arguments, seen = self.approved[call_id]
+        if (name, approved_arguments) != (tool.name, canonical(arguments)):
+            return "Not run: the call changed after the user approved it. Ask again with the arguments you mean."
+        await on_demand(self.deps.context.workspace).for_call(tool.name, arguments)
+        if fingerprint(self.deps.context.workspace, tool, arguments) != seen:
+            return (
+                "Not run: the files this call changes changed after the user approved it, so the approval "
+                "does not cover them. Read them again and ask again."
+            )
+        return None
+
     async def _ask(self, tool: ToolDefinition, call: ToolCall, arguments: dict[str, Any]) -> Verdict:
         event: ApprovalNeeded = {
             "kind": "approval_needed",
@@ -134,14 +151,18 @@ class CallRunner:
             preview = None
         if preview is not None:
             event["preview"] = preview
+        seen = fingerprint(self.deps.context.workspace, tool, arguments)  # what the preview was made from
+        always = self.deps.gate.always_asks(tool, arguments)
+        if always is not None:
+            event["always_asks"] = always
         await self.deps.journal.call_asking(self.turn_id, call.id, tool.name, arguments)
         self.deps.emit(event)
         decision = await self.deps.approvals.wait(call.id)
         await self.deps.journal.call_decided(call.id, decision)
         if decision == "deny":
             return "deny"
-        self.approved[call.id] = (tool.name, canonical(arguments))  # the approval holds for exactly this call
-        if decision == "allow_session":
+        self.approved[call.id] = (tool.name, canonical(arguments), seen)  # exactly this call, on these files
+        if decision == "allow_session" and always is None:  # instructions, a recording's network: once only
             self.deps.gate.grant_session(tool.name, arguments)  # the call the card showed
         return "allow"
 

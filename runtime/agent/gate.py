@@ -21,3 +21,12 @@ class Gate(Protocol):
     def grant_session(self, tool_name: str, arguments: dict[str, Any] | None = None) -> None:
         """The person chose "allow for this session" on this call of this tool."""
         ...
+
+    def always_asks(self, tool: ToolDefinition, arguments: dict[str, Any]) -> str | None:
+        """Why this call asks in every mode and "allow for this session" allows it once only (its card says
+        so), or None (``runtime.policy.protected``)."""
+        ...
+
+    def set_replaying(self, replaying: bool) -> None:
+        """Whether the model's answers come from a recording (calls that reach the network then ask)."""
+        ...

@@ -22,6 +22,7 @@ class Settings:
     model: str | None = None
     permission_mode: str = "ask"
     context_length: int | None = None
+    replaying: bool = False  # the model's answers come from a recording (``config.replay``)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ def apply_config(settings: Settings, message: Config) -> SettingsChange:
         if settings.provider and settings.provider.context_length != message["context_length"]:
             settings = replace(settings, provider=replace(settings.provider, context_length=message["context_length"]))
             provider_changed = True
+    if "replay" in message:
+        settings = replace(settings, replaying=message["replay"] is True)
     mode_changed = "permission_mode" in message and message["permission_mode"] != settings.permission_mode
     if mode_changed:
         settings = replace(settings, permission_mode=message["permission_mode"])
@@ -74,11 +77,13 @@ class Configuration:
                 set_mode(settings.permission_mode)
             else:
                 self.gate = self._gate_factory(settings.permission_mode)
+        self.gate.set_replaying(settings.replaying)
         self.settings = settings
         log.info(
-            "settings: provider=%s model=%s mode=%s",
+            "settings: provider=%s model=%s mode=%s%s",
             settings.provider.kind if settings.provider else None,
             settings.model,
             settings.permission_mode,
+            " (replaying a recording)" if settings.replaying else "",
         )
         return change

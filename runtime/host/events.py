@@ -90,6 +90,9 @@ class ApprovalNeeded(TypedDict):
     arguments: dict[str, Any]
     effect: ToolEffect
     preview: NotRequired[str]
+    # Why this call asks in every mode (it changes the agent's instructions, or a recording asked for the
+    # network); "allow for this session" then allows this call only.
+    always_asks: NotRequired[str]
 
 
 class Usage(TypedDict):

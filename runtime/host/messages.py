@@ -129,6 +129,9 @@ class Config(TypedDict):
     context_length: NotRequired[int | None]
     reasoning: NotRequired[Literal["auto", "off", "low", "medium", "high"]]
     package_index_urls: NotRequired[list[str] | None]
+    # True while the model's answers come from a recording (provider "replay"; ``provider`` is then the
+    # recorded one): calls that reach the network ask in every mode (runtime.policy.protected).
+    replay: NotRequired[bool]
 
 
 class UserMessage(TypedDict):

@@ -6,9 +6,12 @@ Precedence, first that applies wins:
 2. ``read-only`` mode and an effect other than read or memory → deny, without asking; there, memory
    tools that change memories (``memory_save``, ``memory_delete``: what every later session is told)
    ask, and ``memory_search`` (``MEMORY_READERS``) runs;
-3. a session grant for the tool ("allow for this session") → allow;
-4. an allow rule that matches the call → allow;
-5. the mode's table for the tool's effect class (``MODE_TABLE``).
+3. a call that changes the agent's instructions (``AGENTS.md``, ``.agents/``), or, while the model's
+   answers come from a recording, one that reaches the network → ask, in every mode, past session grants
+   and allow rules (``runtime.policy.protected``);
+4. a session grant for the tool ("allow for this session") → allow;
+5. an allow rule that matches the call → allow;
+6. the mode's table for the tool's effect class (``MODE_TABLE``).
 
 Rules are written ``tool`` or ``tool(arg=glob, ...)``: the tool name is a glob too (``*`` matches every
 tool), each ``arg=glob`` must match that argument's value (``fnmatch``, case-sensitive; ``*`` also matches
@@ -25,9 +28,11 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, get_args
 
 from runtime.host.constants import PermissionMode
+from runtime.policy.protected import always_asks
 from runtime.tools.base import Effect, ToolDefinition
 
 log = logging.getLogger(__name__)
@@ -138,11 +143,26 @@ class Policy:
         mode: Mode = "ask",
         deny_rules: Iterable[Rule | str] = (),
         allow_rules: Iterable[Rule | str] = (),
+        workspace: Path | None = None,
     ) -> None:
         self._mode = parse_mode(mode)
         self.deny_rules = _rules(deny_rules)
         self.allow_rules = _rules(allow_rules)
         self._granted: set[str] = set()
+        self._workspace = workspace  # where path arguments resolve (a link to AGENTS.md is AGENTS.md)
+        self._replaying = False
+
+    @property
+    def replaying(self) -> bool:
+        return self._replaying
+
+    def set_replaying(self, replaying: bool) -> None:
+        """The model's answers come from a recording (a ``config`` frame's ``replay``): network calls ask."""
+        self._replaying = replaying
+
+    def always_asks(self, tool: ToolDefinition, arguments: dict[str, Any]) -> str | None:
+        """Why this call asks in every mode and is never granted for the session, or None."""
+        return always_asks(tool, arguments, self._workspace, self._replaying)
 
     @property
     def mode(self) -> Mode:
@@ -174,6 +194,9 @@ class Policy:
         table = MODE_TABLE[self._mode]
         if table[tool.effect] == "deny":
             return "deny", f"{tool.name} ({tool.effect}) is not allowed in {self._mode} mode"
+        standing = self.always_asks(tool, arguments)
+        if standing is not None:
+            return "ask", standing
         scope = grant_scope(tool.name, arguments)
         if scope in self._granted:
             return "allow", f"{scope} is allowed for this session"

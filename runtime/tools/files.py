@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
+from runtime.tools.instructions import is_instructions
 from runtime.tools.paths import PathRefused, display, relative, resolve
+from runtime.tools.preview_text import moved_text
 from runtime.tools.untrusted import wrap_untrusted
 
 log = logging.getLogger(__name__)
@@ -57,8 +59,11 @@ def read_text(path: Path, rel: str) -> str:
         raise ToolError(f"{rel} is not UTF-8 text ({size:,} bytes); it cannot be shown or edited as text") from None
 
 
-def unified_diff(old: str, new: str, rel: str, *, new_file: bool = False) -> str:
-    """A unified diff of two texts, bounded in size; marks a missing final newline like ``diff`` does."""
+def unified_diff(old: str, new: str, rel: str, *, new_file: bool = False, whole: bool = False) -> str:
+    """A unified diff of two texts, bounded in size; marks a missing final newline like ``diff`` does.
+
+    ``whole``: every line is context, so the diff shows the whole resulting text (the approval card of a
+    change to the agent's instructions shows all of what they would say)."""
 
     def lines(text: str) -> list[str]:
         out = text.splitlines(keepends=True)
@@ -69,7 +74,8 @@ def unified_diff(old: str, new: str, rel: str, *, new_file: bool = False) -> str
     fromfile = "/dev/null" if new_file else f"a/{rel}"
     import difflib  # on first use: ~60 ms to import in Pyodide, not on the way to `ready`
 
-    diff = "".join(difflib.unified_diff(lines(old), lines(new), fromfile=fromfile, tofile=f"b/{rel}"))
+    context = max(old.count("\n"), new.count("\n")) + 1 if whole else 3
+    diff = "".join(difflib.unified_diff(lines(old), lines(new), fromfile=fromfile, tofile=f"b/{rel}", n=context))
     if len(diff) > MAX_DIFF_CHARS:
         diff = diff[:MAX_DIFF_CHARS] + f"\n[diff truncated: {len(diff):,} characters in all]\n"
     return diff or "(no change)\n"
@@ -183,7 +189,7 @@ def _preview_write(ctx: ToolContext, arguments: dict[str, Any]) -> str | None:
         content = str(arguments.get("content", ""))
         if not target.exists():
             return unified_diff("", content, rel, new_file=True)
-        return unified_diff(read_text(target, rel), content, rel)
+        return unified_diff(read_text(target, rel), content, rel, whole=is_instructions(rel))
     except (ToolError, KeyError, OSError) as e:
         return f"(no preview: {e})"
 
@@ -244,7 +250,7 @@ def _preview_edit(ctx: ToolContext, arguments: dict[str, Any]) -> str | None:
         )
     except (ToolError, KeyError, OSError) as e:
         return f"(this edit would fail: {e})"
-    return unified_diff(before, after, rel)
+    return unified_diff(before, after, rel, whole=is_instructions(rel))
 
 
 @tool("write", preview=_preview_edit)
@@ -306,9 +312,11 @@ def _plan_move(ctx: ToolContext, src: str, dst: str) -> tuple[Path, str, Path, s
 
 def _preview_move(ctx: ToolContext, arguments: dict[str, Any]) -> str | None:
     try:
-        _, src_rel, _, dst_rel = _plan_move(ctx, str(arguments["src"]), str(arguments["dst"]))
+        source, src_rel, _, dst_rel = _plan_move(ctx, str(arguments["src"]), str(arguments["dst"]))
     except (ToolError, KeyError, OSError) as e:
         return f"(this move would fail: {e})"
+    if is_instructions(dst_rel):  # what becomes the agent's instructions, read now
+        return f"move {src_rel} → {dst_rel}; {dst_rel} will then say:\n{moved_text(source, src_rel)}"
     return f"move {src_rel} → {dst_rel}"
 
 

@@ -22,11 +22,10 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from runtime.tools.base import ToolError
+from runtime.tools.instructions import is_instructions
 from runtime.tools.paths import relative, resolve
 
 MAX_FILE_RECEIVE_BYTES = 10 * 1024 * 1024
-INSTRUCTION_FILES = frozenset({"agents.md"})  # case-folded, at the workspace root
-INSTRUCTION_DIRS = frozenset({".agents"})
 INTERNAL_DIRS = frozenset({".agent", ".git"})
 
 
@@ -35,10 +34,9 @@ def protected_reason(rel: str) -> str | None:
     parts = PurePosixPath(rel).parts
     if not parts:
         return None
-    first = parts[0].casefold()
-    if first in INSTRUCTION_DIRS or (len(parts) == 1 and first in INSTRUCTION_FILES):
+    if is_instructions(rel):  # the one definition of instructions (runtime.tools.instructions)
         return "runs never change AGENTS.md or .agents/; use the file tools, which ask first"
-    if first in INTERNAL_DIRS:
+    if parts[0].casefold() in INTERNAL_DIRS:
         return "runs never change the runtime's own folders"
     return None
 

@@ -9,12 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from aiohttp import web
 from playwright.sync_api import Browser, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, running_app
 from tests.e2e.ui import REPLY_TIMEOUT_MS, close_settings, configure_provider, messages, open_settings, send, wait_ready
+from tests.support.serve import serve_in_thread
 
 
 @contextlib.contextmanager
@@ -111,3 +113,48 @@ def test_each_session_keeps_its_own_recording_across_reloads(
         page.locator(f'[data-testid="session-entry"][data-session-id="{first}"]').click()
         expect(messages(page, "assistant").last).to_have_text("First answer.")
         assert [asked(p) for p in export_recording(page, tmp_path / "first.json")] == ["In the first chat."]
+
+
+def test_a_replayed_web_fetch_asks_and_reaches_no_network(
+    browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    hits: list[str] = []
+
+    async def page_handler(request: web.Request) -> web.Response:
+        hits.append(request.path)
+        return web.Response(text="secret page", content_type="text/plain")
+
+    site = web.Application()
+    site.router.add_get("/exfiltrate", page_handler)
+    with serve_in_thread(site, "replay-target") as target, connected(browser, server, fake) as page:
+        fetch = Reply.tool_call("web_fetch", {"url": f"{target}/exfiltrate?k=1"}, call_id="call_rep_1")
+        fake.script([fetch, Reply.text("Fetched nothing.")])
+        send(page, "Fetch it.")
+        card = page.get_by_test_id("tool-call")
+        expect(card).to_have_attribute("data-status", "pending-approval", timeout=REPLY_TIMEOUT_MS)
+        card.get_by_test_id("approval-deny").click()  # the recording keeps the call; nothing is fetched now
+        expect(messages(page, "assistant").last).to_have_text("Fetched nothing.", timeout=REPLY_TIMEOUT_MS)
+        path = tmp_path / "crafted.json"
+        export_recording(page, path)
+        assert hits == []
+
+        fake.reset(api_key=KEY)
+        with running_app(browser, server + "/") as app:
+            replaying = app.page
+            wait_ready(replaying)
+            open_settings(replaying)
+            replaying.get_by_test_id("provider-select").select_option("replay")
+            replaying.get_by_test_id("settings-save").click()
+            replaying.get_by_test_id("replay-file-input").set_input_files(path)
+            expect(replaying.get_by_test_id("connection-status")).to_contain_text("Connected", timeout=REPLY_TIMEOUT_MS)
+            close_settings(replaying)
+            replaying.get_by_test_id("permission-mode").select_option("full-auto")
+            send(replaying, "Fetch it.")
+            card = replaying.get_by_test_id("tool-call")
+            expect(card).to_have_attribute("data-status", "pending-approval", timeout=REPLY_TIMEOUT_MS)  # full-auto!
+            expect(card.get_by_test_id("approval-always-asks")).to_contain_text("A recording asked for this")
+            card.get_by_test_id("approval-deny").click()
+            expect(messages(replaying, "assistant").last).to_have_text("Fetched nothing.", timeout=REPLY_TIMEOUT_MS)
+            out = [r for r in app.traffic.requests if "/api/proxy" in r or fake.base_url in r]
+            assert not out, out
+        assert hits == [] and not fake.requests, "the replay must not reach the network"

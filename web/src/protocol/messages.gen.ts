@@ -51,6 +51,7 @@ export type Config = {
   context_length?: number | null;
   reasoning?: "auto" | "off" | "low" | "medium" | "high";
   package_index_urls?: string[] | null;
+  replay?: boolean;
 };
 
 /** An image pasted or dropped into a message (``user_message.images``). */
@@ -224,6 +225,7 @@ export type ApprovalNeeded = {
   arguments: Record<string, unknown>;
   effect: ToolEffect;
   preview?: string;
+  always_asks?: string;
 };
 
 export type Usage = {
@@ -325,7 +327,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   HttpEnd: {"type": {"schema": {"literal": ["http_end"]}, "required": true}, "id": {"schema": "string", "required": true}},
   HttpError: {"type": {"schema": {"literal": ["http_error"]}, "required": true}, "id": {"schema": "string", "required": true}, "kind": {"schema": {"literal": ["network", "timeout", "refused", "aborted"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ProviderSettings: {"kind": {"schema": "string", "required": true}, "base_url": {"schema": "string", "required": true}, "has_key": {"schema": "boolean", "required": true}},
-  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "reasoning": {"schema": {"literal": ["auto", "off", "low", "medium", "high"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}},
+  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "reasoning": {"schema": {"literal": ["auto", "off", "low", "medium", "high"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "replay": {"schema": "boolean", "required": false}},
   ImageAttachment: {"media_type": {"schema": {"literal": ["image/png", "image/jpeg", "image/gif", "image/webp"]}, "required": true}, "name": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
   UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "replaces_turn": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "images": {"schema": {"list": {"shape": "ImageAttachment"}}, "required": false}},
   AbortTurn: {"type": {"schema": {"literal": ["abort_turn"]}, "required": true}},
@@ -348,7 +350,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   ToolStarted: {"kind": {"schema": {"literal": ["tool_started"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}},
   ToolFinished: {"kind": {"schema": {"literal": ["tool_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}, "ok": {"schema": "boolean", "required": true}, "result": {"schema": "string", "required": true}, "status": {"schema": {"literal": ["ok", "error", "denied"]}, "required": true}, "images": {"schema": {"list": "string"}, "required": false}},
   ToolOutput: {"kind": {"schema": {"literal": ["tool_output"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "stream": {"schema": {"literal": ["stdout", "stderr"]}, "required": true}, "text": {"schema": "string", "required": true}},
-  ApprovalNeeded: {"kind": {"schema": {"literal": ["approval_needed"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}, "effect": {"schema": {"literal": ["read", "write", "network", "execute", "memory"]}, "required": true}, "preview": {"schema": "string", "required": false}},
+  ApprovalNeeded: {"kind": {"schema": {"literal": ["approval_needed"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}, "effect": {"schema": {"literal": ["read", "write", "network", "execute", "memory"]}, "required": true}, "preview": {"schema": "string", "required": false}, "always_asks": {"schema": "string", "required": false}},
   Usage: {"kind": {"schema": {"literal": ["usage"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "prompt_tokens": {"schema": "integer", "required": true}, "completion_tokens": {"schema": "integer", "required": true}, "total_tokens": {"schema": "integer", "required": true}, "cost": {"schema": {"anyOf": ["number", "null"]}, "required": true}},
   TurnFinished: {"kind": {"schema": {"literal": ["turn_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "reason": {"schema": {"literal": ["stop", "aborted", "max_rounds", "error"]}, "required": true}},
   ErrorEvent: {"kind": {"schema": {"literal": ["error"]}, "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": true}},

@@ -111,7 +111,7 @@ export class ChatView {
         return;
       case "approval_needed":
         this.foldThinking();
-        this.card(event.call_id, event.name, event.arguments).askApproval(event.preview);
+        this.card(event.call_id, event.name, event.arguments).askApproval(event.preview, event.always_asks);
         this.segment = null;
         return;
       case "tool_output":

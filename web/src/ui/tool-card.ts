@@ -66,7 +66,8 @@ export class ToolCard {
     this.args.textContent = pretty(args);
   }
 
-  askApproval(preview?: string): void {
+  /** `alwaysAsks`: why this call asks in every mode (instructions, a recording's network call), shown first. */
+  askApproval(preview?: string, alwaysAsks?: string): void {
     this.setStatus("pending-approval");
     if (this.approval) return;
     const details = this.root.querySelector("details");
@@ -80,6 +81,7 @@ export class ToolCard {
     this.approval = el(
       "div",
       { class: "approval", role: "group", "aria-label": "Approve this tool call" },
+      alwaysAsks ? el("p", { class: "approval-always-asks", "data-testid": "approval-always-asks" }, alwaysAsks) : null,
       networkNotice(this.name, this.argsValue),
       el("span", { class: "approval-text" }, "Allow this call?"),
       button("approval-allow", "Allow once", "allow", "btn-primary"),

@@ -354,6 +354,8 @@ export class Adapter {
       model: s.model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
+      // The runtime's policy then asks before every call that would reach the network (docs/recording.md).
+      replay: s.provider === "replay",
       ...(s.reasoning ? { reasoning: s.reasoning } : {}),
       ...(s.contextLength !== undefined ? { context_length: s.contextLength } : {}),
       ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),

@@ -12,12 +12,17 @@ archives) and for every listing. A component may not hold:
 - a lone surrogate (``Cs``): bytes that were not text.
 
 The web side applies the same classes (``web/src/workspace/names.ts``); both are checked against
-``tests/vectors/names.json``. ``shown`` is the form a name takes in text: every such character as
-``\\uXXXX``, so a name that was stored before this rule (or by another route) is printed safely.
+``tests/vectors/names.json``.
+
+How a name or a text from the workspace is printed (a name stored before this rule, or by another
+route, included): ``shown`` writes every such character as ``\\uXXXX``; ``literal`` makes a name a
+one-line JSON string (the prompt's workspace map); ``one_line`` flattens a text to one line (memories,
+skill descriptions). None of them can end a line, so printed names cannot close a fence or open a heading.
 """
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
@@ -31,6 +36,7 @@ _WORDS: dict[UnsafeKind, str] = {
     "invalid": "bytes that are not text",
 }
 MAX_COMPONENT_BYTES = 255  # what file systems allow for one name
+MAX_SHOWN_NAME_CHARS = 300  # a name printed longer is cut (with "…")
 
 
 @dataclass(frozen=True)
@@ -73,13 +79,39 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def shown(text: str) -> str:
-    """``text`` with every character a name may not hold written as ``\\uXXXX`` (``\\U`` past U+FFFF)."""
+def shown(text: str, keep: str = "") -> str:
+    """``text`` with every character a name may not hold, but those in ``keep``, written as ``\\uXXXX``
+    (``\\U`` past U+FFFF)."""
     if first_unsafe(text) is None:
         return text
-    return "".join(_escape(c) if unsafe_kind(c) else c for c in text)
+    return "".join(_escape(c) if c not in keep and unsafe_kind(c) else c for c in text)
 
 
 def _escape(char: str) -> str:
     code = ord(char)
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def literal(name: str, limit: int = MAX_SHOWN_NAME_CHARS) -> str:
+    """``name`` as a one-line JSON string: quotes, backslashes and unsafe characters escaped; cut past ``limit``."""
+    cut = name if len(name) <= limit else name[:limit] + "…"
+    text = json.dumps(cut, ensure_ascii=False)
+    if first_unsafe(text) is None:
+        return text
+    return "".join(_json_escape(c) if unsafe_kind(c) else c for c in text)
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` on one line: each run of whitespace (line breaks too) one space, unsafe characters escaped."""
+    flat = " ".join(text.split())
+    if limit is not None and len(flat) > limit:
+        flat = flat[:limit] + "…"
+    return shown(flat)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
+from runtime.names import shown
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import PathRefused, display, relative, resolve
 from runtime.tools.untrusted import wrap_untrusted
@@ -102,7 +103,7 @@ def _list_line(workspace: Path, folder: str, entry: Path) -> str:
     try:
         resolve(workspace, name)
     except PathRefused as e:
-        return f"{name} (not accessible: {e.reason})"
+        return f"{shown(name)} (not accessible: {e.reason})"  # a name made before the rule: printed escaped
     if entry.is_dir():
         return f"{name}/"
     return f"{name} ({entry.stat().st_size:,} bytes)"

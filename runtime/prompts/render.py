@@ -1,5 +1,11 @@
 """Render the system prompt from ``system.md.j2`` (jinja2, StrictUndefined).
 
+Every value from the workspace or the store is untrusted text and passes a filter in the template:
+``literal`` (a name as a one-line JSON string: the workspace map), ``one_line`` (memories, the mode) and
+``framed`` (AGENTS.md: its lines kept, unsafe characters escaped, its ``<agents_md>`` tag defused). None
+of them lets a value end a line where the template did not, so no name or text can close the map's
+fence, open a heading or fake a section. The skills block is built with the same functions (``catalog``).
+
 jinja2 is imported at the first render, not at import time: it costs ~300 ms in Pyodide and boot
 speed matters.
 """
@@ -13,6 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from runtime.names import literal, one_line, shown
+from runtime.tools.untrusted import defuse, tag_opening
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +71,7 @@ def _get_template() -> Any:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        env.filters.update(literal=literal, one_line=one_line, framed=framed)
         _template = env.get_template(TEMPLATE)
     return _template
 
@@ -106,6 +116,12 @@ def _render(inputs: PromptInputs) -> str:
         memories=list(inputs.memories),
     )
     return text.strip() + "\n"
+
+
+def framed(text: str, tag: str) -> str:
+    """``text`` for inside ``<tag>…</tag>``: line breaks and tabs kept (``\\r\\n`` read as ``\\n``), every
+    other unsafe character escaped, every opening of ``tag`` defused."""
+    return defuse(shown(text.replace("\r\n", "\n"), keep="\n\t"), tag_opening(tag))
 
 
 def _tool_line(entry: Mapping[str, Any]) -> dict[str, str]:

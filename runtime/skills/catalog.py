@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from runtime.names import MAX_SHOWN_NAME_CHARS, one_line
 from runtime.skills.errors import SkillError
 from runtime.skills.importer import SKILL_FILE, SKILLS_DIR, skills_dir
 from runtime.skills.spec import MAX_DESCRIPTION, InvalidSkill, SpecWarning, check_skill_bytes
@@ -122,7 +123,12 @@ def _write_disabled(workspace: Path, disabled: frozenset[str]) -> None:
 
 
 def available_skills_block(skills: tuple[InstalledSkill, ...]) -> str:
-    """The ``<available_skills>`` block for the system prompt; "" when no skill is enabled."""
+    """The ``<available_skills>`` block for the system prompt; "" when no skill is enabled.
+
+    Names, descriptions and locations are untrusted text: each is one line (``runtime.names.one_line``:
+    line breaks flattened, unsafe characters escaped, bounded) and XML-escaped, so none can end its
+    element, open a heading or add a section.
+    """
     enabled = [s for s in skills if s.enabled]
     if not enabled:
         return ""
@@ -130,9 +136,9 @@ def available_skills_block(skills: tuple[InstalledSkill, ...]) -> str:
     for skill in enabled:
         lines += [
             "  <skill>",
-            f"    <name>{escape(skill.name)}</name>",
-            f"    <description>{escape(skill.description[:MAX_DESCRIPTION])}</description>",
-            f"    <location>{escape(skill.location)}</location>",
+            f"    <name>{escape(one_line(skill.name, MAX_SHOWN_NAME_CHARS))}</name>",
+            f"    <description>{escape(one_line(skill.description, MAX_DESCRIPTION))}</description>",
+            f"    <location>{escape(one_line(skill.location, MAX_SHOWN_NAME_CHARS))}</location>",
             "  </skill>",
         ]
     lines.append("</available_skills>")

@@ -3,9 +3,13 @@
 A name is checked exactly as it is stored in the archive, before anything is written:
 
 - ``nul-byte``: a NUL anywhere (zip readers silently cut the name there);
-- ``bad-name``: other control characters, or bytes that are not valid text;
+- ``bad-name``: other control characters (C0, DEL, C1, line separators), or bytes that are not valid text;
 - ``bidi-control``: a bidirectional control (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C) that
-  makes a name display as another (``evil<U+202E>dm.exe`` shows as ``evilexe.md``);
+  makes a name display as another (``evil<U+202E>dm.exe`` shows as ``evilexe.md``), or another invisible
+  formatting character (U+200B, U+FEFF, ...);
+
+the characters are the file tools' own rule (``runtime.names``), so an archive installs no name that
+a file tool would refuse;
 - ``backslash``: a ``\\`` anywhere (a Windows separator, or a way to smuggle one);
 - ``drive-letter``: ``C:`` or ``C:/...``;
 - ``absolute-path``: a leading ``/``;
@@ -29,13 +33,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from runtime.names import MAX_COMPONENT_BYTES, first_unsafe
+from runtime.names import shown as safe_text
 from runtime.skills.errors import ArchiveError
 
 MiB = 1024 * 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_MAX_COMPONENT_BYTES = 255  # what file systems allow for one name
-_CONTROL = re.compile(r"[\x01-\x1f\x7f]")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
 @dataclass(frozen=True)
@@ -70,13 +73,8 @@ class Entry:
 
 def normalize_path(name: str, limits: Limits) -> str:
     """Return the checked, normalized form of an entry name ("" for the archive root) or raise."""
-    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
-    if "\x00" in name:
-        raise ArchiveError("nul-byte", f"Entry name contains a NUL byte: {shown!r}.", path=shown)
-    if _CONTROL.search(name) or any(0xD800 <= ord(c) <= 0xDFFF for c in name):
-        raise ArchiveError("bad-name", f"Entry name has control characters or invalid text: {shown!r}.", path=shown)
-    if _BIDI.search(name):
-        raise ArchiveError("bidi-control", f"Entry name has bidirectional controls: {name!r}.", path=shown)
+    shown = safe_text(name)
+    _check_characters(name, shown)
     if "\\" in name:
         raise ArchiveError("backslash", f"Entry name contains a backslash: {name!r}.", path=name)
     if _DRIVE.match(name):
@@ -86,15 +84,26 @@ def normalize_path(name: str, limits: Limits) -> str:
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
         raise ArchiveError("parent-reference", f"Entry name climbs out with '..': {name!r}.", path=name)
-    too_long = any(len(p.encode("utf-8", "surrogateescape")) > _MAX_COMPONENT_BYTES for p in parts)
+    too_long = any(len(p.encode("utf-8", "surrogateescape")) > MAX_COMPONENT_BYTES for p in parts)
     if too_long or len(name) > limits.max_path_chars or len(parts) > limits.max_depth:
         raise ArchiveError(
             "path-too-long",
             f"Entry name is over {limits.max_path_chars} characters, {limits.max_depth} levels deep, "
-            f"or has a part over {_MAX_COMPONENT_BYTES} bytes.",
+            f"or has a part over {MAX_COMPONENT_BYTES} bytes.",
             path=name[:200],
         )
     return "/".join(parts)
+
+
+def _check_characters(name: str, shown: str) -> None:
+    bad = first_unsafe(name)
+    if bad is None:
+        return
+    if bad.char == "\x00":
+        raise ArchiveError("nul-byte", f"Entry name contains a NUL byte: {shown!r}.", path=shown)
+    if bad.kind == "format":
+        raise ArchiveError("bidi-control", f"Entry name has {bad.describe()}: {shown!r}.", path=shown)
+    raise ArchiveError("bad-name", f"Entry name has {bad.describe()}: {shown!r}.", path=shown)
 
 
 def check_tree(entries: list[Entry]) -> None:

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
+from runtime.names import shown
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.instructions import is_instructions
 from runtime.tools.paths import PathRefused, display, relative, resolve
@@ -108,7 +109,7 @@ def _list_line(workspace: Path, folder: str, entry: Path) -> str:
     try:
         resolve(workspace, name)
     except PathRefused as e:
-        return f"{name} (not accessible: {e.reason})"
+        return f"{shown(name)} (not accessible: {e.reason})"  # a name made before the rule: printed escaped
     if entry.is_dir():
         return f"{name}/"
     return f"{name} ({entry.stat().st_size:,} bytes)"

@@ -1,8 +1,9 @@
 """Workspace paths: turn a path the model wrote into a real path that is certainly inside the workspace.
 
-Refused, each with a ``ToolError`` that says why: empty paths, NUL bytes, absolute paths (``/etc/passwd``,
-``C:\\x``, ``\\\\server``), backslashes, any ``..`` component, and anything whose resolved location (symlinks
-followed) is outside the workspace root.
+Refused, each with a ``ToolError`` that says why: empty paths, absolute paths (``/etc/passwd``,
+``C:\\x``, ``\\\\server``), backslashes, any ``..`` component, a name that ``runtime.names`` refuses (a
+control, invisible or bidirectional character, named by its code point, e.g. ``U+000A``; a part over
+255 bytes), and anything whose resolved location (symlinks followed) is outside the workspace root.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from runtime.names import name_problem
 from runtime.tools.base import ToolError
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -27,8 +29,9 @@ class PathRefused(ToolError):
 def _check_lexically(user_path: str) -> PurePosixPath:
     if not isinstance(user_path, str) or not user_path.strip():
         raise PathRefused(str(user_path), "the path is empty")
-    if "\x00" in user_path:
-        raise PathRefused(user_path, "it contains a NUL byte")
+    problem = name_problem(user_path)
+    if problem is not None:
+        raise PathRefused(user_path, problem)
     if "\\" in user_path:
         raise PathRefused(user_path, "use '/' to separate folders, not '\\'")
     if user_path.startswith("/") or _DRIVE.match(user_path):

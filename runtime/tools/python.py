@@ -32,6 +32,7 @@ from typing import Annotated, Any, get_args
 from runtime.errors import HostRequestError
 from runtime.host.constants import EXEC_DEFAULT_TIMEOUT_S, EXEC_MAX_TIMEOUT_S, ExecErrorKind
 from runtime.host.messages import ExecError, ExecRequestBody, ExecResult
+from runtime.names import name_problem
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import relative
 from runtime.tools.untrusted import defuse, wrap_untrusted
@@ -154,6 +155,8 @@ def collect_files(workspace: Path) -> tuple[dict[str, str], list[str]]:
             if path.is_symlink():
                 continue
             rel = relative(root, path)
+            if name_problem(rel) is not None:
+                continue  # a name no tool may use (made before the rule, or by another route): not handed in
             size = path.stat().st_size
             if size > MAX_FILE_SEND_BYTES or total + size > MAX_TOTAL_SEND_BYTES:
                 not_sent.append(rel)

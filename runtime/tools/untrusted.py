@@ -39,13 +39,21 @@ NOTES: dict[UntrustedKind, str] = {
     ),
 }
 
-# "<", then spaces, slashes or backslashes, then "untrusted" and "content" joined by anything but letters.
-_TAG_START = re.compile(r"[<\uff1c\ufe64][\s/\\\uff0f]*untrusted[\W_]{0,8}content", re.IGNORECASE)
 
 
-def defuse(text: str) -> str:
-    """``text`` with every opening of something that reads as the wrapper's tag escaped."""
-    return _TAG_START.sub(lambda m: "&lt;" + m.group(0)[1:], text)
+def tag_opening(tag: str) -> re.Pattern[str]:
+    """``<`` (or a full-width one), spaces, slashes or backslashes, then the tag's words joined by anything
+    but letters: what a model could read as that tag opening or closing."""
+    words = r"[\W_]{0,8}".join(re.escape(word) for word in tag.split("_"))
+    return re.compile(rf"[<\uff1c\ufe64][\s/\\\uff0f]*{words}", re.IGNORECASE)
+
+
+_TAG_START = tag_opening(TAG)
+
+
+def defuse(text: str, opening: re.Pattern[str] = _TAG_START) -> str:
+    """``text`` with every opening of something that reads as the wrapper's tag (or ``opening``) escaped."""
+    return opening.sub(lambda m: "&lt;" + m.group(0)[1:], text)
 
 
 def wrap_untrusted(text: str, source: str, kind: UntrustedKind) -> str:

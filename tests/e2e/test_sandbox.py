@@ -82,6 +82,14 @@ def test_driver_reports_changed_and_deleted_files(
     assert not (tmp_path / "out.txt").exists()
 
 
+def test_driver_puts_the_workspace_last_on_sys_path(driver: ModuleType, tmp_path: Path) -> None:
+    code = "import colorsys, mymod\nprint(colorsys.__file__, mymod.VALUE)"
+    outcome = drive(driver, tmp_path / "ws", code, {"colorsys.py": SHADOW, "mymod.py": "VALUE = 1\n"})
+    assert outcome["error"] is None and outcome["files"] == {}
+    assert not (tmp_path / "ws" / "colorsys.py.ran").exists()
+    assert sys.path[-1] == str(tmp_path / "ws") and "" not in sys.path
+
+
 def test_driver_traceback_starts_at_the_users_code(driver: ModuleType, tmp_path: Path) -> None:
     outcome = drive(driver, tmp_path / "ws", "def f():\n    return 1 / 0\n\nf()\n", {})
     message = outcome["error"]["message"]
@@ -237,6 +245,22 @@ def test_app_storage_is_out_of_reach(sandbox_app: App) -> None:
     assert "SecurityError" in lines["indexeddb"]
     assert "SecurityError" in lines["opfs"]
     assert "opened" not in lines["caches"]
+
+
+SHADOW = "open(__file__ + '.ran', 'w').close()\nraise SystemExit('a workspace module shadowed ' + __name__)\n"
+SHADOW_CODE = """
+import sys, colorsys, pygal, micropip, mymod
+print(pygal.__file__.startswith("/workspace"), micropip.__file__.startswith("/workspace"), mymod.VALUE)
+print(sys.path[-1], "" in sys.path)
+"""
+
+
+def test_workspace_modules_never_shadow_the_sandboxs_own(sandbox_app: App) -> None:
+    files = {f"{name}.py": b64(SHADOW) for name in ("pygal", "micropip", "colorsys", "json")}
+    result = run(sandbox_app.page, SHADOW_CODE, {**files, "mymod.py": b64("VALUE = 'mine'\n")})
+    assert result["ok"], result
+    assert result["stdout"] == "False False mine\n/workspace False\n"
+    assert result["files"] == {}, "a planted module ran"
 
 
 FILES_CODE = """

@@ -38,7 +38,11 @@ SKILLS = (
         ),
         pytest.param(
             PromptInputs(tools=TOOLS, workspace_map=["a.md", "notes/"], agents_md="Use British spelling."),
-            ["The workspace contains:", "notes/", "<agents_md>\nUse British spelling.\n</agents_md>"],
+            [
+                "The workspace contains these paths",
+                '"a.md"\n"notes/"',
+                "<agents_md>\nUse British spelling.\n</agents_md>",
+            ],
             ["<available_skills>"],
             id="workspace map and AGENTS.md",
         ),

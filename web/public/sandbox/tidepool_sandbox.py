@@ -3,7 +3,8 @@
 ``sandbox-worker.js`` writes this file to ``/sandbox/`` in the sandbox's MEMFS, imports it and calls
 ``run(code, files_json)`` once per run. Values cross as JSON strings, never pasted into source. A run:
 
-1. resets ``/workspace`` and writes the files handed in (``{path: base64}``), then makes it the cwd;
+1. resets ``/workspace`` and writes the files handed in (``{path: base64}``), then makes it the cwd and
+   the last entry of ``sys.path`` (what the sandbox ships comes first: see ``workspace_last``);
 2. executes the code as ``__main__`` (top-level ``await`` allowed) with a fresh namespace;
 3. answers ``{"error": null | {"kind": "exception", "message": traceback}, "files": {path: base64},
    "deleted": [path]}`` as JSON: files created or changed, and files handed in that are gone.
@@ -38,6 +39,7 @@ import os
 import shutil
 import sys
 import traceback
+import unicodedata
 import urllib.error
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -47,6 +49,7 @@ WORKSPACE = "/workspace"
 CODE_FILENAME = "<run_python>"
 MAX_RETURN_BYTES = 8 * 1024 * 1024  # all returned files together; base64 of it fits one 16 MiB frame
 SKIPPED_DIRS = frozenset({"__pycache__"})
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # what no name may hold (runtime/names.py)
 # PyPI's simple API, named so micropip searches it before Pyodide's lock file: the sandbox does not
 # serve the lock file's packages, and PyPI has the pure-Python wheels of most of them.
 PYPI_INDEX_URLS = ["https://pypi.org/simple/{package_name}/"]
@@ -72,13 +75,17 @@ class RunOutcome(TypedDict):
 
 
 def safe_relative(path: str) -> bool:
-    """A workspace-relative path with no way out of the workspace."""
+    """A workspace-relative path with no way out of the workspace and no name the file tools refuse.
+
+    The characters are the runtime's rule (``runtime/names.py``: categories Cc, Cf, Cs, Zl, Zp), which
+    this file cannot import; both are checked against ``tests/vectors/names.json``.
+    """
     parts = path.split("/")
     return (
         bool(path)
         and not path.startswith("/")
         and "\\" not in path
-        and "\0" not in path
+        and not any(unicodedata.category(c) in UNSAFE_CATEGORIES for c in path)
         and all(part not in ("", ".", "..") for part in parts)
     )
 
@@ -112,9 +119,19 @@ def prepare(files: dict[str, str], root: str) -> dict[str, str]:
             f.write(data)
         digests[path] = hashlib.sha256(data).hexdigest()
     os.chdir(root)
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    workspace_last(root)
     return digests
+
+
+def workspace_last(root: str) -> None:
+    """Put ``root`` last on ``sys.path``, and drop the working directory (``""``, ``.``, the cwd) from it.
+
+    The stdlib and the packages the sandbox ships or installs come first: a workspace ``pygal.py``,
+    ``micropip.py`` or ``json.py`` never shadows them, and the user's own modules still import.
+    """
+    here = {"", ".", root, os.getcwd()}
+    sys.path[:] = [entry for entry in sys.path if entry not in here]
+    sys.path.append(root)
 
 
 def clean_traceback(error: BaseException) -> str:

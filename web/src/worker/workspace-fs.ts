@@ -7,6 +7,7 @@
  */
 
 import { zipSync, type Zippable } from "fflate";
+import { nameProblem, shown } from "./names";
 import { safeParts, WORKSPACE_DIR, type FlushOutcome, type PyFS } from "./persistence";
 
 /** What the panel asks the worker (`{type: "workspace", requestId, request}` on the bridge). */
@@ -219,12 +220,14 @@ export class WorkspaceFiles {
   }
 }
 
-/** A file name without any folder part; refuses names that are empty or only dots. */
+/** A file name without any folder part; refuses names that are empty, only dots, or that the name rule refuses. */
 export function baseName(name: string): string {
   const last = name.split(/[\\/]/).pop() ?? "";
-  if (last === "" || last === "." || last === ".." || last.includes("\0")) {
-    throw new WorkspaceError("invalid", `not a usable file name: ${JSON.stringify(name)}`);
+  if (last === "" || last === "." || last === "..") {
+    throw new WorkspaceError("invalid", `not a usable file name: ${JSON.stringify(shown(name))}`);
   }
+  const problem = nameProblem(last);
+  if (problem) throw new WorkspaceError("invalid", `"${shown(last)}" was not uploaded: ${problem}. Rename it and upload it again.`);
   return last;
 }
 

@@ -8,6 +8,7 @@
  */
 
 import type { RequestResult } from "../../worker/main-worker-messages";
+import { shown } from "../../worker/names";
 import type { Changed, FileView, WorkspaceEntry, WorkspaceRequest } from "../../worker/workspace-fs";
 import { el } from "../dom";
 import "./files.css";
@@ -102,12 +103,12 @@ export class FilesPanel {
 
   private row(entry: WorkspaceEntry): HTMLElement {
     const depth = entry.path.split("/").length - 1;
-    const name = entry.path.split("/").pop() ?? entry.path;
+    const name = shown(entry.path.split("/").pop() ?? entry.path); // a name made before the rule: escaped
     const isDir = entry.kind === "dir";
     const closed = this.collapsed.has(entry.path);
     const label = el(
       "button",
-      { type: "button", class: "files-entry-name", title: entry.path, "aria-expanded": isDir ? String(!closed) : undefined },
+      { type: "button", class: "files-entry-name", title: shown(entry.path), "aria-expanded": isDir ? String(!closed) : undefined },
       el("span", { class: "files-icon", "aria-hidden": "true" }, isDir ? (closed ? "▸" : "▾") : ""),
       name,
     );
@@ -139,7 +140,7 @@ export class FilesPanel {
       no.addEventListener("click", () => this.setConfirming(null));
       return el("span", { class: "files-confirm", role: "group", "aria-label": `Delete this ${what}?` }, el("span", { class: "files-confirm-text" }, "Delete?"), yes, no);
     }
-    const del = el("button", { type: "button", class: "btn btn-ghost btn-small files-delete", "data-testid": "file-delete", "aria-label": `Delete ${entry.path}`, title: `Delete this ${what}` }, "Delete");
+    const del = el("button", { type: "button", class: "btn btn-ghost btn-small files-delete", "data-testid": "file-delete", "aria-label": `Delete ${shown(entry.path)}`, title: `Delete this ${what}` }, "Delete");
     del.addEventListener("click", () => this.setConfirming(entry.path));
     return del;
   }
@@ -157,12 +158,12 @@ export class FilesPanel {
   private async openFile(path: string): Promise<void> {
     const reply = await this.request({ op: "read", path });
     if (!reply.ok) {
-      this.status.textContent = `Could not open ${path}: ${reply.message}`;
+      this.status.textContent = `Could not open ${shown(path)}: ${reply.message}`;
       return;
     }
     const view = reply.value as FileView;
     this.openPath = view.path;
-    this.viewerTitle.textContent = `${view.path} · ${formatSize(view.size)}`;
+    this.viewerTitle.textContent = `${shown(view.path)} · ${formatSize(view.size)}`;
     this.viewer.classList.toggle("is-binary", view.binary);
     this.viewer.textContent = view.binary
       ? "This file is not text; download the workspace to get it."
@@ -192,7 +193,7 @@ export class FilesPanel {
     this.confirming = null;
     const reply = await this.request({ op: "delete", path });
     await this.refresh();
-    this.status.textContent = reply.ok ? `Deleted ${path}.${unsaved(reply.value)}` : `Could not delete ${path}: ${reply.message}`;
+    this.status.textContent = reply.ok ? `Deleted ${shown(path)}.${unsaved(reply.value)}` : `Could not delete ${shown(path)}: ${reply.message}`;
   }
 
   private async exportZip(): Promise<void> {

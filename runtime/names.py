@@ -7,11 +7,12 @@ archives) and for every listing. A component may not hold:
   a newline in a name can close a code fence or start a heading wherever the name is printed;
 - a line or paragraph separator (``Zl``, ``Zp``: U+2028, U+2029), which readers treat as a line break;
 - a format character (``Cf``): bidirectional controls (U+200E/U+200F, U+202A–U+202E, U+2066–U+2069,
-  U+061C) that make a name display as another, and invisible ones (U+200B–U+200D, U+2060, U+FEFF,
-  U+00AD, ...) that hide a difference between two names;
+  U+061C) that make a name display as another, and invisible ones (U+200B, U+2060, U+FEFF, U+00AD,
+  tag characters, ...) that hide a difference between two names or smuggle text past a reader; but the
+  joiners U+200C and U+200D, which Persian, Indic scripts and emoji sequences (👩‍💻) need, are allowed;
 - a lone surrogate (``Cs``): bytes that were not text.
 
-The web side applies the same classes (``web/src/workspace/names.ts``); both are checked against
+The web side applies the same classes (``web/src/worker/names.ts``); both are checked against
 ``tests/vectors/names.json``.
 
 How a name or a text from the workspace is printed (a name stored before this rule, or by another
@@ -35,6 +36,7 @@ _WORDS: dict[UnsafeKind, str] = {
     "format": "an invisible or bidirectional formatting character",
     "invalid": "bytes that are not text",
 }
+JOINERS = frozenset("\u200c\u200d")  # format characters that scripts and emoji sequences need
 MAX_COMPONENT_BYTES = 255  # what file systems allow for one name
 MAX_SHOWN_NAME_CHARS = 300  # a name printed longer is cut (with "…")
 
@@ -56,6 +58,8 @@ class Unsafe:
 
 def unsafe_kind(char: str) -> UnsafeKind | None:
     """The class of a character a name may not hold, or None when it may."""
+    if char in JOINERS:
+        return None
     return _KINDS.get(unicodedata.category(char))
 
 

@@ -50,6 +50,7 @@ CODE_FILENAME = "<run_python>"
 MAX_RETURN_BYTES = 8 * 1024 * 1024  # all returned files together; base64 of it fits one 16 MiB frame
 SKIPPED_DIRS = frozenset({"__pycache__"})
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # what no name may hold (runtime/names.py)
+JOINERS = frozenset("\u200c\u200d")  # but these two format characters, which scripts and emoji need
 # PyPI's simple API, named so micropip searches it before Pyodide's lock file: the sandbox does not
 # serve the lock file's packages, and PyPI has the pure-Python wheels of most of them.
 PYPI_INDEX_URLS = ["https://pypi.org/simple/{package_name}/"]
@@ -77,7 +78,7 @@ class RunOutcome(TypedDict):
 def safe_relative(path: str) -> bool:
     """A workspace-relative path with no way out of the workspace and no name the file tools refuse.
 
-    The characters are the runtime's rule (``runtime/names.py``: categories Cc, Cf, Cs, Zl, Zp), which
+    The characters are the runtime's rule (``runtime/names.py``: categories Cc, Cf but the joiners, Cs, Zl, Zp), which
     this file cannot import; both are checked against ``tests/vectors/names.json``.
     """
     parts = path.split("/")
@@ -85,7 +86,7 @@ def safe_relative(path: str) -> bool:
         bool(path)
         and not path.startswith("/")
         and "\\" not in path
-        and not any(unicodedata.category(c) in UNSAFE_CATEGORIES for c in path)
+        and not any(unicodedata.category(c) in UNSAFE_CATEGORIES and c not in JOINERS for c in path)
         and all(part not in ("", ".", "..") for part in parts)
     )
 

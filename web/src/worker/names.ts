@@ -5,10 +5,11 @@
  *
  * A name may not hold a control character (C0, DEL, C1), a line or paragraph separator, a format
  * character (bidirectional controls such as U+202E, invisible ones such as U+200B or U+FEFF) or a lone
- * surrogate, and no part of it may be over 255 bytes.
+ * surrogate (the joiners U+200C/U+200D are allowed), and no part of it may be over 255 bytes.
  */
 
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+// Format characters but the joiners U+200C/U+200D (Persian, Indic scripts, emoji sequences need them).
+const UNSAFE = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 const FORMAT = /\p{Cf}/u;
 const SURROGATE = /\p{Cs}/u;
 const MAX_COMPONENT_BYTES = 255;

@@ -35,6 +35,7 @@ BOOTSTRAP_PATH = "/sandbox/bootstrap.js"
 PROXY_PATH = "/api/proxy"
 GRANT_TTL_S = 600.0
 GRANTS = web.AppKey("sandbox_network_grants", dict[str, float])  # token → expiry (time.monotonic())
+ADMITTED = web.RequestKey("sandbox_admitted", bool)
 # A Host header that can stand in a policy as is (no spaces, semicolons or commas to add directives).
 PLAIN_HOST = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 
@@ -105,14 +106,20 @@ async def admit_sandbox(request: web.Request, handler: Handler) -> web.StreamRes
             status=403,
             headers={"X-Proxy-Error": "sandbox_not_allowed", "Cache-Control": "no-store"},
         )
-    response = await handler(request)
-    response.headers["Access-Control-Allow-Origin"] = "null"
-    response.headers["Access-Control-Expose-Headers"] = "X-Proxy-Final-Url, X-Proxy-Error"
-    return response
+    request[ADMITTED] = True
+    return await handler(request)
+
+
+async def readable_by_the_sandbox(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: an admitted sandbox request's answer (streamed or not) is readable by it."""
+    if request.get(ADMITTED):
+        response.headers["Access-Control-Allow-Origin"] = "null"
+        response.headers["Access-Control-Expose-Headers"] = "X-Proxy-Final-Url, X-Proxy-Error"
 
 
 def add_sandbox_routes(app: web.Application, dist: Path) -> None:
     """Register the bootstrap route and the proxy's admission of the sandbox; call before the static catch-all."""
     app[GRANTS] = {}
     app.middlewares.append(admit_sandbox)
+    app.on_response_prepare.append(readable_by_the_sandbox)
     app.router.add_get(BOOTSTRAP_PATH, bootstrap_handler(dist.resolve()))

@@ -62,6 +62,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--wheel-host", action="append", default=[], metavar="HOST",
         help="another package index host whose /packages/...whl files get the wheel size limit (repeatable)",
     )
+    parser.add_argument("--proxy-body-timeout-s", type=float, default=10.0,
+                        help="time a POST to the proxy has to send its body (before it takes a slot)")
     parser.add_argument("--head-timeout-s", type=float, default=HEAD_TIMEOUT_S,
                         help="close a connection that sends no complete request head within this many seconds "
                              "of opening or of its last answer")
@@ -76,6 +78,7 @@ async def serve(args: argparse.Namespace) -> None:
         wheel_hosts=PACKAGE_FILE_HOSTS | set(args.wheel_host),
         total_timeout_s=args.proxy_timeout_s,
         max_concurrent=args.proxy_max_concurrent,
+        body_timeout_s=args.proxy_body_timeout_s,
         allowed_ports=frozenset({80, 443, *args.allow_port}),
     )
     hosts = HostPolicy.of(args.host, args.public_host)

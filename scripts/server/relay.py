@@ -70,9 +70,11 @@ async def relay(
 
 async def stream(response: web.StreamResponse, resp: aiohttp.ClientResponse, held: bytearray, limit: int) -> None:
     sent = len(held)
-    if held:
-        await response.write(bytes(held))
-        del held[:]
+    view = memoryview(held)
+    for at in range(0, sent, PIECE_BYTES):
+        await response.write(bytes(view[at : at + PIECE_BYTES]))
+    view.release()
+    held.clear()
     async for piece in resp.content.iter_chunked(PIECE_BYTES):
         sent += len(piece)
         if sent > limit:

@@ -29,6 +29,9 @@ from server.guard import AddressPolicy
 from server.proxy import PACKAGE_FILE_HOSTS, ProxyConfig
 
 ROOT = Path(__file__).resolve().parent.parent
+# aiohttp's keep-alive timer runs from a connection's start and from each answer, and closes the
+# connection if no complete request head has arrived by then: a slowloris client is dropped after this.
+HEAD_TIMEOUT_S = 5.0
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -59,6 +62,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--wheel-host", action="append", default=[], metavar="HOST",
         help="another package index host whose /packages/...whl files get the wheel size limit (repeatable)",
     )
+    parser.add_argument("--proxy-body-timeout-s", type=float, default=10.0,
+                        help="time a POST to the proxy has to send its body (before it takes a slot)")
+    parser.add_argument("--head-timeout-s", type=float, default=HEAD_TIMEOUT_S,
+                        help="close a connection that sends no complete request head within this many seconds "
+                             "of opening or of its last answer")
     return parser.parse_args(argv)
 
 
@@ -70,11 +78,15 @@ async def serve(args: argparse.Namespace) -> None:
         wheel_hosts=PACKAGE_FILE_HOSTS | set(args.wheel_host),
         total_timeout_s=args.proxy_timeout_s,
         max_concurrent=args.proxy_max_concurrent,
+        body_timeout_s=args.proxy_body_timeout_s,
         allowed_ports=frozenset({80, 443, *args.allow_port}),
     )
     hosts = HostPolicy.of(args.host, args.public_host)
     config = ServerConfig(dist=args.dist, proxy=proxy, hosts=hosts, test_config=args.test_config)
-    runner = web.AppRunner(make_app(config), access_log=None)
+    # handler_cancellation: a client that goes away ends its handler (and frees its proxy slot).
+    runner = web.AppRunner(
+        make_app(config), access_log=None, keepalive_timeout=args.head_timeout_s, handler_cancellation=True
+    )
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()

@@ -20,11 +20,18 @@ URL_LINE = re.compile(r"at (http://\S+)/")
 @contextlib.contextmanager
 def serve_process(dist: Path, *extra: str, timeout_s: float = 20.0) -> Iterator[str]:
     """Start `serve.py --port 0 --dist DIST EXTRA...`; yield its base URL (no trailing slash)."""
+    with serve_process_and_pid(dist, *extra, timeout_s=timeout_s) as (url, _pid):
+        yield url
+
+
+@contextlib.contextmanager
+def serve_process_and_pid(dist: Path, *extra: str, timeout_s: float = 20.0) -> Iterator[tuple[str, int]]:
+    """`serve_process`, yielding the server's process id too (to read its memory use)."""
     cmd = [sys.executable, str(SERVE), "--port", "0", "--dist", str(dist), *extra]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     try:
-        yield _wait_for_url(proc, timeout_s)
+        yield _wait_for_url(proc, timeout_s), proc.pid
     finally:
         proc.terminate()
         try:

@@ -1,7 +1,7 @@
 """The aiohttp application: the fetch proxy under /api/, static files from dist/ for everything else.
 
-Every route first passes the access check (access.py): only this server's host names, and on /api/ only
-this app's own pages.
+Every route first passes the path check (paths.py: a bad path is 400) and the access check (access.py):
+only this server's host names, and on /api/ only this app's own pages.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 from aiohttp import web
 
 from .access import HostPolicy, access_middleware
+from .paths import path_guard
 from .proxy import ProxyConfig, add_proxy_routes
 from .static import add_static_routes
 
@@ -25,7 +26,7 @@ class ServerConfig:
 
 
 def make_app(config: ServerConfig) -> web.Application:
-    app = web.Application(middlewares=[access_middleware(config.hosts)])
+    app = web.Application(middlewares=[path_guard, access_middleware(config.hosts)])
     add_proxy_routes(app, config.proxy)
     add_static_routes(app, config.dist, config.test_config)
     return app

@@ -15,6 +15,7 @@ proxy itself are JSON `{error, message}` with an `X-Proxy-Error` header naming t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import re
@@ -26,6 +27,7 @@ from aiohttp import web
 from yarl import URL
 
 from .guard import AddressPolicy, GuardedResolver, ProxyRefused
+from .relay import relay
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +51,9 @@ class ProxyConfig:
     connect_timeout_s: float = 10.0
     max_redirects: int = 5
     max_concurrent: int = 8
+    max_request_bytes: int = 1 * MiB  # a POST's body (aiohttp's own cap, `client_max_size`, is the same)
+    body_timeout_s: float = 10.0  # a POST's body must arrive within this, before the fetch takes a slot
     allowed_ports: frozenset[int] = frozenset({80, 443})
-
-
-@dataclass(frozen=True)
-class Upstream:
-    status: int
-    content_type: str | None
-    body: bytes
-    final_url: URL
 
 
 PROXY_CONFIG = web.AppKey("proxy_config", ProxyConfig)
@@ -120,20 +116,6 @@ def body_limit(url: URL, config: ProxyConfig) -> int:
     return config.max_wheel_bytes if wheel else config.max_body_bytes
 
 
-async def read_limited(resp: aiohttp.ClientResponse, limit: int) -> bytes:
-    too_large = ProxyRefused("too_large", f"the response is larger than {limit} bytes", status=413)
-    if resp.content_length is not None and resp.content_length > limit:
-        raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in resp.content.iter_chunked(64 * 1024):
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def next_hop(url: URL, resp: aiohttp.ClientResponse, method: str) -> tuple[URL, str] | None:
     """Where a redirect points and the method to use there, or None when `resp` is not a redirect."""
     location = resp.headers.get("Location")
@@ -143,11 +125,12 @@ def next_hop(url: URL, resp: aiohttp.ClientResponse, method: str) -> tuple[URL, 
     return url.join(URL(location)), method if keep_method else "GET"
 
 
-async def fetch_following(
+@contextlib.asynccontextmanager
+async def upstream_answer(
     session: aiohttp.ClientSession, config: ProxyConfig, raw_url: str, method: str, body: bytes | None,
     headers: dict[str, str],
-) -> Upstream:
-    """Fetch `raw_url`, following and re-checking redirects; the final answer's body is size-limited."""
+) -> AsyncIterator[tuple[aiohttp.ClientResponse, URL]]:
+    """The final answer to `raw_url` (its body unread) and its URL, redirects followed and re-checked."""
     url = checked_url(raw_url, config)
     for _hop in range(config.max_redirects + 1):
         async with session.request(method, url, data=body, headers=headers, allow_redirects=False) as resp:
@@ -156,8 +139,8 @@ async def fetch_following(
                                    "answer), which the proxy does not pass on", status=502)
             hop = next_hop(url, resp, method)
             if hop is None:
-                data = await read_limited(resp, body_limit(url, config))
-                return Upstream(resp.status, resp.headers.get("Content-Type"), data, url)
+                yield resp, url
+                return
         url, new_method = checked_url(str(hop[0]), config), hop[1]
         if new_method != method:
             method, body = new_method, None
@@ -174,37 +157,58 @@ def forwarded_headers(request: web.Request) -> dict[str, str]:
     return headers
 
 
+async def request_body(request: web.Request, config: ProxyConfig) -> bytes | None:
+    """A POST's body, read whole within `body_timeout_s` (before the fetch takes a slot); None for a GET."""
+    if request.method != "POST":
+        return None
+    declared = request.content_length
+    if declared is not None and declared > config.max_request_bytes:
+        raise ProxyRefused("too_large", f"a request body is at most {config.max_request_bytes} bytes", status=413)
+    try:
+        async with asyncio.timeout(config.body_timeout_s):
+            return await request.read()
+    except TimeoutError:
+        raise ProxyRefused("body_timeout", f"the request body did not arrive within {config.body_timeout_s:g} s",
+                           status=408) from None
+    except web.HTTPRequestEntityTooLarge:
+        raise ProxyRefused("too_large", f"a request body is at most {config.max_request_bytes} bytes",
+                           status=413) from None
+
+
 async def handle_proxy(request: web.Request) -> web.StreamResponse:
     config = request.app[PROXY_CONFIG]
     raw = request.query.get("url")
     if not raw:
         return error_response("bad_request", "missing the url query parameter", 400)
+    try:
+        body = await request_body(request, config)
+    except ProxyRefused as exc:
+        return error_response(exc.code, exc.message, exc.status)
     slots = request.app[PROXY_SLOTS]
     if slots.locked():
         return error_response("busy", f"already {config.max_concurrent} fetches under way; try again shortly", 429)
     async with slots:
-        return await proxied(request, config, raw)
+        return await proxied(request, config, raw, body)
 
 
-async def proxied(request: web.Request, config: ProxyConfig, raw: str) -> web.StreamResponse:
-    body = await request.read() if request.method == "POST" else None
+async def proxied(request: web.Request, config: ProxyConfig, raw: str, body: bytes | None) -> web.StreamResponse:
+    session, headers = request.app[PROXY_SESSION], forwarded_headers(request)
     try:
-        async with asyncio.timeout(config.total_timeout_s):
-            upstream = await fetch_following(
-                request.app[PROXY_SESSION], config, raw, request.method, body,
-                forwarded_headers(request),
-            )
+        async with (
+            asyncio.timeout(config.total_timeout_s),
+            upstream_answer(session, config, raw, request.method, body, headers) as (resp, url),
+        ):
+            answer = {**CONTAINMENT_HEADERS, "X-Proxy-Final-Url": str(url)}
+            if resp.headers.get("Content-Type"):
+                answer["Content-Type"] = resp.headers["Content-Type"]
+            return await relay(request, resp, body_limit(url, config), config.max_body_bytes, answer)
     except ProxyRefused as exc:
-        log.info("proxy refused %s: %s", raw, exc.message)
+        log.info("proxy refused a fetch: %s", exc.message)
         return error_response(exc.code, exc.message, exc.status)
     except TimeoutError:
         return error_response("timeout", f"no complete answer within {config.total_timeout_s:g} s", 504)
     except (aiohttp.ClientError, ValueError) as exc:
         return error_response("upstream_error", f"could not fetch {raw}: {exc}", 502)
-    headers = {**CONTAINMENT_HEADERS, "X-Proxy-Final-Url": str(upstream.final_url)}
-    if upstream.content_type:
-        headers["Content-Type"] = upstream.content_type
-    return web.Response(status=upstream.status, body=upstream.body, headers=headers)
 
 
 async def proxy_session(app: web.Application) -> AsyncIterator[None]:

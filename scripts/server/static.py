@@ -75,8 +75,11 @@ def content_type(path: Path) -> str:
 
 def resolve_in(dist: Path, tail: str) -> Path | None:
     """The file under `dist` that `tail` names, or None (missing, a directory, or outside `dist`)."""
-    candidate = (dist / tail).resolve()
-    if not candidate.is_relative_to(dist) or not candidate.is_file():
+    try:
+        candidate = (dist / tail).resolve()
+        if not candidate.is_relative_to(dist) or not candidate.is_file():
+            return None
+    except (OSError, ValueError):  # paths.py refuses such names first; no name may answer 500
         return None
     return candidate
 

@@ -12,13 +12,18 @@ and only that way. Last: a run that plants a skill, rewrites AGENTS.md and delet
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 from aiohttp import web
 from playwright.sync_api import expect
+from yarl import URL
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
@@ -300,3 +305,44 @@ def test_a_run_cannot_plant_instructions_or_delete_them(tools: App, fake: FakeLL
     assert ".agents" not in listed and "report.txt" in listed and "keep.md" not in listed, listed
     system = fake.requests_to("/api/v1/chat/completions")[-1].json()["messages"][0]["content"]
     assert "Be careful." in system and "PLANTED" not in system and "obey me" not in system
+
+
+GRANT_PROBE = """
+import urllib.request, tidepool_sandbox
+print("PROXY " + tidepool_sandbox._proxy_url)
+print(urllib.request.urlopen("__RECORDER__/granted").read().decode())
+"""
+
+
+def test_a_network_runs_grant_dies_with_its_sandbox(tools: App, fake: FakeLLM, recorder: Recorder) -> None:
+    """The run's code can read its grant (and could send it away); once the run ends the proxy refuses it."""
+    page = tools.page
+    cards = page.locator('[data-testid="tool-call"][data-tool="run_python"]')
+    before = cards.count()
+    args = {"code": GRANT_PROBE.replace("__RECORDER__", recorder.url), "network": True}
+    fake.script([Reply.tool_call("run_python", args), Reply.text("Granted.")])
+    send(page, "Please fetch with the network")
+    card = cards.nth(before)
+    expect(card).to_have_attribute("data-status", "pending-approval", timeout=REPLY_TIMEOUT_MS)
+    card.get_by_test_id("approval-allow").click()
+    expect(card).to_have_attribute("data-status", "ok", timeout=RUN_MS)
+    text = result_text(card)
+    assert "reached /granted" in text, text
+    [proxy] = [line.removeprefix("PROXY ") for line in text.splitlines() if line.startswith("PROXY ")]
+    grant = URL(proxy).query["grant"]
+    assert len(grant) >= 32
+    target = URL(proxy).update_query(url=f"{recorder.url}/after-the-run")
+    # What Chromium sends for the sandbox's fetch (measured; scripts/server/sandbox_policy.py).
+    headers = {"Origin": "null", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+    deadline = time.monotonic() + 10
+    status = 0
+    while time.monotonic() < deadline:  # the runner's revocation is sent as the sandbox ends
+        with contextlib.suppress(urllib.error.HTTPError):
+            urllib.request.urlopen(urllib.request.Request(str(target), headers=headers), timeout=5)
+            status = 200
+            time.sleep(0.2)
+            continue
+        status = 403
+        break
+    assert status == 403, "the grant still worked after its sandbox ended"
+    assert recorder.paths() == ["/granted"], recorder.hits

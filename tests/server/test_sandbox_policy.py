@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import aiohttp
 import pytest
 
-from scripts.server.sandbox_policy import sandbox_csp
+from scripts.server.sandbox_policy import MAX_GRANTS, sandbox_csp
 
 
 def directives(policy: str) -> dict[str, list[str]]:
@@ -24,7 +22,7 @@ async def test_the_bootstrap_carries_the_sandbox_policy(
 ) -> None:
     response = await client.get(f"{server}/sandbox/bootstrap.js{query}")
     assert response.status == 200
-    assert (await response.text()).endswith("\nself.onmessage = () => {};\n")
+    assert (await response.text()) == "self.onmessage = () => {};\n"
     assert response.headers["Content-Type"] == "text/javascript; charset=utf-8"
     assert response.headers["Cache-Control"] == "no-store"
     assert response.headers["Cross-Origin-Resource-Policy"] == "same-origin"
@@ -52,27 +50,58 @@ async def test_a_host_header_that_would_add_directives_is_refused(client: aiohtt
     )
 
 
-async def grant_of(client: aiohttp.ClientSession, server: str, query: str) -> str | None:
-    response = await client.get(f"{server}/sandbox/bootstrap.js{query}")
-    first_line = (await response.text()).splitlines()[0]
-    assert first_line.startswith("const NETWORK_GRANT = ")
-    value: str | None = json.loads(first_line.removeprefix("const NETWORK_GRANT = ").rstrip(";"))
-    return value
+async def mint(client: aiohttp.ClientSession, server: str, headers: dict[str, str] | None = None) -> str:
+    """A grant from POST /api/sandbox/grants, asked as the app's own page asks."""
+    response = await client.post(f"{server}/api/sandbox/grants", headers=headers or {"Origin": server})
+    assert response.status == 201, await response.text()
+    grant: str = (await response.json())["grant"]
+    return grant
 
 
-async def test_only_a_network_bootstrap_carries_a_grant(client: aiohttp.ClientSession, server: str) -> None:
-    assert await grant_of(client, server, "") is None
-    first, second = await grant_of(client, server, "?network=1"), await grant_of(client, server, "?network=1")
-    assert first and second and first != second and len(first) >= 32
+async def as_sandbox(
+    client: aiohttp.ClientSession, server: str, upstream: str, grant: str | None, extra: dict[str, str] | None = None
+) -> aiohttp.ClientResponse:
+    """A proxy fetch with the headers Chromium sends for our sandbox's fetch (measured; see sandbox_policy.py)."""
+    headers = {"Origin": "null", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+    params = {"url": f"{upstream}/page.html"} | ({"grant": grant} if grant else {})
+    return await client.get(f"{server}/api/proxy", params=params, headers=headers | (extra or {}))
 
 
-@pytest.mark.parametrize("grant", ["none", "made-up", "offline-bootstrap"])
+async def test_no_bootstrap_carries_a_grant(client: aiohttp.ClientSession, server: str) -> None:
+    for query in ("", "?network=1"):
+        text = await (await client.get(f"{server}/sandbox/bootstrap.js{query}")).text()
+        assert "GRANT" not in text and text == "self.onmessage = () => {};\n"
+
+
+async def test_each_grant_is_new(client: aiohttp.ClientSession, server: str) -> None:
+    first, second = await mint(client, server), await mint(client, server)
+    assert first != second and len(first) >= 32
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param({"Origin": "null"}, id="the-sandbox"),
+        pytest.param({"Origin": "http://evil.example"}, id="another-site"),
+        pytest.param({"Sec-Fetch-Site": "cross-site"}, id="cross-site"),
+    ],
+)
+async def test_only_the_apps_pages_get_or_revoke_a_grant(
+    client: aiohttp.ClientSession, server: str, upstream: str, headers: dict[str, str]
+) -> None:
+    response = await client.post(f"{server}/api/sandbox/grants", headers=headers)
+    assert response.status == 403 and "grant" not in await response.json()
+    grant = await mint(client, server)
+    revoked = await client.delete(f"{server}/api/sandbox/grants/{grant}", headers=headers)
+    assert revoked.status == 403
+    assert (await as_sandbox(client, server, upstream, grant)).status == 200  # still live
+
+
+@pytest.mark.parametrize("grant", ["none", "made-up"])
 async def test_the_proxy_refuses_a_null_origin_without_a_grant(
     client: aiohttp.ClientSession, server: str, upstream: str, grant: str
 ) -> None:
-    token = {"none": None, "made-up": "x" * 32, "offline-bootstrap": await grant_of(client, server, "")}[grant]
-    params = {"url": f"{upstream}/page.html"} | ({"grant": token} if token else {})
-    response = await client.get(f"{server}/api/proxy", params=params, headers={"Origin": "null"})
+    response = await as_sandbox(client, server, upstream, {"none": None, "made-up": "x" * 32}[grant])
     assert response.status == 403
     assert (await response.json())["error"] == "sandbox_not_allowed"
     assert "Access-Control-Allow-Origin" not in response.headers
@@ -81,13 +110,45 @@ async def test_the_proxy_refuses_a_null_origin_without_a_grant(
 async def test_a_granted_sandbox_reads_what_the_proxy_fetched(
     client: aiohttp.ClientSession, server: str, upstream: str
 ) -> None:
-    token = await grant_of(client, server, "?network=1")
-    assert token is not None
-    params = {"grant": token, "url": f"{upstream}/page.html"}
-    response = await client.get(f"{server}/api/proxy", params=params, headers={"Origin": "null"})
+    response = await as_sandbox(client, server, upstream, await mint(client, server))
     assert response.status == 200
     assert response.headers["Access-Control-Allow-Origin"] == "null"
     assert "X-Proxy-Final-Url" in response.headers["Access-Control-Expose-Headers"]
+
+
+async def test_a_revoked_grant_is_refused(client: aiohttp.ClientSession, server: str, upstream: str) -> None:
+    grant, other = await mint(client, server), await mint(client, server)
+    assert (await as_sandbox(client, server, upstream, grant)).status == 200
+    revoked = await client.delete(f"{server}/api/sandbox/grants/{grant}", headers={"Origin": server})
+    assert revoked.status == 204
+    response = await as_sandbox(client, server, upstream, grant)
+    assert (response.status, (await response.json())["error"]) == (403, "sandbox_not_allowed")
+    assert (await as_sandbox(client, server, upstream, other)).status == 200  # another sandbox's grant lives on
+
+
+async def test_grants_past_the_cap_drop_the_oldest(client: aiohttp.ClientSession, server: str, upstream: str) -> None:
+    grants = [await mint(client, server) for _ in range(MAX_GRANTS + 1)]
+    assert (await as_sandbox(client, server, upstream, grants[0])).status == 403
+    assert (await as_sandbox(client, server, upstream, grants[-1])).status == 200
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        pytest.param({"Referer": "https://evil.example/page"}, id="referer-of-another-site"),
+        pytest.param({"Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate"}, id="a-framed-navigation"),
+        pytest.param({"Sec-Fetch-Dest": "script", "Sec-Fetch-Mode": "no-cors"}, id="a-script-tag"),
+        pytest.param({"Sec-Fetch-Mode": "no-cors"}, id="a-no-cors-fetch"),
+    ],
+)
+async def test_a_grant_with_metadata_of_another_site_is_refused(
+    client: aiohttp.ClientSession, server: str, upstream: str, metadata: dict[str, str]
+) -> None:
+    grant = await mint(client, server)
+    response = await as_sandbox(client, server, upstream, grant, metadata)
+    assert (response.status, (await response.json())["error"]) == (403, "sandbox_not_allowed")
+    assert "Access-Control-Allow-Origin" not in response.headers
+    assert (await as_sandbox(client, server, upstream, grant)).status == 200  # the grant itself still works
 
 
 async def test_same_origin_proxy_use_is_unchanged(client: aiohttp.ClientSession, server: str, upstream: str) -> None:

@@ -9,9 +9,7 @@
 // It holds nothing and reads nothing: the first message {type: "start", workerUrl} starts the sandbox,
 // later messages from the runner go to the sandbox, and everything the sandbox posts goes back up
 // unchanged (the runner treats it as untrusted). A crash of the sandbox is reported as
-// {type: "crashed", message}. The server writes `const NETWORK_GRANT = …;` above this file: null, or
-// for a network bootstrap the token the proxy admits the sandbox with; it is added to the `init` message.
-/* global NETWORK_GRANT */
+// {type: "crashed", message}. A network sandbox's proxy grant comes from the runner in `init`.
 
 let sandbox = null;
 
@@ -28,7 +26,6 @@ function start(workerUrl) {
 self.addEventListener("message", (event) => {
   const message = event.data;
   if (sandbox !== null) {
-    if (message && message.type === "init") message.grant = typeof NETWORK_GRANT === "string" ? NETWORK_GRANT : null;
     sandbox.postMessage(message, message && message.type === "fetched" && message.body ? [message.body] : []);
     return;
   }

@@ -11,11 +11,16 @@
 //                                          files = {workspace-relative path: base64}; packages: installed
 //                                          with micropip before the code runs (indexUrls: null = PyPI)
 //      {type: "fetched", seq, ok, status, contentType, body | message}   the host's answer to a `fetch`
-// Out: {type: "ready"} | {type: "boot_failed", message}
+// Out: {type: "ready"} | {type: "boot_failed", message} | {type: "refused", message} (the self-check below)
 //      {type: "fetch", id, seq, url, accept}   micropip's download, fetched by the host (during install only)
 //      {type: "installed", id}                 packages done; the run's own code starts now
 //      {type: "output", id, stream: "stdout"|"stderr", text}   the head of the output, as it comes
 //      {type: "result", id, ok, stdout, stderr, files, deleted, error}
+//
+// Before anything else at init the worker checks that the browser really isolated it (`isolationProblem`):
+// its origin must be opaque ("null") and the storage APIs (IndexedDB, OPFS, Cache Storage) must throw or
+// be absent. A browser without opaque `data:` workers (or with them turned off by a policy) would give
+// run_python code the app's IndexedDB; there the sandbox refuses to start (`refused`) and nothing runs.
 //
 // At init the wheels listed in /wheels/sandbox/manifest.json (micropip, packaging, pyodide-http) are
 // unpacked offline from the app's origin, then the driver's `setup()` imports micropip and patches
@@ -133,7 +138,59 @@ function writer(stream) {
   };
 }
 
+const PROBE_MS = 2000;
+
+/** "open" when `attempt` (a storage call) succeeds, "closed" when it throws or rejects, within PROBE_MS. */
+async function probe(attempt) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve("did not answer"), PROBE_MS)));
+  try {
+    return await Promise.race([Promise.resolve().then(attempt).then(() => "open", () => "closed"), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** IndexedDB's open, waited for: an opaque origin throws (or fails the request); opening means access. */
+function openIndexedDB() {
+  const request = self.indexedDB.open("tidepool-sandbox-isolation-probe");
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => {
+      request.result.close();
+      self.indexedDB.deleteDatabase("tidepool-sandbox-isolation-probe");
+      resolve();
+    };
+    request.onerror = () => reject(request.error);
+    request.onblocked = () => resolve();
+  });
+}
+
+/** Why this worker must not run code (not opaque, or some storage opens), or null when it is isolated. */
+async function isolationProblem() {
+  if (self.origin !== "null") return `its origin is ${JSON.stringify(String(self.origin))}, not opaque ("null")`;
+  // Each is looked up inside its attempt: a getter that throws counts as closed, an absent API is skipped.
+  const storage = [
+    ["indexedDB.open", "indexedDB" in self, openIndexedDB],
+    ["navigator.storage.getDirectory", "storage" in self.navigator, () => self.navigator.storage.getDirectory()],
+    ["caches.keys", "caches" in self, () => self.caches.keys()],
+  ];
+  for (const [name, present, attempt] of storage) {
+    if (!present) continue;
+    const outcome = await probe(attempt);
+    if (outcome !== "closed") return `${name} ${outcome === "open" ? "opened" : outcome} in it`;
+  }
+  return null;
+}
+
 async function init(message) {
+  const problem = await isolationProblem().catch((err) => `its self-check failed: ${messageOf(err)}`);
+  if (problem !== null) {
+    post({
+      type: "refused",
+      message: `${problem}: this browser does not isolate the sandbox from the app's storage, so run_python code could read it (it needs a browser that gives data: workers an opaque origin)`,
+    });
+    return;
+  }
   try {
     const { loadPyodide } = await import(`${message.origin}/pyodide/pyodide.mjs`);
     pyodide = await loadPyodide({ indexURL: `${message.origin}/pyodide/` });

@@ -29,7 +29,8 @@ export const MAX_TIMEOUT_S = EXEC_MAX_TIMEOUT_S;
 /** Runner → bootstrap (`start`) and → sandbox worker (the rest, relayed by the bootstrap). */
 export type ToSandbox =
   | { type: "start"; workerUrl: string }
-  | { type: "init"; origin: string; driver: string; network: boolean }
+  /** `grant`: the proxy's token for this one network sandbox (grants.ts), null for an offline one. */
+  | { type: "init"; origin: string; driver: string; network: boolean; grant: string | null }
   | {
       type: "run";
       id: string;
@@ -45,6 +46,8 @@ export type ToSandbox =
 export type FromSandbox =
   | { type: "ready" }
   | { type: "boot_failed"; message: string }
+  /** The worker's self-check found it is not isolated (origin not opaque, or storage opens): nothing runs. */
+  | { type: "refused"; message: string }
   | { type: "crashed"; message: string }
   /** micropip asks the host for an index page or a wheel (honoured only while the run installs packages). */
   | { type: "fetch"; id: string; seq: number; url: string; accept: string | null }
@@ -82,6 +85,7 @@ export function parseFromSandbox(data: unknown): FromSandbox | null {
     case "ready":
       return { type: "ready" };
     case "boot_failed":
+    case "refused":
     case "crashed":
       return isString(data.message) ? { type: data.type, message: data.message } : null;
     case "fetch":

@@ -5,13 +5,15 @@
  * crashed or (by default) has served a run, so every run starts from a fresh interpreter.
  *
  * The warm sandbox has no network. A run approved with `network: true` gets a sandbox of its own whose
- * policy also allows the app's /api/proxy (booted for it, so it starts cold), which ends with the run.
+ * policy also allows the app's /api/proxy (booted for it, so it starts cold), which ends with the run,
+ * and a proxy grant of its own that is revoked when it ends (grants.ts).
  * Packages are fetched by the runner (through /api/proxy, see install-fetch.ts) and handed in.
  *
  * Works from the page and from a module worker (the sandbox is then a nested dedicated worker): it
  * needs only `fetch`, `Worker` and the app's origin.
  */
 
+import { mintGrant } from "./grants";
 import { fetchThroughProxy } from "./install-fetch";
 import { failure, timeoutSeconds, type ExecRequest, type ExecResult } from "./messages";
 import { Sandbox, type InstallFetch, type OutputListener, type SandboxSources } from "./sandbox";
@@ -93,7 +95,7 @@ export class SandboxRunner {
     const network = request.network === true;
     let sandbox: Sandbox;
     try {
-      sandbox = network ? this.newSandbox(await this.fetchSources(), true) : await this.warmSandbox();
+      sandbox = network ? await this.networkSandbox() : await this.warmSandbox();
       if (!network) this.warm = null;
       this.active = sandbox;
       this.activeId = id;
@@ -137,9 +139,16 @@ export class SandboxRunner {
     return sandbox;
   }
 
-  private newSandbox(sources: SandboxSources, network: boolean): Sandbox {
+  /** A cold sandbox for one network run, with a proxy grant of its own (revoked when it ends). */
+  private async networkSandbox(): Promise<Sandbox> {
+    const sources = await this.fetchSources();
+    const grant = await mintGrant(this.origin);
+    return this.newSandbox(sources, true, grant);
+  }
+
+  private newSandbox(sources: SandboxSources, network: boolean, grant: string | null = null): Sandbox {
     if (this.disposed) throw new Error("the sandbox was shut down");
-    return new Sandbox(sources, this.origin, { network, fetchForInstall: this.fetchForInstall });
+    return new Sandbox(sources, this.origin, { network, grant, fetchForInstall: this.fetchForInstall });
   }
 
   private startInBackground(): void {

@@ -10,6 +10,7 @@
  * to `fetchForInstall`; at any other time they are refused.
  */
 
+import { revokeGrant } from "./grants";
 import { failure, parseFromSandbox, type ExecResult, type FromSandbox, type ToSandbox } from "./messages";
 
 /** What one run is given: the code, the files handed in, and the packages to install first. */
@@ -32,6 +33,8 @@ export type InstallFetch = (url: string, accept: string | null) => Promise<Fetch
 export interface SandboxOptions {
   /** The bootstrap's policy lets the code reach the app's /api/proxy. */
   network: boolean;
+  /** This sandbox's own proxy grant (network sandboxes only), revoked when it ends (see grants.ts). */
+  grant?: string | null;
   /** How package index pages and wheels are fetched for a run's install. */
   fetchForInstall: InstallFetch;
 }
@@ -100,7 +103,7 @@ export class Sandbox {
   /** Starts the bootstrap worker and, through it, the sandbox; `new Worker` may throw. */
   constructor(
     sources: SandboxSources,
-    origin: string,
+    private readonly origin: string,
     private readonly options: SandboxOptions,
   ) {
     const url = `${origin}${BOOTSTRAP_PATH}${options.network ? "?network=1" : ""}`;
@@ -112,7 +115,8 @@ export class Sandbox {
     });
     this.worker.addEventListener("messageerror", () => this.die("the sandbox sent a message that could not be read"));
     this.post({ type: "start", workerUrl: sources.workerUrl });
-    this.post({ type: "init", origin, driver: sources.driver, network: options.network });
+    const grant = options.network ? (options.grant ?? null) : null;
+    this.post({ type: "init", origin, driver: sources.driver, network: options.network, grant });
   }
 
   /** Whether this sandbox's policy lets code reach /api/proxy. */
@@ -184,6 +188,9 @@ export class Sandbox {
       case "boot_failed":
         if (this.state === "booting") this.die(`the sandbox could not start Python: ${message.message}`);
         return;
+      case "refused":
+        if (this.state === "booting") this.die(`the sandbox refused to start: ${message.message}`);
+        return;
       case "crashed":
         this.die(`the sandbox crashed: ${message.message}`);
         return;
@@ -245,6 +252,7 @@ export class Sandbox {
     this.installing = null;
     this.deathReason = reason;
     this.worker.terminate();
+    if (this.options.grant) revokeGrant(this.origin, this.options.grant); // its code may have read it
     for (const waiter of this.bootWaiters.splice(0)) waiter.reject(new Error(reason));
     const run = this.pending;
     this.pending = null;

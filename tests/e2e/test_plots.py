@@ -1,8 +1,9 @@
 """Plots: run_python imports the bundled pygal (installed in the sandbox only because the code imports
 it, from the app's own wheels: a run that does not import it does not have it), writes an SVG and PNG
-bytes, and all show as images in the call's card (as <img src="blob:…">: the SVG's script never
-runs), again after a reload; a vision model gets the PNG in the next request. Leaves screenshots
-(test-results/plot-desktop.png, plot-phone.png)."""
+bytes, and all show as images in the call's card (as <img src="data:image/png…">: each SVG is drawn
+to a PNG, so its script never runs; test_untrusted_images.py opens them), again after a reload; a
+vision model gets the PNG in the next request. Leaves screenshots (test-results/plot-desktop.png,
+plot-phone.png)."""
 
 from __future__ import annotations
 
@@ -32,12 +33,12 @@ print("plotted")
 
 
 def _widths(page: Page) -> dict[str, tuple[int, int]]:
-    """Each tool image's natural width (0: not decoded) and shown width, by name; all from blob: URLs."""
+    """Each tool image's natural width (0: not decoded) and shown width, by name; all PNGs from data: URLs."""
     got = page.eval_on_selector_all(
         '[data-testid="tool-image"]',
-        "els => els.map((e) => [e.dataset.name, e.naturalWidth, e.clientWidth, e.src.slice(0, 5)])",
+        "els => els.map((e) => [e.dataset.name, e.naturalWidth, e.clientWidth, e.src.slice(0, 22)])",
     )
-    assert all(src == "blob:" for *_, src in got), got
+    assert all(src == "data:image/png;base64," for *_, src in got), got
     return {name: (natural, shown) for name, natural, shown, _ in got}
 
 

@@ -7,7 +7,7 @@ import pytest
 
 CSP = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; "
-    "connect-src 'self' https: http://localhost:* http://127.0.0.1:*; img-src 'self' data: blob:; "
+    "connect-src 'self' https: http://localhost:* http://127.0.0.1:*; img-src 'self' data:; "
     "style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -70,6 +70,10 @@ describe("session exports", () => {
     [{ format: "markdown", filename: "Trip.md", mime: "text/markdown", text: "# Trip" }, { filename: "Trip.md", mime: "text/markdown", text: "# Trip" }],
     [{ format: "json", filename: "", text: "{}" }, { filename: "session.json", mime: "application/json", text: "{}" }],
     [{ format: "markdown", filename: "../../etc/x.md", text: "" }, { filename: "x.md", mime: "text/markdown", text: "" }],
+    // The runtime's name and type are not kept when they would make the file something a browser renders.
+    [{ format: "markdown", filename: "plot.html", mime: "text/html", text: "<script>" }, { filename: "plot.html.md", mime: "text/markdown", text: "<script>" }],
+    [{ format: "json", filename: "x.svg", mime: "image/svg+xml", text: "{}" }, { filename: "x.svg.json", mime: "application/json", text: "{}" }],
+    [{ format: "json", filename: "Trip.JSON", text: "{}" }, { filename: "Trip.JSON", mime: "application/json", text: "{}" }],
   ])("%j downloads as %j", (value, file) => {
     expect(parseExport(value)).toEqual(file);
   });

@@ -11,7 +11,8 @@
 
 import { IMAGES_PER_MESSAGE, MESSAGE_IMAGES_MAX_BYTES, type ImageAttachment } from "../protocol/messages";
 import { el } from "./dom";
-import { imageUrl, isImageFile, prepareImage, type PreparedImage } from "./image-prep";
+import { isImageFile, prepareImage, type PreparedImage } from "./image-prep";
+import { rasterDataUrl } from "./safe-image";
 import "./attachments.css";
 
 export interface AttachmentHost {
@@ -24,13 +25,14 @@ export interface AttachmentHost {
 
 export interface SentImage {
   attachment: ImageAttachment;
-  url: string;
+  /** A data: URL of the image (a raster type: safe-image.ts). */
+  src: string;
 }
 
 export class ComposerAttachments {
   private readonly tray = el("div", { class: "composer-attachments", "aria-label": "Images to send" });
   private readonly notice = el("div", { class: "composer-notice", "data-testid": "composer-attachment-notice", role: "status", "aria-live": "polite" });
-  private items: { prepared: PreparedImage; url: string; node: HTMLElement }[] = [];
+  private items: { prepared: PreparedImage; src: string; node: HTMLElement }[] = [];
   private pending = 0;
 
   constructor(
@@ -69,7 +71,7 @@ export class ComposerAttachments {
 
   /** The images to send with the message now, emptied from the composer. */
   take(): SentImage[] {
-    const out = this.items.map((i) => ({ attachment: i.prepared.attachment, url: i.url }));
+    const out = this.items.map((i) => ({ attachment: i.prepared.attachment, src: i.src }));
     for (const item of this.items) item.node.remove();
     this.items = [];
     this.tray.hidden = true;
@@ -104,14 +106,14 @@ export class ComposerAttachments {
   }
 
   private show(prepared: PreparedImage): void {
-    const url = imageUrl(prepared.bytes, prepared.attachment.media_type);
     const name = prepared.attachment.name;
+    const src = rasterDataUrl(prepared.attachment.data, prepared.attachment.media_type);
+    if (!src) return this.say(`“${name}” could not be shown.`); // prepareImage gives raster types only
     const remove = el("button", { type: "button", class: "attachment-remove", "data-testid": "composer-attachment-remove", "aria-label": `Remove ${name}`, title: "Remove" }, "✕");
-    const node = el("figure", { class: "attachment", "data-testid": "composer-attachment", "data-name": name }, el("img", { src: url, alt: name }), remove);
-    const item = { prepared, url, node };
+    const node = el("figure", { class: "attachment", "data-testid": "composer-attachment", "data-name": name }, el("img", { src, alt: name }), remove);
+    const item = { prepared, src, node };
     remove.addEventListener("click", () => {
       node.remove();
-      URL.revokeObjectURL(url);
       this.items = this.items.filter((i) => i !== item);
       this.tray.hidden = this.items.length === 0;
       this.input.focus();

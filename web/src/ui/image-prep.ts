@@ -67,8 +67,3 @@ function renamed(name: string, type: string): string {
   const dot = name.lastIndexOf(".");
   return `${dot > 0 ? name.slice(0, dot) : name}${ext}`;
 }
-
-/** A blob: URL for showing bytes as an image (`<img src>`: an SVG's scripts never run there). */
-export function imageUrl(bytes: Uint8Array, mediaType: string): string {
-  return URL.createObjectURL(new Blob([bytes as BlobPart], { type: mediaType }));
-}

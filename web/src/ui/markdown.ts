@@ -11,8 +11,14 @@ import { highlightCode } from "./highlight-loader";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight: highlightCode });
 
+/** Where a link may go: out of the app only. A relative, `blob:` or `filesystem:` link would open a
+ * document of the app's origin (a blob of SVG or HTML runs its scripts with the app's storage). */
+export const LINK_SCHEMES = /^(?:https?|mailto):/i;
+
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
+    const href = node.getAttribute("href");
+    if (href !== null && !LINK_SCHEMES.test(href.trim())) node.removeAttribute("href");
     node.setAttribute("target", "_blank");
     node.setAttribute("rel", "noopener noreferrer");
   }

@@ -1,6 +1,7 @@
 /**
- * Images shown in the conversation, always as `<img src="blob:…">` (an SVG's scripts never run in an
- * `<img>`, and no image markup is put into the page): the images a user message carries
+ * Images shown in the conversation, always as `<img src="data:image/…">` of a raster type (safe-image.ts:
+ * an SVG is drawn to a PNG, so no script of it runs wherever the image is opened, and nothing shown has
+ * the app's origin; no image markup is put into the page): the images a user message carries
  * (`message-image`), and the image files a tool call wrote, e.g. run_python's plots (`tool-image`).
  * Stored images are read one at a time from the runtime (`message_image`, `workspace_image`).
  */
@@ -10,7 +11,7 @@ import type { RequestResult } from "../worker/main-worker-messages";
 import { IMAGE_MEDIA_TYPES, type ImageAttachment } from "../protocol/messages";
 import { el } from "./dom";
 import { fromBase64 } from "../protocol/base64";
-import { imageUrl } from "./image-prep";
+import { shownImage, type ShownImage } from "./safe-image";
 import "./attachments.css";
 
 export type Request = (method: string, params: JsonObject) => Promise<RequestResult>;
@@ -23,7 +24,7 @@ export interface StoredImageRef {
 export interface LoadedImage {
   /** The image as a message carries it again (an edit or a regenerate); null for types models do not take (SVG). */
   attachment: ImageAttachment | null;
-  url: string;
+  shown: ShownImage;
   /** An SVG without a size of its own (width missing or in percent, as pygal writes): shown at the card's width. */
   fluid: boolean;
 }
@@ -36,7 +37,7 @@ export function fluidSvg(bytes: Uint8Array): boolean {
   return width === undefined || width.trim().endsWith("%");
 }
 
-/** Reads stored images from the runtime, as blob: URLs (each read once). */
+/** Reads stored images from the runtime, as data: URLs of raster types (each message image read once). */
 export class ImageLoader {
   private readonly cache = new Map<string, Promise<LoadedImage | string>>();
 
@@ -67,18 +68,22 @@ export class ImageLoader {
     const name = typeof v.name === "string" ? v.name : typeof v.path === "string" ? v.path : "image";
     const mediaType = IMAGE_MEDIA_TYPES.find((t) => t === v.media_type);
     const attachment = mediaType ? { media_type: mediaType, name, data: v.data } : null;
-    const bytes = fromBase64(v.data);
-    return { attachment, url: imageUrl(bytes, v.media_type), fluid: v.media_type === "image/svg+xml" && fluidSvg(bytes) };
+    const fluid = v.media_type === "image/svg+xml" && fluidSvg(fromBase64(v.data.slice(0, SVG_HEAD_BASE64)));
+    const shown = await shownImage(v.data, v.media_type, fluid);
+    return typeof shown === "string" ? shown : { attachment, shown, fluid };
   }
 }
 
-function img(testid: string, url: string, name: string): HTMLImageElement {
-  return el("img", { src: url, alt: name, title: name, "data-testid": testid, "data-name": name, loading: "lazy", decoding: "async" });
+const SVG_HEAD_BASE64 = 5464; // base64 of the first 4098 bytes: enough for fluidSvg's look at the root element
+
+function img(testid: string, shown: ShownImage, name: string): HTMLImageElement {
+  const size = shown.width > 0 ? { width: String(shown.width), height: String(shown.height) } : {};
+  return el("img", { src: shown.src, alt: name, title: name, "data-testid": testid, "data-name": name, loading: "lazy", decoding: "async", ...size });
 }
 
-/** The images of a message just sent (their blob: URLs already made). */
-export function sentImages(images: readonly { url: string; attachment: ImageAttachment }[]): HTMLElement {
-  return el("div", { class: "message-images" }, ...images.map((i) => img("message-image", i.url, i.attachment.name)));
+/** The images of a message just sent (their data: URLs already made). */
+export function sentImages(images: readonly { src: string; attachment: ImageAttachment }[]): HTMLElement {
+  return el("div", { class: "message-images" }, ...images.map((i) => img("message-image", { src: i.src, width: 0, height: 0 }, i.attachment.name)));
 }
 
 /** The images of a stored message, filled in as they are read. */
@@ -87,7 +92,7 @@ export function storedImages(refs: readonly StoredImageRef[], loader: ImageLoade
   for (const ref of refs) {
     const slot = el("span", { class: "image-missing" }, `${ref.name}…`);
     box.append(slot);
-    void loader.message(ref.id).then((got) => slot.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, `${ref.name}: ${got}`) : img("message-image", got.url, ref.name)));
+    void loader.message(ref.id).then((got) => slot.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, `${ref.name}: ${got}`) : img("message-image", got.shown, ref.name)));
   }
   return box;
 }
@@ -100,7 +105,7 @@ export function toolImages(paths: readonly string[], loader: ImageLoader): HTMLE
     box.append(figure);
     void loader.workspace(path).then((got) => {
       if (typeof got !== "string") figure.classList.toggle("fluid", got.fluid);
-      figure.firstElementChild?.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, got) : img("tool-image", got.url, path));
+      figure.firstElementChild?.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, got) : img("tool-image", got.shown, path));
     });
   }
   return box;

@@ -6,7 +6,7 @@
 
 import type { RequestResult } from "../worker/main-worker-messages";
 import { byTestId } from "./dom";
-import { download } from "./panels/sessions";
+import { saveFile } from "./save-file";
 
 export interface RecordingActions {
   exportRecording(): Promise<RequestResult>;
@@ -26,7 +26,7 @@ export function mountRecordingControls(actions: RecordingActions): { showReplayI
         return;
       }
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      download({ filename: `tidepool-recording-${stamp}.json`, mime: "application/json", text: reply.value });
+      saveFile(`tidepool-recording-${stamp}.json`, reply.value);
     });
   });
   input.addEventListener("change", () => {

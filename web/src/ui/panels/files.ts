@@ -11,6 +11,7 @@ import type { RequestResult } from "../../worker/main-worker-messages";
 import { shown } from "../../worker/names";
 import type { Changed, FileView, WorkspaceEntry, WorkspaceRequest } from "../../worker/workspace-fs";
 import { el } from "../dom";
+import { saveFile } from "../save-file";
 import "./files.css";
 import { registerPanel, type PanelHandle } from "./registry";
 
@@ -203,12 +204,7 @@ export class FilesPanel {
       return;
     }
     const { zip } = reply.value as { zip: Uint8Array };
-    const url = URL.createObjectURL(new Blob([zip as Uint8Array<ArrayBuffer>], { type: "application/zip" }));
-    const link = el("a", { href: url, download: EXPORT_NAME, hidden: true });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    saveFile(EXPORT_NAME, zip);
   }
 }
 

@@ -27,9 +27,10 @@ export interface MemoryInfo {
   updated: string;
 }
 
+/** A session export as the page saves it: its name ends in the format's extension, its type is the format's. */
 export interface ExportFile {
   filename: string;
-  mime: string;
+  mime: "application/json" | "text/markdown";
   text: string;
 }
 
@@ -66,13 +67,14 @@ export function parseMemories(value: unknown): MemoryInfo[] {
     .filter((m): m is MemoryInfo => m !== null);
 }
 
-/** `session_export`'s result, or null when it is not one. */
+/** `session_export`'s result, or null when it is not one. Name and type follow the format, not what the
+ * runtime says (a name or type of its choosing, `x.html` or `text/html`, is not kept). */
 export function parseExport(value: unknown): ExportFile | null {
   if (!isJsonObject(value) || typeof value.text !== "string") return null;
-  const format = value.format === "json" ? "json" : "markdown";
-  const fallback = format === "json" ? "session.json" : "session.md";
-  const mime = str(value.mime) || (format === "json" ? "application/json" : "text/markdown");
-  return { filename: safeFilename(str(value.filename)) || fallback, mime, text: value.text };
+  const json = value.format === "json";
+  const ext = json ? ".json" : ".md";
+  const name = safeFilename(str(value.filename)) || "session";
+  return { filename: name.toLowerCase().endsWith(ext) ? name : `${name}${ext}`, mime: json ? "application/json" : "text/markdown", text: value.text };
 }
 
 /** A download name without folders or characters file systems refuse. */

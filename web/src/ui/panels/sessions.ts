@@ -7,7 +7,8 @@
 
 import type { UiEvent } from "../../protocol/messages";
 import { el } from "../dom";
-import { parseExport, parseSessions, relativeTime, sessionLabel, type ExportFile, type Requester, type SessionInfo } from "./records";
+import { saveFile } from "../save-file";
+import { parseExport, parseSessions, relativeTime, sessionLabel, type Requester, type SessionInfo } from "./records";
 
 export interface SessionsActions {
   /** Show a failure to the person (an error message in the chat). */
@@ -224,16 +225,6 @@ export class SessionsPanel {
       this.actions.error(`Could not export that chat: ${reply.ok ? "the runtime's answer was not understood" : reply.message}`);
       return;
     }
-    download(file);
+    saveFile(file.filename, file.text);
   }
-}
-
-/** Save a text file through the browser's download. */
-export function download(file: ExportFile): void {
-  const url = URL.createObjectURL(new Blob([file.text], { type: `${file.mime};charset=utf-8` }));
-  const link = el("a", { href: url, download: file.filename, hidden: true });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -142,7 +142,7 @@ def split(text: str) -> tuple[str, str] | None:
             _check_size(source)
             return source, rest[end + 1 :]
         start = end + 1
-    if start <= len(rest):
+    if len(rest) > MAX_BYTES:
         raise FrontmatterError("too-large", f"The frontmatter runs past {_LIMIT} without its closing '---' line.")
     raise FrontmatterError("unterminated", "The frontmatter has no closing '---' line.")
 

@@ -20,6 +20,7 @@ from runtime.skills import frontmatter
 from runtime.skills.archive import read_archive
 from runtime.skills.catalog import list_skills, skipped_skills
 from runtime.skills.importer import find_skill_roots, import_archive, skill_entries
+from runtime.skills.scan import ScanResult, scan_skill
 from runtime.skills.spec import InvalidSkill, SkillCheck, ValidSkill, check_skill
 from tests.skill_archives import ARCHIVES, many_keys_skill, many_keys_skill_md
 from tests.unit.skills.support import tree_fingerprint
@@ -191,3 +192,18 @@ def test_nested_skills_keep_their_own_files() -> None:
         assert "SKILL.md" in {e.path for e in entries}, root
         inner = [r for r in roots if r != root and r.startswith(f"{root}/" if root else "")]
         assert not any(f"{root}/{e.path}".startswith(f"{r}/") for e in entries for r in inner)
+
+
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [
+        pytest.param(b"import os\n" * 120_000, "not-scanned", id="over-1-mib"),
+        pytest.param(b"x = " + b"a+" * 100_000 + b"a\n", "syntax-error", id="too-deep-for-the-parser"),
+        pytest.param(b"x = " + b"-" * 200_000 + b"a\n", "syntax-error", id="too-deep-for-memory"),
+    ],
+)
+def test_a_hostile_script_is_a_finding_not_a_crash_nor_a_stall(source: bytes, kind: str, baseline: float) -> None:
+    found: list[ScanResult] = []
+    spent = cpu(lambda: found.append(scan_skill({"SKILL.md": b"x", "scripts/big.py": source})), runs=1)
+    assert [f.kind for f in found[0].findings] == [kind]
+    assert spent < 10 * baseline, (spent, baseline)

@@ -21,7 +21,7 @@ import logging
 import os
 import secrets
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -99,8 +99,9 @@ def import_archive(
     if to_write:
         try:
             _install(skills_dir(workspace), to_write)
-        except ArchiveError as exc:
-            return ImportReport("rejected", tuple(p.outcome for p in plans), exc.reason, exc.message)
+        except ArchiveError as exc:  # everything was put back: no outcome may say installed
+            outcomes = tuple(_unwritten(p.outcome, exc) if p in to_write else p.outcome for p in plans)
+            return ImportReport("rejected", outcomes, exc.reason, exc.message)
     return _report(tuple(p.outcome for p in plans))
 
 
@@ -195,6 +196,10 @@ def _plan_one(root: str, folder: str, entries: tuple[Entry, ...], target_dir: Pa
         return _Plan(outcome)
     status: SkillStatus = "replaced" if exists else "installed"
     return _Plan(SkillOutcome(root, name, status, "", "", check.warnings, scan, location), entries)
+
+
+def _unwritten(outcome: SkillOutcome, exc: ArchiveError) -> SkillOutcome:
+    return replace(outcome, status="skipped", reason=exc.reason, message=exc.message)
 
 
 def _skipped(root: str, name: str, reason: str, message: str) -> SkillOutcome:

@@ -92,11 +92,11 @@ export function failureSection(source: string, message: string): HTMLElement {
       el("span", { class: "hint" }, source)));
 }
 
-/** An import the runtime did not answer in time: it may still finish, so it is not called rejected. */
-export function unansweredSection(source: string, seconds: number): HTMLElement {
+/** An import the runtime gave no answer to (`why`): it may have installed skills, so it is not called rejected. */
+export function unansweredSection(source: string, why: string): HTMLElement {
   return el("section", { class: "skill-report-item", "data-state": "unknown" },
     el("div", { class: "skill-report-head" },
-      el("strong", { class: "skill-report-headline" }, `No answer within ${seconds} s: the import may still finish; the Installed list shows what is installed.`),
+      el("strong", { class: "skill-report-headline" }, `No answer (${why}): the import may have installed skills or may still; the Installed list shows what is installed.`),
       el("span", { class: "hint" }, source)));
 }
 

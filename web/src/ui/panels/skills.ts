@@ -188,11 +188,12 @@ class SkillsPanel {
     return { state: report.state, section: reportSection(source, report) };
   }
 
-  /** The import report, or why there is none (`timeout`: no answer, so the import may still finish). */
+  /** The import report, or why there is none (`unknown`: no answer in time, or the runtime restarted meanwhile,
+   *  so the import may have finished or may still finish). */
   private async requestImport(params: JsonObject, file: Attachment): Promise<ImportReport | NoReport> {
     const result = await this.deps.request("skill_import", params, IMPORT_TIMEOUT_MS, file);
-    if (!result.ok) return { message: result.message || result.code, timeout: result.code === "timeout" };
-    return parseImportReport(result.value) ?? { message: "the import report was not understood", timeout: false };
+    if (!result.ok) return { message: result.message || result.code, unknown: UNANSWERED.has(result.code) };
+    return parseImportReport(result.value) ?? { message: "the import report was not understood", unknown: false };
   }
 
   private showOutcomes(outcomes: Outcome[]): void {
@@ -290,17 +291,20 @@ function failed(source: string, message: string): Outcome {
 
 interface NoReport {
   message: string;
-  timeout: boolean;
+  unknown: boolean;
 }
+
+/** Failures after which what the runtime did is not known (runtime-client.ts's own codes). */
+const UNANSWERED = new Set(["timeout", "restarted"]);
 
 function isReport(value: ImportReport | NoReport): value is ImportReport {
   return "state" in value;
 }
 
-/** The runtime refused the request (nothing was imported), or did not answer in time (unknown). */
+/** The runtime refused the request (nothing was imported), or gave no answer (what it did is unknown). */
 function notImported(source: string, why: NoReport): Outcome {
-  if (!why.timeout) return failed(source, why.message);
-  return { state: "unknown", section: unansweredSection(source, IMPORT_TIMEOUT_MS / 1000) };
+  if (!why.unknown) return failed(source, why.message);
+  return { state: "unknown", section: unansweredSection(source, why.message) };
 }
 
 function replaceQuestion(report: ImportReport): string {

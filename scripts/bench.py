@@ -43,8 +43,13 @@ from scripts.fakes.processes import serve_process  # noqa: E402
 from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog", "statestep", "bootfiles", "history")
-NODE_ONLY = {"search", "archive"}
+          "catalog", "statestep", "bootfiles", "history", "frontmatter")
+NODE_ONLY = {"search", "archive", "frontmatter"}
+NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
+    "search": pyodide_node.measure_search,
+    "archive": pyodide_node.measure_archive,
+    "frontmatter": pyodide_node.measure_frontmatter,
+}
 
 
 def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: tools.TimedFakeLLM, fake_base: str,
@@ -89,8 +94,7 @@ def main() -> None:
     rows: list[Row] = []
     failures: list[str] = []
     for name in [g for g in chosen if g in NODE_ONLY]:
-        fn = pyodide_node.measure_search if name == "search" else pyodide_node.measure_archive
-        run_group(name, fn, rows, failures)
+        run_group(name, NODE_GROUPS[name], rows, failures)
     in_browser = [g for g in chosen if g not in NODE_ONLY]
     if in_browser:
         dist = ensure_built()

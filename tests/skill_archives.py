@@ -268,3 +268,14 @@ def dot_skill_file() -> Archive:
         "meeting-notes/LICENSE.txt": license_text(),
     }
     return Archive("meeting-notes.skill", _zip(files))
+
+
+def many_keys_skill_md(name: str = "many-keys", keys: int = 60_000) -> bytes:
+    """A SKILL.md whose frontmatter holds ``keys`` extra keys (60,000 is about 590 KB: past every cap)."""
+    extra = "".join(f"k{i}: v\n" for i in range(keys))
+    return f"---\nname: {name}\ndescription: Looks like a skill.\n{extra}---\n# Body\n".encode()
+
+
+def many_keys_skill(keys: int = 60_000) -> Archive:
+    """A `.skill` file (a zip, about 140 KB) whose SKILL.md frontmatter holds ``keys`` keys."""
+    return Archive("many-keys.skill", _zip({"many-keys/SKILL.md": many_keys_skill_md(keys=keys)}))

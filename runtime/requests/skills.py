@@ -53,15 +53,23 @@ async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def skills_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+    """The installed skills, and the folders that are not skills with why (``skipped``)."""
     await on_demand(ports.workspace).tree(SKILLS_TREE)
-    from runtime.skills.catalog import list_skills
+    from runtime.skills.catalog import list_skills, skipped_skills
 
-    return {"skills": [_listed(ports, s) for s in list_skills(ports.workspace)]}
+    tools = _tool_names(ports)
+    return {
+        "skills": [_listed(tools, s) for s in list_skills(ports.workspace)],
+        "skipped": [asdict(s) for s in skipped_skills(ports.workspace)],
+    }
 
 
-def _listed(ports: Ports, skill: InstalledSkill) -> dict[str, Any]:
+def _tool_names(ports: Ports) -> frozenset[str]:
+    return frozenset(t["name"] for t in ports.tools.catalog())
+
+
+def _listed(tools: frozenset[str], skill: InstalledSkill) -> dict[str, Any]:
     """A skill as the panel lists it; ``unknown_tools``: its ``allowed-tools`` that are not tools here."""
-    tools = {t["name"] for t in ports.tools.catalog()}
     return {**asdict(skill), "unknown_tools": [name for name in skill.allowed_tools if name not in tools]}
 
 
@@ -104,7 +112,7 @@ async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
         if p.is_file() and p.name != SKILL_FILE
     ]
     return {
-        **_listed(ports, skill),
+        **_listed(_tool_names(ports), skill),
         "declared_name": spec.declared_name,
         "body": spec.body,
         "license": spec.license,

@@ -7,6 +7,10 @@ folders (``.staging-*``) can collide with a skill.
 
 Progressive disclosure: ``available_skills_block`` puts only names, descriptions and locations in the
 system prompt (nothing when no skill is enabled); ``activate`` returns a skill's body and its files.
+
+A folder whose SKILL.md is missing or invalid (one written before a check existed, say a frontmatter
+past the caps) is left out of the catalog, logged once per version and listed by ``skipped_skills`` with
+the reason, so the skills panel can say why; its check is bounded like every frontmatter's.
 """
 
 from __future__ import annotations
@@ -39,6 +43,12 @@ class InstalledSkill:
 
 
 @dataclass(frozen=True)
+class SkippedSkill:
+    folder: str  # the folder's name under .agents/skills/
+    message: str  # why it is not a skill
+
+
+@dataclass(frozen=True)
 class _Summary:
     description: str
     allowed_tools: tuple[str, ...]
@@ -64,7 +74,7 @@ def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
         if folder.name.startswith("."):
             continue
         summary = _summary(folder / SKILL_FILE, folder.name)
-        if summary is None:
+        if not isinstance(summary, _Summary):
             continue
         location = str(SKILLS_DIR / folder.name / SKILL_FILE)
         enabled = folder.name not in disabled
@@ -74,26 +84,37 @@ def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
     return tuple(out)
 
 
+def skipped_skills(workspace: Path) -> tuple[SkippedSkill, ...]:
+    """The folders under .agents/skills/ that are not skills, with why, sorted by name."""
+    root = skills_dir(workspace)
+    if not root.is_dir():
+        return ()
+    folders = (f for f in sorted(root.iterdir()) if f.is_dir() and not f.name.startswith("."))
+    return tuple(
+        SkippedSkill(f.name, summary) for f in folders if isinstance(summary := _summary(f / SKILL_FILE, f.name), str)
+    )
+
+
 # The catalog is rendered into every turn's system prompt: a SKILL.md is parsed again only when its
-# size or modification time changed (path -> (mtime_ns, size, summary or None when invalid)).
-_parsed: dict[str, tuple[int, int, _Summary | None]] = {}
+# size or modification time changed (path -> (mtime_ns, size, summary, or why it is invalid)).
+_parsed: dict[str, tuple[int, int, _Summary | str]] = {}
 
 
-def _summary(skill_md: Path, folder_name: str) -> _Summary | None:
-    """What the list shows of a valid SKILL.md; ``None`` (logged once per version) when missing or invalid."""
+def _summary(skill_md: Path, folder_name: str) -> _Summary | str:
+    """What the list shows of a valid SKILL.md; why not (logged once per version) when missing or invalid."""
     try:
         stat = skill_md.stat()
     except OSError:
-        return None
+        return f"The folder has no {SKILL_FILE}."
     key = str(skill_md)
     cached = _parsed.get(key)
     if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
         return cached[2]
     check = check_skill_bytes(skill_md.read_bytes(), folder_name)
-    summary: _Summary | None
+    summary: _Summary | str
     if isinstance(check, InvalidSkill):
         log.warning("skill folder %s skipped: %s", folder_name, check.message)
-        summary = None
+        summary = check.message
     else:
         summary = _Summary(check.spec.description, check.spec.allowed_tools, check.warnings)
     _parsed[key] = (stat.st_mtime_ns, stat.st_size, summary)

@@ -12,6 +12,14 @@ again key by key: each top-level ``key:`` line with its indented continuation li
 its own, and when that fails too its value is taken as plain text (the rest of the line and the
 continuation lines, joined with spaces; a trailing `` # comment`` is dropped). Those keys are listed in
 ``Frontmatter.as_text`` with the reason. A line that is not ``key: value`` (or a continuation) is an error.
+
+Bounded work: a SKILL.md comes from an archive or a workspace anyone may have written, and is read again at
+every turn, so reading it costs time linear in the frontmatter and never more than the caps allow. The
+frontmatter block may be at most ``MAX_BYTES`` (64 KiB; the spec's fields fit in under 2 KiB and real
+frontmatter is a few KB), and is looked for only that far into the file; it may hold at most ``MAX_NODES``
+keys and values in all (composing stops at the first one over) and nest ``MAX_DEPTH`` deep. Past a cap
+the frontmatter is refused (``too-large``) with a message that names the limit; nothing is retried.
+Duplicate keys are found with a set, and the key-by-key reading scans each line once.
 """
 
 from __future__ import annotations
@@ -27,13 +35,16 @@ from yaml.constructor import ConstructorError
 from yaml.error import Mark
 from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node
+from yaml.scanner import ScannerError
 
-ErrorCode = Literal["unterminated", "syntax", "not-a-mapping"]
+ErrorCode = Literal["unterminated", "syntax", "not-a-mapping", "too-large"]
 
-_KEY_LINE = re.compile(r"^([^\s#:'\"][^:]*?)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
-_COMMENT = re.compile(r"[ \t]+#.*$")
+_KEY_START = frozenset(" \t\n\r\f\v#:'\"")  # what a top-level key may not start with
+_COMMENT_START = re.compile(r"[ \t]#")  # one match tried per position: linear
 _NULL_TAG = "tag:yaml.org,2002:null"
 MAX_DEPTH = 32  # nested lists and maps; real frontmatter (hooks:) is 6 deep
+MAX_BYTES = 64 * 1024  # the frontmatter block, UTF-8
+MAX_NODES = 2_000  # keys, values and list items in all; real frontmatter has a few dozen
 
 
 @dataclass(frozen=True)
@@ -55,12 +66,26 @@ class Frontmatter:
     repeated: tuple[str, ...] = ()  # top-level keys given more than once (the last one counts)
 
 
+class _Budget:
+    """What is left of ``MAX_NODES`` for one frontmatter (shared by the key-by-key reading's loads)."""
+
+    def __init__(self) -> None:
+        self.nodes = MAX_NODES
+
+    def spend(self) -> None:
+        self.nodes -= 1
+        if self.nodes < 0:
+            limit = f"the limit of {MAX_NODES:,} keys and values"
+            raise FrontmatterError("too-large", f"The frontmatter holds more than {limit}.")
+
+
 class _TextLoader(yaml.SafeLoader):
     """``SafeLoader`` that keeps scalars as text (only null is implicit), refuses aliases and nesting
     deeper than ``MAX_DEPTH`` (composing and constructing recurse per level: in Pyodide a deep enough
-    value would overflow the stack rather than raise)."""
+    value would overflow the stack rather than raise), and stops at the node over ``MAX_NODES``."""
 
     depth = 0
+    budget: _Budget
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()  # type: ignore[no-untyped-call]
@@ -69,17 +94,27 @@ class _TextLoader(yaml.SafeLoader):
             raise ComposerError(None, None, "aliases (*name) are not supported here", mark)
         if self.depth >= MAX_DEPTH:
             raise ComposerError(None, None, f"values are nested more than {MAX_DEPTH} deep", mark)
+        self.budget.spend()
         self.depth += 1
         try:
             return super().compose_node(parent, index)
         finally:
             self.depth -= 1
 
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        # The scanner reads a whole flow collection ahead before the composer sees it; stop it here.
+        if self.flow_level >= MAX_DEPTH:
+            raise ScannerError(None, None, f"values are nested more than {MAX_DEPTH} deep", self.get_mark())
+        super().fetch_flow_collection_start(TokenClass)
+
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        keys = [self.construct_object(key, deep=True) for key, _ in node.value]
-        for i, (key, _) in enumerate(node.value):
-            if keys[i] in keys[:i]:
-                raise ConstructorError(None, None, f"the key {keys[i]!r} appears twice", key.start_mark)
+        seen: set[Hashable] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, Hashable) and key in seen:
+                raise ConstructorError(None, None, f"the key {key!r} appears twice", key_node.start_mark)
+            if isinstance(key, Hashable):
+                seen.add(key)
         return super().construct_mapping(node, deep)
 
 
@@ -90,24 +125,54 @@ _TextLoader.yaml_implicit_resolvers = {
 
 
 def split(text: str) -> tuple[str, str] | None:
-    """Split SKILL.md into (frontmatter, body); ``None`` when it does not start with ``---``."""
+    """Split SKILL.md into (frontmatter, body); ``None`` when it does not start with ``---``.
+
+    The closing line is looked for only within ``MAX_BYTES`` of the start (``too-large`` past it).
+    """
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    lines = text.split("\n")
-    if lines[0].rstrip() != "---":
+    first, _, rest = text.partition("\n")
+    if first.rstrip() != "---":
         return None
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return "".join(f"{line}\n" for line in lines[1:i]), "\n".join(lines[i + 1 :])
+    start = 0
+    while start <= min(len(rest), MAX_BYTES):
+        end = rest.find("\n", start)
+        end = len(rest) if end < 0 else end
+        if rest[start:end].rstrip() in ("---", "..."):
+            source = rest[:start]
+            _check_size(source)
+            return source, rest[end + 1 :]
+        start = end + 1
+    if len(rest) > MAX_BYTES:
+        raise FrontmatterError("too-large", f"The frontmatter runs past {_LIMIT} without its closing '---' line.")
     raise FrontmatterError("unterminated", "The frontmatter has no closing '---' line.")
 
 
-def load(source: str) -> Any:
-    """One YAML document, scalars as text; raises ``yaml.YAMLError``."""
-    return yaml.load(source, Loader=_TextLoader)
+_LIMIT = f"the limit of {MAX_BYTES // 1024} KiB ({MAX_BYTES:,} bytes)"
+
+
+def _check_size(source: str) -> None:
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise FrontmatterError("too-large", f"The frontmatter is {size:,} bytes, over {_LIMIT}.")
+
+
+def load(source: str, budget: _Budget | None = None) -> Any:
+    """One YAML document, scalars as text; raises ``yaml.YAMLError`` (``FrontmatterError`` past a cap)."""
+    loader = _TextLoader(source)
+    loader.budget = budget or _Budget()
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def parse(source: str) -> Frontmatter:
-    """Parse the frontmatter text (between the ``---`` lines) into its top-level fields."""
+    """Parse the frontmatter text (between the ``---`` lines) into its top-level fields.
+
+    Raises ``FrontmatterError``: ``too-large`` past ``MAX_BYTES`` or ``MAX_NODES``, ``syntax`` and
+    ``not-a-mapping`` when it is not ``key: value`` fields.
+    """
+    _check_size(source)
     try:
         data = load(source)
     except yaml.YAMLError as exc:
@@ -135,11 +200,13 @@ def _key_by_key(source: str, problem: str) -> Frontmatter:
     fields: dict[str, Any] = {}
     as_text: dict[str, str] = {}
     repeated: list[str] = []
+    budget = _Budget()
     for key, rest, block in _top_level_blocks(source, problem):
+        budget.spend()
         if key in fields:
             repeated.append(key)
         try:
-            value = load(f"{key}: {rest}\n" + "".join(f"{b}\n" for b in block))
+            value = load(f"{key}: {rest}\n" + "".join(f"{b}\n" for b in block), budget)
             if not isinstance(value, dict) or len(value) != 1:
                 raise yaml.YAMLError(f"{key!r} is not one 'key: value' field")
             fields[key] = next(iter(value.values()))
@@ -160,18 +227,35 @@ def _top_level_blocks(source: str, problem: str) -> list[tuple[str, str, list[st
             continue
         if not stripped or stripped.startswith("#"):
             continue
-        match = _KEY_LINE.match(line.rstrip())
-        if not match:
+        field_line = _key_line(line.rstrip())
+        if field_line is None:
             raise FrontmatterError(
                 "syntax",
                 f"The frontmatter is not valid YAML ({problem}), and {line.rstrip()[:60]!r} is not a top-level "
                 "'key: value' line.",
                 lineno,
             )
-        blocks.append((match.group(1), (match.group(2) or "").strip(), []))
+        blocks.append((*field_line, []))
     return blocks
 
 
+def _key_line(line: str) -> tuple[str, str] | None:
+    """``(key, rest)`` of a ``key: rest`` line: the key up to the first colon, which ends the line or is
+    followed by a space or tab (string operations, not a backtracking pattern: a long line costs its length)."""
+    colon = line.find(":")
+    key = line[:colon].rstrip(" \t") if colon > 0 else ""
+    after = line[colon + 1 :]
+    if not key or key[0] in _KEY_START or (after and after[0] not in " \t"):
+        return None
+    return key, after.strip()
+
+
 def _plain_text(rest: str, block: list[str]) -> str:
-    parts = [_COMMENT.sub("", part.strip()) for part in [rest, *block]]
+    parts = [_uncomment(part.strip()) for part in [rest, *block]]
     return " ".join(p for p in parts if p).strip()
+
+
+def _uncomment(text: str) -> str:
+    """``text`` less a trailing `` # comment``."""
+    match = _COMMENT_START.search(text)
+    return text[: match.start()].rstrip(" \t") if match else text

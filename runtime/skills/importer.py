@@ -21,7 +21,7 @@ import logging
 import os
 import secrets
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -99,8 +99,9 @@ def import_archive(
     if to_write:
         try:
             _install(skills_dir(workspace), to_write)
-        except ArchiveError as exc:
-            return ImportReport("rejected", tuple(p.outcome for p in plans), exc.reason, exc.message)
+        except ArchiveError as exc:  # everything was put back: no outcome may say installed
+            outcomes = tuple(_unwritten(p.outcome, exc) if p in to_write else p.outcome for p in plans)
+            return ImportReport("rejected", outcomes, exc.reason, exc.message)
     return _report(tuple(p.outcome for p in plans))
 
 
@@ -142,23 +143,32 @@ def find_skill_roots(archive: Archive) -> list[str]:
     return roots
 
 
-def skill_entries(archive: Archive, root: str, roots: list[str]) -> tuple[Entry, ...]:
-    """The entries under ``root``, relative to it, without those of skills nested inside it."""
-    prefix = f"{root}/" if root else ""
-    nested = [f"{r}/" for r in roots if r != root and r.startswith(prefix)]
-    out: list[Entry] = []
+def skill_entries(archive: Archive, roots: list[str]) -> dict[str, tuple[Entry, ...]]:
+    """Each root's entries, relative to it, without those of skills nested inside it.
+
+    An entry belongs to the nearest root among its parent folders (found by walking up its at most
+    ``max_depth`` parents in a set), so the cost is the entries times their depth, not times the roots.
+    """
+    known = set(roots)
+    owned: dict[str, list[Entry]] = {root: [] for root in roots}
     for entry in archive.entries:
-        if not entry.path.startswith(prefix) or any(entry.path.startswith(n) or f"{entry.path}/" == n for n in nested):
-            continue
-        out.append(Entry(entry.path[len(prefix) :], entry.kind, entry.data))
-    return tuple(out)
+        if entry.path in known:
+            continue  # a nested skill's own folder: neither its parent's nor its own entry
+        parts = entry.path.split("/")
+        for depth in range(len(parts) - 1, -1, -1):
+            root = "/".join(parts[:depth])
+            if root in known:
+                owned[root].append(Entry("/".join(parts[depth:]), entry.kind, entry.data))
+                break
+    return {root: tuple(entries) for root, entries in owned.items()}
 
 
 def _plan_all(archive: Archive, roots: list[str], stem: str, target_dir: Path, replace: bool) -> list[_Plan]:
     plans: list[_Plan] = []
     taken: set[str] = set()
+    grouped = skill_entries(archive, roots)
     for root in roots:
-        entries = skill_entries(archive, root, roots)
+        entries = grouped[root]
         folder = PurePosixPath(root).name if root else stem
         plan = _plan_one(root, folder, entries, target_dir, replace)
         if plan.outcome.status != "skipped" and plan.outcome.name in taken:
@@ -186,6 +196,10 @@ def _plan_one(root: str, folder: str, entries: tuple[Entry, ...], target_dir: Pa
         return _Plan(outcome)
     status: SkillStatus = "replaced" if exists else "installed"
     return _Plan(SkillOutcome(root, name, status, "", "", check.warnings, scan, location), entries)
+
+
+def _unwritten(outcome: SkillOutcome, exc: ArchiveError) -> SkillOutcome:
+    return replace(outcome, status="skipped", reason=exc.reason, message=exc.message)
 
 
 def _skipped(root: str, name: str, reason: str, message: str) -> SkillOutcome:

@@ -10,6 +10,10 @@ Findings that block a script: a standard-library module Pyodide lacks or cannot 
 pure-Python wheel exists, which cannot be known offline (``pure: unknown``), except for a few well-known
 packages with native code.
 
+A Python file over ``MAX_SCAN_BYTES`` (1 MiB; real skill scripts are a few KB) is not parsed
+(``not-scanned``): parsing costs about a second per 100,000 lines here, and an archive may hold 50 MiB
+of them. One nested too deep for the parser is a ``syntax-error``, like one that does not parse.
+
 Verdict per skill: ``instructions-only`` when nothing can run here (no scripts, or every script is
 blocked); ``needs`` when the runnable scripts import third-party packages (listed in ``needs``);
 ``runnable`` otherwise. Findings are listed either way.
@@ -31,6 +35,7 @@ FindingKind = Literal[
     "shell-script",
     "native-binary",
     "syntax-error",
+    "not-scanned",
 ]
 SkillVerdict = Literal["runnable", "instructions-only", "needs"]
 BLOCKING: frozenset[FindingKind] = frozenset({"unavailable-module", "process-call", "shell-script", "native-binary"})
@@ -105,6 +110,7 @@ DISTRIBUTIONS = {
     "fitz": "pymupdf",
     "pydantic_core": "pydantic-core",
 }
+MAX_SCAN_BYTES = 1024 * 1024
 SHELL_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd"})
 NATIVE_SUFFIXES = frozenset({".so", ".dylib", ".dll", ".exe"})
 _MACHO = (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
@@ -193,9 +199,12 @@ def _local_modules(files: Mapping[str, bytes]) -> frozenset[str]:
 
 
 def scan_python(path: str, data: bytes, local: frozenset[str] = frozenset()) -> list[Finding]:
+    if len(data) > MAX_SCAN_BYTES:
+        detail = f"not scanned: {len(data):,} bytes, over the {MAX_SCAN_BYTES // (1024 * 1024)} MiB scanned per script"
+        return [Finding(path, "not-scanned", detail)]
     try:
         tree = ast.parse(data, filename=path)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # the last two: nested too deep
         line = getattr(exc, "lineno", 0) or 0
         return [Finding(path, "syntax-error", f"could not be parsed here: {exc.__class__.__name__}", line)]
     findings: list[Finding] = []

@@ -13,7 +13,8 @@ Rules (https://agentskills.io/specification), with the leniency the spec's clien
   optional; other keys (Claude Code's ``hooks``, ``model``, ...) are an ``unknown-field`` warning.
 - Frontmatter that is not valid YAML is read key by key (see ``frontmatter``); a value read as plain
   text is a warning (``unquoted-colon`` when YAML refused an unquoted ``: ``, else ``not-yaml``).
-  Frontmatter that is not ``key: value`` fields at all skips the skill with a clear message.
+  Frontmatter that is not ``key: value`` fields at all skips the skill with a clear message; so does one
+  past the caps (64 KiB, 2,000 keys and values: ``frontmatter-too-large``, see ``frontmatter``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ SkipReason = Literal[
     "not-text",
     "no-frontmatter",
     "bad-frontmatter",
+    "frontmatter-too-large",
     "missing-name",
     "invalid-name",
     "missing-description",
@@ -112,7 +114,8 @@ def check_skill(text: str, folder: str) -> SkillCheck:
         source, body = parts
         fields = _fields(source, warnings)
     except FrontmatterError as exc:
-        return InvalidSkill("bad-frontmatter", f"SKILL.md frontmatter: {exc}")
+        reason: SkipReason = "frontmatter-too-large" if exc.code == "too-large" else "bad-frontmatter"
+        return InvalidSkill(reason, f"SKILL.md frontmatter: {exc}")
     declared = fields.get("name")
     if not isinstance(declared, str) or not declared.strip():
         what = "has no 'name'" if declared is None or isinstance(declared, str) else "has a 'name' that is not text"

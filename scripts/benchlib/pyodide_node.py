@@ -1,4 +1,5 @@
-"""Measurements inside real Pyodide under Node (no browser): memory search and skill-archive import.
+"""Measurements inside real Pyodide under Node (no browser): memory search, skill-archive import and
+a hostile SKILL.md frontmatter.
 
 Each runs a small Python script through `pyodide_run.mjs`, which loads the vendored wheels and the
 current `runtime/` sources, and reads back its one `RESULT <json>` line.
@@ -61,6 +62,31 @@ json.dumps({"archive_bytes": len(data), "entries": entries, "import": imports, "
             "status": report.state})
 """
 
+FRONTMATTER = """
+import json, time
+from runtime.skills.spec import check_skill
+
+def timed(text):
+    best = float("inf")
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        result = check_skill(text, "pdf")
+        best = min(best, (time.perf_counter() - t0) * 1000)
+    return best, getattr(result, "reason", "valid")
+
+def many(n):
+    keys = "".join(f"k{i}: v\\n" for i in range(n))
+    return f"---\\nname: pdf\\ndescription: d\\n{keys}---\\nbody\\n"
+
+hostile, inside = many(KEYS), many(6_000)  # past the size cap; inside it, past the count cap
+entries = "".join(f"  key-{i}: {'value text ' * 9}\\n" for i in range(560))
+benign = f"---\\nname: pdf\\ndescription: {'Reads PDFs. ' * 80}\\nmetadata:\\n{entries}---\\nbody\\n"
+(h_ms, h_reason), (i_ms, i_reason), (b_ms, b_reason) = timed(hostile), timed(inside), timed(benign)
+json.dumps({"hostile": h_ms, "hostile_reason": h_reason, "hostile_bytes": len(hostile), "benign": b_ms,
+            "benign_reason": b_reason, "benign_bytes": len(benign), "inside": i_ms, "inside_reason": i_reason,
+            "inside_bytes": len(inside)})
+"""
+
 
 def run_in_pyodide(code: str) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
@@ -101,3 +127,16 @@ def measure_archive(runs: int = 3, files: int = 2_000, skills: int = 20, file_by
     return [Row(f"skill import, {mib:.0f} MiB / {out['entries']:,}-entry zip (Pyodide/Node)",
                 "`zipfile.extractall` of the same archive", Samples(out["plain"]), Samples(out["import"]),
                 "median", "—", note=f"import status {out['status']}")]
+
+
+def measure_frontmatter(runs: int = 3, keys: int = 60_000) -> list[Row]:
+    out = run_in_pyodide(f"RUNS = {runs}\nKEYS = {keys}\n" + FRONTMATTER)
+    benign = (f"a benign {out['benign_bytes'] / 1024:.0f} KB frontmatter read", Samples.single(out["benign"]))
+    return [
+        Row(f"SKILL.md with {keys:,} frontmatter keys ({out['hostile_bytes'] / 1024:.0f} KB) refused (Pyodide/Node)",
+            *benign, Samples.single(out["hostile"]), "median", "≤ the benign read",
+            note=f"{out['hostile_reason']}, past 64 KiB; best of {runs}; 55 s before the caps"),
+        Row(f"SKILL.md with 6,000 frontmatter keys ({out['inside_bytes'] / 1024:.0f} KB) refused (Pyodide/Node)",
+            *benign, Samples.single(out["inside"]), "median", "≤ the benign read",
+            note=f"{out['inside_reason']}, past 2,000 keys and values; best of {runs}"),
+    ]

@@ -168,6 +168,21 @@ def test_invalid_skill_is_skipped_with_its_reason(page: Page, tmp_path: Path) ->
     page.screenshot(path=str(RESULTS / "skills-partial.png"))
 
 
+def test_a_skill_with_60k_frontmatter_keys_is_rejected_quickly_and_the_chat_answers(
+    page: Page, fake: FakeLLM, tmp_path: Path
+) -> None:
+    # Before the frontmatter caps this import took 55 s and every later turn stalled 45 s on the catalog.
+    path = skill_archives.many_keys_skill().write(tmp_path)
+    page.get_by_test_id("skill-import-input").set_input_files(str(path))
+    report = page.get_by_test_id("skill-import-report")
+    expect(report).to_have_attribute("data-state", "rejected", timeout=20_000)
+    expect(report).to_contain_text("64 KiB")
+    expect(entries(page)).to_have_count(0)
+    fake.script([Reply.text("Done.")])
+    chat_turn(page, fake, "Still there?", 1)
+    assert "many-keys" not in catalog_of(prompt_of(fake, 0))
+
+
 SCRIPTED_SKILLS = {
     "runner/SKILL.md": "---\nname: runner\ndescription: Runs a pure-Python script.\n---\nRun scripts/go.py.\n",
     "runner/scripts/go.py": "import json\nprint(json.dumps({'ok': True}))\n",

@@ -6,6 +6,7 @@ import {
   parseImportReport,
   parseSkillDetail,
   parseSkillList,
+  parseSkippedList,
   reportHeadline,
   sizeProblem,
   sniffSuffix,
@@ -79,6 +80,13 @@ describe("skill list and detail", () => {
     expect(skill?.warnings).toEqual([{ code: "invalid-name", message: "known as pdf-tools" }]);
     const [bare] = parseSkillList({ skills: [{ name: "a" }] }) ?? [];
     expect([bare?.allowedTools, bare?.unknownTools, bare?.warnings]).toEqual([[], [], []]);
+  });
+
+  it("reads the skipped folders of a skills_list reply, leaving out what is not one", () => {
+    const value = { skills: [], skipped: [{ folder: "huge", message: "SKILL.md frontmatter: over 64 KiB" }, { message: "no folder" }, "junk"] };
+    expect(parseSkippedList(value)).toEqual([{ folder: "huge", message: "SKILL.md frontmatter: over 64 KiB" }]);
+    expect(parseSkippedList({ skills: [] })).toEqual([]);
+    expect(parseSkippedList(null)).toEqual([]);
   });
 
   it("reads a skill_show reply", () => {

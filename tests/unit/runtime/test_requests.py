@@ -129,6 +129,12 @@ async def test_skills_panel(rig: StateRig, tmp_path: Path) -> None:
     assert (await rig.result("skills_list"))["skills"] == [] and not (rig.workspace / ".agents/skills/tea").exists()
     await rig.result("skill_import", filename="tea.zip", path=path)  # a removed skill comes back enabled
     assert [s["enabled"] for s in (await rig.result("skills_list"))["skills"]] == [True]
+    hostile = rig.workspace / ".agents/skills/hostile"  # as a SKILL.md written before the frontmatter caps
+    hostile.mkdir()
+    (hostile / "SKILL.md").write_text("---\nname: hostile\ndescription: d\n" + "k: v\n" * 20_000 + "---\n")
+    listed = await rig.result("skills_list")
+    assert [s["name"] for s in listed["skills"]] == ["tea"]
+    assert [s["folder"] for s in listed["skipped"]] == ["hostile"] and "64 KiB" in listed["skipped"][0]["message"]
 
 
 async def test_the_skills_list_shows_warnings_and_allowed_tools_against_the_tool_catalog(

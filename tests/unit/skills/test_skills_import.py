@@ -150,6 +150,7 @@ def test_failure_while_writing_restores_the_workspace(workspace: Path) -> None:
     before = tree_fingerprint(workspace)
     report = import_archive(make_zip([Item("n/SKILL.md", skill_md("n"))]), workspace, filename="n.zip")
     assert (report.state, report.reason) == ("rejected", "io-error")
+    assert [(s.name, s.status, s.reason) for s in report.skills] == [("n", "skipped", "io-error")]  # not "installed"
     assert tree_fingerprint(workspace) == before
 
 

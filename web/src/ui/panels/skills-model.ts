@@ -178,6 +178,21 @@ export function parseSkillList(value: unknown): SkillSummary[] | null {
   return skills.some((s) => s === null) ? null : (skills as SkillSummary[]);
 }
 
+/** A folder under `.agents/skills/` that is not a skill (its SKILL.md is missing or invalid), and why. */
+export interface SkippedFolder {
+  folder: string;
+  message: string;
+}
+
+/** The `skipped` folders of a `skills_list` reply (none when it has no such list). */
+export function parseSkippedList(value: unknown): SkippedFolder[] {
+  if (!isObj(value)) return [];
+  return list(value.skipped)
+    .filter(isObj)
+    .map((s) => ({ folder: str(s.folder), message: str(s.message) }))
+    .filter((s) => s.folder !== "");
+}
+
 /** The `skill_show` reply, or null when it is not one. */
 export function parseSkillDetail(value: unknown): SkillDetail | null {
   const summary = parseSummary(value);

@@ -15,6 +15,7 @@ import {
   type SkillDetail,
   type SkillOutcome,
   type SkillSummary,
+  type SkippedFolder,
   type SpecWarning,
 } from "./skills-model";
 
@@ -89,6 +90,20 @@ export function failureSection(source: string, message: string): HTMLElement {
     el("div", { class: "skill-report-head" },
       el("strong", { class: "skill-report-headline" }, `Rejected: ${message}`),
       el("span", { class: "hint" }, source)));
+}
+
+/** An import the runtime gave no answer to (`why`): it may have installed skills, so it is not called rejected. */
+export function unansweredSection(source: string, why: string): HTMLElement {
+  return el("section", { class: "skill-report-item", "data-state": "unknown" },
+    el("div", { class: "skill-report-head" },
+      el("strong", { class: "skill-report-headline" }, `No answer (${why}): the import may have installed skills or may still; the Installed list shows what is installed.`),
+      el("span", { class: "hint" }, source)));
+}
+
+/** A folder under .agents/skills/ that is not a skill: its name and why (text, never markup). */
+export function renderSkipped(skipped: SkippedFolder): HTMLElement {
+  return el("li", { class: "skill-skipped", "data-testid": "skill-skipped", "data-folder": skipped.folder },
+    el("strong", {}, `${skipped.folder}: skipped`), " ", el("span", { class: "hint" }, skipped.message));
 }
 
 /** One installed skill: name, description, enable toggle, Show and Remove. */

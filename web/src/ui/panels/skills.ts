@@ -17,12 +17,14 @@ import {
   parseImportReport,
   parseSkillDetail,
   parseSkillList,
+  parseSkippedList,
   sizeProblem,
   type ImportReport,
   type ImportState,
   type SkillSummary,
+  type SkippedFolder,
 } from "./skills-model";
-import { failureSection, renderDetail, renderEntry, reportSection } from "./skills-view";
+import { failureSection, renderDetail, renderEntry, renderSkipped, reportSection, unansweredSection } from "./skills-view";
 import "./skills.css";
 
 const IMPORT_TIMEOUT_MS = 120_000;
@@ -33,7 +35,8 @@ export interface SkillsDeps {
   whenReady(): Promise<void>;
 }
 
-type Outcome = { state: ImportState; section: HTMLElement };
+/** `unknown`: the runtime did not answer in time, so what the import did is not known (never "Rejected"). */
+type Outcome = { state: ImportState | "unknown"; section: HTMLElement };
 
 class SkillsPanel {
   private readonly fileInput = el("input", {
@@ -48,6 +51,7 @@ class SkillsPanel {
   private readonly error = el("p", { class: "skill-error", role: "alert" });
   private readonly list = el("ul", { class: "skill-list" });
   private readonly empty = el("p", { class: "hint skill-empty" }, "No skills installed yet.");
+  private readonly skipped = el("ul", { class: "skill-skipped-list" });
   private readonly shown = new Set<string>();
   private busy = false;
 
@@ -77,7 +81,7 @@ class SkillsPanel {
         el("div", { class: "label-text" }, "Or import from a URL"), urlForm,
         this.progress, this.report),
       this.error,
-      el("section", { class: "skill-installed" }, el("div", { class: "label-text" }, "Installed"), this.empty, this.list),
+      el("section", { class: "skill-installed" }, el("div", { class: "label-text" }, "Installed"), this.empty, this.list, this.skipped),
     );
     this.watchDrops(body.parentElement ?? body, drop);
   }
@@ -108,10 +112,11 @@ class SkillsPanel {
     if (!result.ok) return this.showError(`Could not list the skills: ${result.message}`);
     const skills = parseSkillList(result.value);
     if (!skills) return this.showError("The skill list was not understood.");
-    this.renderList(skills);
+    this.renderList(skills, parseSkippedList(result.value));
   }
 
-  private renderList(skills: SkillSummary[]): void {
+  private renderList(skills: SkillSummary[], skipped: SkippedFolder[]): void {
+    this.skipped.replaceChildren(...skipped.map(renderSkipped));
     const names = new Set(skills.map((s) => s.name));
     for (const name of [...this.shown]) if (!names.has(name)) this.shown.delete(name);
     this.list.replaceChildren(...skills.map((skill) => renderEntry(skill, {
@@ -174,26 +179,27 @@ class SkillsPanel {
     const params = { filename: archive.filename };
     const file = { name: archive.filename, data: archive.bytes };
     let report = await this.requestImport(params, file);
-    if (typeof report === "string") return failed(source, report);
+    if (!isReport(report)) return notImported(source, report);
     if (report.needsConfirmation && confirm(replaceQuestion(report))) {
       const again = await this.requestImport({ ...params, replace: true }, file);
-      if (typeof again === "string") return failed(source, again);
+      if (!isReport(again)) return notImported(source, again);
       report = again;
     }
     return { state: report.state, section: reportSection(source, report) };
   }
 
-  /** The import report, or why there is none. */
-  private async requestImport(params: JsonObject, file: Attachment): Promise<ImportReport | string> {
+  /** The import report, or why there is none (`unknown`: no answer in time, or the runtime restarted meanwhile,
+   *  so the import may have finished or may still finish). */
+  private async requestImport(params: JsonObject, file: Attachment): Promise<ImportReport | NoReport> {
     const result = await this.deps.request("skill_import", params, IMPORT_TIMEOUT_MS, file);
-    if (!result.ok) return result.message || result.code;
-    return parseImportReport(result.value) ?? "the import report was not understood";
+    if (!result.ok) return { message: result.message || result.code, unknown: UNANSWERED.has(result.code) };
+    return parseImportReport(result.value) ?? { message: "the import report was not understood", unknown: false };
   }
 
   private showOutcomes(outcomes: Outcome[]): void {
     if (outcomes.length === 0) return;
     const states = new Set(outcomes.map((o) => o.state));
-    const state: ImportState = states.size === 1 ? (outcomes[0]?.state ?? "rejected") : "partial";
+    const state = states.size === 1 ? (outcomes[0]?.state ?? "rejected") : "partial";
     this.report.dataset.state = state;
     const dismiss = el("button", { type: "button", class: "btn btn-ghost btn-small skill-report-close", "aria-label": "Dismiss the report" }, "✕");
     dismiss.addEventListener("click", () => (this.report.hidden = true));
@@ -206,7 +212,7 @@ class SkillsPanel {
     const result = await this.deps.request("skill_set_enabled", { name, enabled });
     if (!result.ok) this.showError(`Could not ${enabled ? "enable" : "disable"} ${name}: ${result.message}`);
     const skills = result.ok ? parseSkillList(result.value) : null;
-    if (skills) this.renderList(skills);
+    if (skills) this.renderList(skills, result.ok ? parseSkippedList(result.value) : []);
     else await this.refresh();
   }
 
@@ -281,6 +287,24 @@ interface Archive {
 
 function failed(source: string, message: string): Outcome {
   return { state: "rejected", section: failureSection(source, message) };
+}
+
+interface NoReport {
+  message: string;
+  unknown: boolean;
+}
+
+/** Failures after which what the runtime did is not known (runtime-client.ts's own codes). */
+const UNANSWERED = new Set(["timeout", "restarted"]);
+
+function isReport(value: ImportReport | NoReport): value is ImportReport {
+  return "state" in value;
+}
+
+/** The runtime refused the request (nothing was imported), or gave no answer (what it did is unknown). */
+function notImported(source: string, why: NoReport): Outcome {
+  if (!why.unknown) return failed(source, why.message);
+  return { state: "unknown", section: unansweredSection(source, why.message) };
 }
 
 function replaceQuestion(report: ImportReport): string {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -117,12 +118,21 @@ async def upstream() -> AsyncIterator[str]:
     app.router.add_get("/slow", slow)
     app.router.add_get("/packages/{path:.*}", sized)
     app.router.add_get("/files/{path:.*}", sized)
+    async with serving(app) as base:
+        yield base
+
+
+@contextlib.asynccontextmanager
+async def serving(app: web.Application) -> AsyncIterator[str]:
+    """``app`` served on a free port of 127.0.0.1 while the block runs; its base URL."""
     runner = web.AppRunner(app, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    await runner.cleanup()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ import pytest
 from aiohttp import web
 
 from scripts.fakes.processes import serve_process_and_pid
+from tests.server.conftest import serving
 
 HEAD_TIMEOUT_S = 1.0
 BODY_TIMEOUT_S = 1.5
@@ -69,12 +70,8 @@ async def index() -> AsyncIterator[str]:
     app.router.add_get("/packages/big/demo-1.0-py3-none-any.whl", wheel)
     app.router.add_get("/packages/chunked/demo-1.0-py3-none-any.whl", chunked_wheel)
     app.router.add_get("/page", page)
-    runner = web.AppRunner(app, shutdown_timeout=0.5)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    await runner.cleanup()
+    async with serving(app) as base:
+        yield base
 
 
 def port_of(url: str) -> int:

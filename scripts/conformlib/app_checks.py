@@ -12,7 +12,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Error, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.e2e.ui import close_settings, configure_provider, open_settings
+from tests.e2e.ui import choose_model, close_settings, configure_provider, open_settings
 
 from .browser import Driver, app_page, short
 from .llama import ALIAS, LlamaServer, request
@@ -45,6 +45,15 @@ class Checks:
             fn()
         except (Error, PlaywrightTimeoutError, TimeoutError, OSError, RuntimeError) as exc:
             self.add(name, False, f"{type(exc).__name__}: {short(str(exc), 240)}")
+            self._recover()
+
+    def _recover(self) -> None:
+        """After a failed check: no panel open, no turn left running, so the next check starts clean."""
+        page = self.d.page
+        page.keyboard.press("Escape")
+        if self.d.turn_running():
+            page.get_by_test_id("chat-stop").click(timeout=5_000)
+        self.d.wait(lambda: not self.d.turn_running(), 30, "end of the turn")
 
     # connect ---------------------------------------------------------------------------------------------
 
@@ -65,9 +74,10 @@ class Checks:
                  f"{self.kind}: connection-status {state}: {short(text)}; `{ALIAS}` listed: {listed}")
         self.add("the connection is named after the server", "127.0.0.1" in text and "OpenRouter" not in text,
                  short(text))
-        self._doctor()
         if listed:
-            page.get_by_test_id("model-select").select_option(ALIAS)
+            choose_model(page, ALIAS)  # opens the settings again if a save that connected closed them
+        open_settings(page)
+        self._doctor()
         close_settings(page)
         page.get_by_test_id("permission-mode").select_option("full-auto")
 

@@ -82,12 +82,19 @@ class Checks:
         page.get_by_test_id("permission-mode").select_option("full-auto")
 
     def _doctor(self) -> None:
-        checks = self.d.page.get_by_test_id("connection-check")
+        page = self.d.page
+        page.get_by_test_id("connection-check-run").click()
+        checks = page.get_by_test_id("connection-check")
+        status = page.get_by_test_id("connection-status")
+        self.d.wait(lambda: checks.count() > 0 and status.get_attribute("data-state") != "checking", 90,
+                    "the doctor's checks")
         seen = {(checks.nth(i).get_attribute("data-check") or "?"): (checks.nth(i).get_attribute("data-state") or "?")
                 for i in range(checks.count())}
-        ok = bool(seen) and "fail" not in seen.values() and seen.get("context") == "ok"
-        self.add("the doctor checks reachable, window, tools", ok, ", ".join(f"{k}: {v}" for k, v in seen.items())
-                 or "no connection-check shown")
+        warned = [short(checks.nth(i).inner_text(), 100) for i in range(checks.count())
+                  if checks.nth(i).get_attribute("data-state") != "ok"]
+        ok = "fail" not in seen.values() and seen.get("reachable") == "ok" and seen.get("context") == "ok"
+        self.add("the doctor checks reachable, window, tools", ok,
+                 ", ".join(f"{k}: {v}" for k, v in seen.items()) + (f"; said: {warned}" if warned else ""))
 
     # chat, window, tools, stop -----------------------------------------------------------------------------
 

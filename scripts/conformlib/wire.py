@@ -186,8 +186,9 @@ def judge_models(ctx: int) -> Callable[[Reply], tuple[bool, str]]:
 def judge_props(ctx: int) -> Callable[[Reply], tuple[bool, str]]:
     def judge(r: Reply) -> tuple[bool, str]:
         settings = r.json().get("default_generation_settings") or {}
+        predict = (settings.get("params") or {}).get("n_predict")
         return settings.get("n_ctx") == ctx, f"HTTP {r.status}, default_generation_settings.n_ctx " \
-                                             f"{settings.get('n_ctx')}, n_predict {settings.get('n_predict')}"
+                                             f"{settings.get('n_ctx')}, params.n_predict {predict}"
     return judge
 
 

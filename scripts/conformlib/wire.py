@@ -217,7 +217,18 @@ def _scrub(value: Any, secrets: list[str]) -> Any:
     return json.loads(text)
 
 
-def run_wire(server: LlamaServer, record: bool) -> list[Check]:
+def _entry(case: Case, reply: Reply) -> dict[str, Any]:
+    entry: dict[str, Any] = {"status": reply.status, "content_type": reply.headers.get("content-type")}
+    if case.body is OVERFLOW:
+        entry["request"] = {**case.body, "messages": "<OVERFLOW in scripts/conformlib/wire.py: 'tide ' * 6000>"}
+    elif case.body is not None:
+        entry["request"] = case.body
+    return {**entry, "body": reply.json()}
+
+
+def run_wire(server: LlamaServer, record: bool, into: Path = FIXTURES) -> list[Check]:
+    """Every wire case; with `record`, each case that passed is written to `into` (a fixture shows the shape it
+    is named for: one that did not pass is left as it was, and said so)."""
     checks: list[Check] = []
     recorded: dict[str, Any] = {"recorded_with": f"llama-server from llama-cpp-python {_version()} (vendored "
                                 f"llama.cpp), Gemma 3 270M Q4_K_M, {' '.join(server.argv()[4:])}"}
@@ -225,25 +236,30 @@ def run_wire(server: LlamaServer, record: bool) -> list[Check]:
         try:
             reply = request(server.port, case.method, case.path, case.body)
             ok, seen = case.judge(reply)
-        except (OSError, ValueError, KeyError, AttributeError) as exc:
-            checks.append(Check("wire", case.name, "fail", f"{type(exc).__name__}: {exc}"))
-            continue
+        except (OSError, ValueError, KeyError, AttributeError, TypeError) as exc:
+            ok, seen = False, f"{type(exc).__name__}: {exc}"
+        if record and not ok:
+            seen += f" (not recorded: {case.fixture} left as it was)"
         checks.append(Check.of("wire", case.name, ok, seen))
-        if record and case.fixture.startswith("json:"):
-            body = reply.json()
-            entry: dict[str, Any] = {"status": reply.status, "content_type": reply.headers.get("content-type")}
-            if case.body is not None:
-                entry["request"] = {**case.body, "messages": "<see OVERFLOW in scripts/conformlib/wire.py>"} \
-                    if case.body is OVERFLOW else case.body
-            recorded[case.fixture[5:]] = {**entry, "body": body}
-        elif record:
-            (FIXTURES / case.fixture).write_bytes(reply.body)
+        if not (record and ok):
+            continue
+        if case.fixture.startswith("json:"):
+            recorded[case.fixture[5:]] = _entry(case, reply)
+        else:
+            (into / case.fixture).write_bytes(reply.body)
             recorded.setdefault("stream_requests", {})[case.fixture] = case.body
     if record:
-        secrets = [str(server.model.parent), str(server.binary.parent), str(Path.home())]
-        out = json.dumps(_scrub(recorded, secrets), indent=1, ensure_ascii=False) + "\n"
-        (FIXTURES / "llamacpp_server.json").write_text(out)
+        _merge_json(into / "llamacpp_server.json", recorded, [str(server.model.parent), str(server.binary.parent),
+                                                              str(Path.home())])
     return checks
+
+
+def _merge_json(path: Path, recorded: dict[str, Any], secrets: list[str]) -> None:
+    """Write the recorded entries over those already in `path` (entries not recorded this time are kept)."""
+    old = json.loads(path.read_text()) if path.exists() else {}
+    merged = {**old, **recorded, "stream_requests": {**old.get("stream_requests", {}),
+                                                    **recorded.get("stream_requests", {})}}
+    path.write_text(json.dumps(_scrub(merged, secrets), indent=1, ensure_ascii=False) + "\n")
 
 
 def _version() -> str:

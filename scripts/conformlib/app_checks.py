@@ -23,7 +23,6 @@ PROVIDER = "openai-compatible"
 FALLBACK = "openrouter"
 LONG_STORY = "Tell me a very long story about the sea, the tides and the ships."
 COPY = "Reply with exactly this text and nothing else:\n"
-CUT_PREDICT = 18  # the server's output limit for the cut-off check (its reply ends inside the call's arguments)
 CORS = re.compile(r"CORS|blocked the request", re.I)
 OVERFLOW_WORDS = re.compile(r"context|window", re.I)
 DROPPED = re.compile(r"dropped|closed|interrupted|stopped answering|mid-reply|connection was lost", re.I)
@@ -155,7 +154,7 @@ class Checks:
     # cut-off calls, overflow -------------------------------------------------------------------------------
 
     def cut_off_call(self) -> None:
-        self.server.restart(predict=CUT_PREDICT)
+        self.server.restart(predict=self.server.cut_predict)
         try:
             self.d.new_chat()
             before, _ = self.d.turn(COPY + LONG_CALL_TEXT)

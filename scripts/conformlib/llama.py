@@ -55,6 +55,7 @@ class LlamaServer:
     model: Path
     ctx: int = 4096
     predict: int = 256
+    cut_predict: int = 18  # an output limit that ends the long tool call inside its arguments (wire.CUT_LIMITS)
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
     log: Path = field(default_factory=lambda: Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1]))

@@ -57,6 +57,10 @@ def main() -> int:
     except SetupError as exc:
         print(f"[conformance] setup failed: {exc}", file=sys.stderr)
         return 2
+    missing = [f"{what} {path}" for what, path in (("llama-server", binary), ("model", model)) if not path.is_file()]
+    if missing:
+        print(f"[conformance] no such file: {', '.join(missing)}", file=sys.stderr)
+        return 2
     checks: list[Check] = []
     with LlamaServer(binary, model, ctx=args.ctx) as server:
         print(f"[conformance] llama-server on {server.base_url} (log: {server.log})", file=sys.stderr, flush=True)

@@ -12,9 +12,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Error, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.e2e.ui import choose_model, close_settings, configure_provider, open_settings
-
-from .browser import Driver, app_page, short
+from .browser import Driver, app_page, choose_model, close_settings, configure_provider, open_settings, short
 from .llama import ALIAS, LlamaServer, request
 from .report import Check
 from .wire import CALL_TEXT, LONG_CALL_TEXT

@@ -1,5 +1,6 @@
 """The built app in headless Chromium, driven through the UI contract (data-testids), with every request
-off 127.0.0.1 aborted. The pieces are the end-to-end harness's (`tests/e2e/ui.py`)."""
+off 127.0.0.1 aborted, the way the end-to-end tests drive it (tools do not import the tests, so the few
+helpers they share are written again here)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,42 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Browser, Page, Route
-
-from tests.e2e.ui import messages, wait_ready
+from playwright.sync_api import Browser, Locator, Page, Route
 
 TURN_TIMEOUT_S = 240.0
+BOOT_TIMEOUT_MS = 180_000
+
+
+def messages(page: Page, role: str) -> Locator:
+    return page.locator(f'[data-testid="message"][data-role="{role}"]')
+
+
+def open_settings(page: Page) -> None:
+    if not page.get_by_test_id("provider-select").is_visible():
+        page.get_by_test_id("settings-open").click()
+    page.get_by_test_id("provider-select").wait_for(state="visible")
+
+
+def close_settings(page: Page) -> None:
+    """Settings closed (a save that connects closes the panel by itself; otherwise its close button)."""
+    close = page.get_by_test_id("settings-close")
+    if close.is_visible():
+        close.click(timeout=5_000)
+    page.get_by_test_id("provider-select").wait_for(state="hidden")
+
+
+def configure_provider(page: Page, kind: str, base_url: str, key: str | None) -> None:
+    open_settings(page)
+    page.get_by_test_id("provider-select").select_option(kind)
+    page.get_by_test_id("base-url-input").fill(base_url)
+    if key is not None:
+        page.get_by_test_id("api-key-input").fill(key)
+    page.get_by_test_id("settings-save").click()
+
+
+def choose_model(page: Page, model_id: str) -> None:
+    open_settings(page)
+    page.get_by_test_id("model-select").select_option(model_id)
 
 
 @dataclass
@@ -107,7 +139,7 @@ def app_page(browser: Browser, url: str) -> Iterator[Driver]:
     try:
         page = context.new_page()
         page.goto(url)
-        wait_ready(page)
+        page.locator('[data-testid="runtime-status"][data-state="ready"]').wait_for(timeout=BOOT_TIMEOUT_MS)
         yield Driver(page, driver_external)
     finally:
         context.close()

@@ -197,7 +197,9 @@ class Checks:
         self.add("nothing listening: is your server running?", bool(NOT_RUNNING.search(text))
                  and not CORS.search(text), short(text, 240) or "no error shown")
         self.server.start()
-        if retry.count():
+        if not retry.count():
+            self.out.append(Check("app", "Retry after the server is back", "not available", "no message-retry"))
+        else:
             answered = self.d.count("assistant")
             retry.last.click()
             self.d.wait(lambda: self.d.count("assistant") > answered and not self.d.turn_running(), 240,

@@ -27,5 +27,5 @@ def _cell(text: str, limit: int = 300) -> str:
 
 def table(checks: list[Check]) -> str:
     lines = ["| layer | check | result | what was seen |", "|---|---|---|---|"]
-    lines += [f"| {c.layer} | {c.name} | {c.outcome} | {_cell(c.seen)} |" for c in checks]
+    lines += [f"| {c.layer} | {_cell(c.name)} | {c.outcome} | {_cell(c.seen)} |" for c in checks]
     return "\n".join(lines)

@@ -67,7 +67,7 @@ class LlamaServer:
     def argv(self) -> list[str]:
         return [str(self.binary), "-m", str(self.model), "--alias", ALIAS, "--host", "127.0.0.1",
                 "--port", str(self.port), "-c", str(self.ctx), "-n", str(self.predict), "--temp", "0", "--jinja",
-                "--chat-template-file", str(TEMPLATE), "--threads", "2", "--parallel", "1"]
+                "--chat-template-file", str(TEMPLATE), "--parallel", "1"]
 
     def start(self) -> LlamaServer:
         with self.log.open("ab") as out:

@@ -1,0 +1,1 @@
+"""The real-model conformance layer (scripts/conformance.py)."""

@@ -18,7 +18,7 @@ def object_problem(raw: str) -> str | None:
     except ValueError as exc:
         return f"they are not valid JSON ({exc})"
     if not isinstance(value, dict):
-        return f"they are a JSON {type(value).__name__}, not an object"
+        return f"they are a JSON {type(value).__name__}, and they must be a JSON object"
     return None
 
 

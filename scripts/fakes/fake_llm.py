@@ -48,6 +48,7 @@ from .strict import MAX_BODY_BYTES, ReceivedImage, ollama_refusal, openrouter_re
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+DROP_AFTER_S = 0.3  # a dropped reply's text is on the wire before the connection goes
 SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
 KEY_INFO = {"label": "sk-or-v1-fak...e00", "limit": None, "limit_reset": None, "limit_remaining": None,
             "usage": 0.0123, "usage_daily": 0.0123, "is_free_tier": False}
@@ -280,6 +281,7 @@ class FakeLLM:
                 if reply.delay_s and (delta.get("content") or delta.get("reasoning")):
                     await asyncio.sleep(reply.delay_s)
             if reply.kind == "drop" and request.transport is not None:  # the server went away mid-reply
+                await asyncio.sleep(DROP_AFTER_S)  # what was written reaches the client first
                 request.transport.abort()
                 return response
             if reply.kind not in ("stream_error", "empty_stream"):
@@ -327,6 +329,7 @@ class FakeLLM:
                 if reply.delay_s:
                     await asyncio.sleep(reply.delay_s)
             if reply.kind == "drop" and request.transport is not None:
+                await asyncio.sleep(DROP_AFTER_S)
                 request.transport.abort()
                 return response
             await response.write_eof()

@@ -5,6 +5,7 @@ Every error a person may see carries a ``message`` that says what happened and w
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 ProviderErrorCode = Literal[
@@ -22,7 +23,10 @@ ProviderErrorCode = Literal[
 ]
 # How a request through the host failed; on the wire as ``http_error.kind`` (runtime/host/constants.py
 # exports it as ``HttpErrorKind``: defined here because host/ imports this module, not the reverse).
-HostErrorKind = Literal["network", "timeout", "refused", "aborted"]
+# ``dropped``: the connection closed after the answer had begun; ``unreachable``: nothing answers there (a
+# ``no-cors`` probe fails too); ``cors``: the server answers, but the browser withholds the reply from this
+# page; ``network``: any other failure to get an answer.
+HostErrorKind = Literal["network", "timeout", "refused", "aborted", "dropped", "unreachable", "cors"]
 
 
 class TidepoolError(Exception):
@@ -57,8 +61,18 @@ class HostHttpError(TidepoolError):
 RETRYABLE_CODES: frozenset[str] = frozenset({"rate_limited", "server", "unreachable", "timeout"})
 
 
+@dataclass(frozen=True)
+class Overflow:
+    """What a refusal for a prompt over the context window said: the window and the prompt, in the
+    server's tokens, where it gave them (llama.cpp's ``n_ctx`` and ``n_prompt_tokens``)."""
+
+    n_ctx: int | None = None
+    n_prompt_tokens: int | None = None
+
+
 class ProviderError(TidepoolError):
-    """A model provider call failed. ``retryable`` says whether trying again later may help."""
+    """A model provider call failed. ``retryable`` says whether trying again later may help; ``overflow``
+    is set when the prompt is over the model's context window (no retry helps; a smaller prompt may)."""
 
     def __init__(
         self,
@@ -69,6 +83,7 @@ class ProviderError(TidepoolError):
         retry_after: float | None = None,
         retryable: bool | None = None,
         provider: str = "",
+        overflow: Overflow | None = None,
     ) -> None:
         super().__init__(message)
         self.code: ProviderErrorCode = code
@@ -76,6 +91,7 @@ class ProviderError(TidepoolError):
         self.retry_after = retry_after
         self.retryable = code in RETRYABLE_CODES if retryable is None else retryable
         self.provider = provider
+        self.overflow = overflow
 
     def __repr__(self) -> str:
         return f"ProviderError(code={self.code!r}, status={self.status!r}, message={self.message!r})"

@@ -105,6 +105,10 @@ class CallRunner:
         )
         return await self._finish(call, hooked.arguments, await self._execute(hooked))
 
+    async def refuse(self, call: ToolCall, text: str) -> ToolResultMessage:
+        """A call that is not run (its arguments cut off or unusable: ``agent.unusable``); ``text`` says why."""
+        return await self._finish(call, {}, _Outcome(text, False, "error"))
+
     async def _permission(self, tool: ToolDefinition, call: ToolCall, arguments: dict[str, Any]) -> _Outcome | None:
         verdict, reason = self.deps.gate.decide(tool, arguments)
         if verdict == "allow" and call.id in self.ask_first:

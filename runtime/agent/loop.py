@@ -4,9 +4,10 @@ Text deltas are emitted as they stream; each tool call is run by ``agent.calls.C
 approval, hooks, guardrails), whose result the model sees whatever happened. ``tools`` go with every
 request. Every completed step goes to the ``Journal`` (stored and saved before the next one), and
 each request's messages come from it through ``ContextWindow`` (which compacts when needed). A turn
-stops when the model answers without tool calls, after ``max_rounds`` rounds, on an error, or when
-its task is cancelled (``abort_turn``): the partial text is kept and every unanswered tool call gets
-an "aborted" result so the conversation stays valid.
+stops when the model answers without tool calls, after a reply cut off at the length limit (its
+complete calls run, a call the limit cut is not: ``agent.unusable``), after ``max_rounds`` rounds,
+on an error, or when its task is cancelled (``abort_turn``): the partial text is kept and every
+unanswered tool call gets an "aborted" result so the conversation stays valid.
 
 A turn cut off by a reload while a call waited for approval is resumed with ``resume``: the calls of
 its last assistant message that have no result yet, asking again for those in ``ask_first``.
@@ -26,6 +27,7 @@ from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow, Pending
 from runtime.agent.gate import Gate
 from runtime.agent.journal import Journal
 from runtime.agent.tool_context import AgentToolContext
+from runtime.agent.unusable import screen
 from runtime.chat.messages import AssistantMessage, ChatMessage, ImagePart, ToolCall, ToolResultMessage, UserMessage
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, TurnEndReason
@@ -174,7 +176,8 @@ class _Turn:
                 return "error"
             finished = await self._stream_round()
             await self._user_stored()
-            calls = unique_call_ids(finished.tool_calls, journal.fresh_call_id)
+            screened = screen(unique_call_ids(finished.tool_calls, journal.fresh_call_id), finished.finish_reason)
+            calls = screened.calls
             self.partial, self.partial_reasoning = [], []
             said = finished.finish_reason if finished.finish_reason in NOTABLE_ENDINGS else None
             reply = AssistantMessage(finished.text, calls, finished.reasoning, finished.reasoning_details, said)
@@ -183,13 +186,17 @@ class _Turn:
                 self.deps.emit({"kind": "reply_finished", "turn_id": self.turn_id, "finish_reason": said})
             if not calls:
                 return "stop"
-            await self._run_calls(calls)
+            await self._run_calls(calls, screened.refused)
+            if said == "length":  # the limit cut the reply: the person decides whether to go on (Continue)
+                return "stop"
         return "max_rounds"
 
-    async def _run_calls(self, calls: tuple[ToolCall, ...]) -> None:
+    async def _run_calls(self, calls: tuple[ToolCall, ...], refused: dict[str, str] | None = None) -> None:
+        """Run each call; one in ``refused`` (cut off, unusable arguments) only gets the result given there."""
         self.open = list(calls)
         for call in calls:
-            await self.calls.run(call)
+            why = (refused or {}).get(call.id)
+            await (self.calls.refuse(call, why) if why is not None else self.calls.run(call))
             self.open.remove(call)
 
     async def _stream_round(self) -> Finished:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from runtime.chat.arguments import wire_arguments
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -96,7 +98,7 @@ def _assistant_wire(message: AssistantMessage) -> dict[str, Any]:
     if message.tool_calls:
         wire["content"] = message.content or None
         wire["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": wire_arguments(c.arguments)}}
             for c in message.tool_calls
         ]
     if message.reasoning_details:

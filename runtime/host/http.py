@@ -160,8 +160,8 @@ def _chunk_bytes(message: Message, url: str) -> bytes:
 
 def _failure(message: Message, url: str) -> HostHttpError:
     if message.get("type") == "http_error":
-        kinds: dict[str, HostErrorKind] = {"timeout": "timeout", "refused": "refused", "aborted": "aborted"}
-        kind = kinds.get(str(message.get("kind")), "network")
+        known: tuple[HostErrorKind, ...] = ("timeout", "refused", "aborted", "dropped", "unreachable", "cors")
+        kind: HostErrorKind = next((k for k in known if k == message.get("kind")), "network")
         return HostHttpError(kind, str(message.get("message") or kind), url)
     text = str(message.get("message") or f"unexpected {message.get('type')!r} message")
     return HostHttpError("network", f"the host could not complete the request: {text}", url)

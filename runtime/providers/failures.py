@@ -6,13 +6,13 @@ Every message says what happened and what to do next.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.errors import HostHttpError, HostRequestError, ProviderError, ProviderErrorCode
+from runtime.providers.overflow import context_exceeded, overflow_error
 
 MAX_RETRY_AFTER_S = 60.0
 CREDITS_URL = "openrouter.ai/settings/credits"
@@ -48,6 +48,7 @@ class Hints:
     unreachable: str = "Check your network connection and the base URL in Settings."
     advice: Mapping[ProviderErrorCode, str] = field(default_factory=dict)  # replaces entries of ADVICE
     refusals: bool = False  # OpenRouter's: 403 is moderation, some 429s a daily quota (providers.refusals)
+    cors: str = "Allow this page's origin on the server, or check the base URL in Settings."
 
 
 def error_detail(body: bytes | str) -> str:
@@ -93,25 +94,6 @@ IMAGE_ADVICE = (
 )
 
 
-CONTEXT_ADVICE = (
-    "The conversation is longer than this model's context window: start a new chat, "
-    "or choose a model with a larger context window in Settings."
-)
-# How providers say a prompt is over the context window: OpenRouter's "maximum context length",
-# OpenAI's code `context_length_exceeded`, Anthropic's "prompt is too long".
-TOO_LONG = re.compile(
-    r"maximum context length|context_length_exceeded|context length exceeded|prompt is too long", re.IGNORECASE
-)
-
-
-def context_exceeded(status: int, body: bytes | str) -> bool:
-    """Whether a refusal says the prompt is over the model's context window (no retry helps)."""
-    if status not in (400, 413):
-        return False
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
-    return TOO_LONG.search(text[:4000]) is not None
-
-
 def code_for_status(status: int) -> ProviderErrorCode:
     if status in (401, 403):
         return "auth"
@@ -142,9 +124,7 @@ def from_status(status: int, body: bytes | str, hints: Hints, retry_after: str |
     if "image input" in detail.lower():  # OpenRouter's 404, Ollama's 500: not worth a retry
         return ProviderError("bad_request", f"{what} {IMAGE_ADVICE}", status=status, provider=hints.name)
     if context_exceeded(status, body):
-        return ProviderError(
-            "bad_request", f"{what} {CONTEXT_ADVICE}", status=status, retryable=False, provider=hints.name
-        )
+        return overflow_error(status, body, what, hints.name)
     if code == "rate_limited":
         advice = (
             f"Wait {wait:g} s and try again, or choose another model."
@@ -162,7 +142,14 @@ def from_stream_error(error: object, hints: Hints) -> ProviderError:
     status = error.get("code") if isinstance(error, dict) else None
     if isinstance(status, int) and status >= 400:
         mapped = from_status(status, json.dumps({"error": error}), hints)
-        return ProviderError(mapped.code, mapped.message, status=status, provider=hints.name)
+        return ProviderError(
+            mapped.code,
+            mapped.message,
+            status=status,
+            provider=hints.name,
+            retryable=mapped.retryable,
+            overflow=mapped.overflow,
+        )
     return ProviderError(
         "provider_error",
         f"{hints.name} reported an error while answering: {detail}. Try again, or choose another model.",
@@ -170,8 +157,11 @@ def from_stream_error(error: object, hints: Hints) -> ProviderError:
     )
 
 
-def from_host_failure(exc: HostHttpError | HostRequestError, hints: Hints) -> ProviderError:
-    """The request never got an answer: network failure, timeout, refused by the adapter, aborted."""
+def from_host_failure(
+    exc: HostHttpError | HostRequestError, hints: Hints, *, after_head: bool = False
+) -> ProviderError:
+    """The request got no (whole) answer: dropped mid-reply (``after_head``: the status had arrived),
+    nothing listening, CORS, another network failure, a timeout, refused by the adapter, aborted."""
     if exc.code == "aborted":
         return ProviderError("cancelled", "The request was cancelled.", provider=hints.name)
     if exc.code == "timeout":
@@ -186,11 +176,22 @@ def from_host_failure(exc: HostHttpError | HostRequestError, hints: Hints) -> Pr
             retryable=False,
             provider=hints.name,
         )
-    return ProviderError(
-        "unreachable",
-        f"Could not reach {hints.name} at {hints.base_url}: {exc.message}. {hints.unreachable}",
-        provider=hints.name,
-    )
+    name, base = hints.name, hints.base_url
+    if exc.code == "dropped" or (after_head and exc.code == "network"):
+        text = (
+            f"{name} stopped answering mid-reply: the connection closed after the answer had begun ({exc.message}). "
+            "Is the server still running? What arrived is kept; start it again if it stopped, then press Retry."
+        )
+    elif exc.code == "unreachable":
+        text = f"Nothing answers at {base} ({exc.message}). Is the server running there? {hints.unreachable}"
+    elif exc.code == "cors":
+        text = (
+            f"{name} at {base} answered, but the browser kept its reply from this page: the server does not allow "
+            f"requests from this page's origin (CORS) ({exc.message}). {hints.cors}"
+        )
+    else:
+        text = f"Could not reach {name} at {base}: {exc.message}. {hints.unreachable}"
+    return ProviderError("unreachable", text, provider=name)
 
 
 def streamed_object(raw: str | bytes, hints: Hints, what: str) -> dict[str, Any]:

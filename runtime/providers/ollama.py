@@ -49,7 +49,8 @@ class OllamaProvider:
         base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.base_url = base.removesuffix("/v1")
         self._http = http
-        self.hints = Hints("Ollama", self.base_url, unreachable_advice(settings.page_origin), OLLAMA_ADVICE)
+        advice = unreachable_advice(settings.page_origin)
+        self.hints = Hints("Ollama", self.base_url, advice, OLLAMA_ADVICE, cors=advice)
         self.chat = OllamaChat(http, f"{self.base_url}/api/chat", self.hints)
         self._num_ctx = settings.context_length
         self._reasoning = settings.reasoning
@@ -64,8 +65,11 @@ class OllamaProvider:
             yield notice
         think = (self._reasoning != "off") if known is not None and known.reasoning else None
         options = ChatOptions(self.num_ctx(known.context_length if known else None), think)
-        async for event in self.chat.stream(messages, offered, model, options):
-            yield event
+        try:
+            async for event in self.chat.stream(messages, offered, model, options):
+                yield event
+        except ProviderError as exc:
+            raise await self._not_ollama(exc) from exc
 
     def num_ctx(self, model_max: int | None) -> int:
         """The window to ask for: the configured one, else the model's maximum up to the default."""
@@ -73,8 +77,33 @@ class OllamaProvider:
             return self._num_ctx
         return min(model_max, DEFAULT_NUM_CTX) if model_max else DEFAULT_NUM_CTX
 
+    async def _not_ollama(self, exc: ProviderError) -> ProviderError:
+        """``exc``, or, for a 404 from a server that answers ``/v1/models`` (llama.cpp, LM Studio, vLLM: not
+        Ollama, whose own 404 names a model that is not pulled), advice to choose the right provider."""
+        if exc.status != 404 or "model '" in exc.message:  # Ollama's own: "model 'x' not found"
+            return exc
+        try:
+            response = await self._http.fetch(f"{self.base_url}/v1/models", auth="provider", timeout_s=10)
+            listed = response.status == 200 and isinstance(json.loads(response.body).get("data"), list)
+        except (HostHttpError, HostRequestError, ValueError, AttributeError):
+            listed = False
+        if not listed:
+            return exc
+        return ProviderError(
+            "bad_request",
+            f"{self.base_url} is not Ollama: it answered HTTP 404 to Ollama's API, but it lists models at /v1/models. "
+            "This looks like an OpenAI-compatible server (llama.cpp, LM Studio, vLLM): choose “OpenAI-compatible "
+            f"server” in Settings, with the base URL {self.base_url}/v1.",
+            status=404,
+            retryable=False,
+            provider=self.hints.name,
+        )
+
     async def list_models(self) -> list[ModelInfo]:
-        tags = await self._get_json("GET", "/api/tags", None)
+        try:
+            tags = await self._get_json("GET", "/api/tags", None)
+        except ProviderError as exc:
+            raise await self._not_ollama(exc) from exc
         names = [str(m.get("name") or m.get("model")) for m in tags.get("models") or [] if isinstance(m, dict)]
         limit = asyncio.Semaphore(_SHOW_CONCURRENCY)
 

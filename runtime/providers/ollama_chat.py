@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from runtime.chat.arguments import wire_arguments
 from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import HttpClient
@@ -45,10 +46,9 @@ def ollama_message(message: ChatMessage) -> dict[str, Any]:
 
 
 def _arguments(text: str) -> Any:
-    try:
-        return json.loads(text or "{}")
-    except ValueError:
-        return {}  # the model's own malformed arguments; the call already failed with a message
+    """An object, as Ollama's Go decoder demands: a call's malformed or cut-off arguments go back as ``{}``
+    (the call was not run, and its result says why: ``agent.unusable``)."""
+    return json.loads(wire_arguments(text))
 
 
 @dataclass(frozen=True)
@@ -146,12 +146,14 @@ class OllamaChat:
     async def _once(self, body: str) -> AsyncIterator[StreamEvent]:
         headers = {"Content-Type": "application/json", "Accept": "application/x-ndjson"}
         acc = LineAccumulator(self.hints)
+        answering = False  # the 200 head arrived: a failure from here on is a reply dropped midway
         try:
             response = await self._http.open(
                 "POST", self.url, headers=headers, body=body, auth="provider", timeout_s=300.0
             )
             if response.status != 200:
                 raise from_status(response.status, await response.read(1_000_000), self.hints)
+            answering = True
             pending = b""
             try:
                 async for data in response.iter_bytes():
@@ -166,7 +168,7 @@ class OllamaChat:
             finally:
                 response.close()
         except (HostHttpError, HostRequestError) as exc:
-            raise from_host_failure(exc, self.hints) from exc
+            raise from_host_failure(exc, self.hints, after_head=answering) from exc
         if not acc.done:
             name = self.hints.name
             raise ProviderError("server", f"{name}'s answer ended before it was complete. Try again.", provider=name)

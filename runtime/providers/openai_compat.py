@@ -21,6 +21,7 @@ from runtime.errors import HostHttpError, HostRequestError, ProviderError
 from runtime.host.http import Auth, HttpClient
 from runtime.providers.base import Finished, ReasoningDelta, StreamEvent, TextDelta, UsageReport
 from runtime.providers.failures import Hints, from_host_failure, from_status, from_stream_error, streamed_object
+from runtime.providers.overflow import empty_stream
 from runtime.providers.reasoning import DetailsMerger
 from runtime.providers.retry import RetryPolicy, Sleep, with_retries
 from runtime.providers.sse import SSEParser
@@ -170,6 +171,8 @@ class OpenAICompatChat:
     async def _once(self, body: str) -> AsyncIterator[StreamEvent]:
         ep = self.endpoint
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream", **ep.headers}
+        answering = False  # the 200 head arrived: a failure from here on is a reply dropped midway
+        events = 0
         try:
             response = await self._http.open(
                 "POST", ep.url, headers=headers, body=body, auth=ep.auth, timeout_s=ep.timeout_s
@@ -177,11 +180,13 @@ class OpenAICompatChat:
             if response.status != 200:
                 raw = await response.read(1_000_000)
                 raise from_status(response.status, raw, ep.hints, response.headers.get("retry-after"))
+            answering = True
             parser = SSEParser()
             acc = DeltaAccumulator(ep.hints)
             try:
                 async for data in response.iter_bytes():
                     for sse in parser.feed(data):
+                        events += 1
                         if sse.data.strip() == "[DONE]":
                             acc.done = True
                             continue
@@ -190,7 +195,9 @@ class OpenAICompatChat:
             finally:
                 response.close()
         except (HostHttpError, HostRequestError) as exc:
-            raise from_host_failure(exc, ep.hints) from exc
+            raise from_host_failure(exc, ep.hints, after_head=answering) from exc
+        if events == 0:  # llama-cpp-python's answer to a prompt over its window
+            raise empty_stream(ep.hints.name)
         if not acc.done and acc.finish_reason is None:
             raise ProviderError(
                 "server",

@@ -31,6 +31,7 @@ from aiohttp import web
 from yarl import URL
 
 from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
+from .llamacpp import invalid_arguments_refusal, ollama_arguments_refusal
 from .replies import (
     ChunkMaker,
     Flavor,
@@ -42,17 +43,15 @@ from .replies import (
     stream_chunks,
     usage_for,
 )
-from .strict import MAX_BODY_BYTES, ReceivedImage, ollama_refusal, openrouter_refusal, received
+from .strict import MAX_BODY_BYTES, ReceivedImage, ollama_refusal, openrouter_refusal, received, unsigned_call
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+DROP_AFTER_S = 0.3  # a dropped reply's text is on the wire before the connection goes
 SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
-# What Gemini 3 through OpenRouter answers when a tool round's assistant message comes back without
-# the reasoning_details it was sent with.
 KEY_INFO = {"label": "sk-or-v1-fak...e00", "limit": None, "limit_reset": None, "limit_remaining": None,
             "usage": 0.0123, "usage_daily": 0.0123, "is_free_tier": False}
-MISSING_SIGNATURE = "Function call is missing a thought_signature in functionCall parts."
 
 
 @dataclass(frozen=True)
@@ -241,7 +240,9 @@ class FakeLLM:
             if flavor == "openrouter" and not self._authorized(request):
                 return web.json_response(error_body(Reply.error(401)), status=401)
             payload = await request.json()
-            unsigned = self._unsigned_call(payload)
+            if (invalid := invalid_arguments_refusal(payload)) is not None:  # llama.cpp's 500, every wire
+                return web.json_response(invalid[1], status=invalid[0])
+            unsigned = unsigned_call(payload, self.issued_reasoning)
             refusal = (400, unsigned) if unsigned is not None else openrouter_refusal(payload, flavor == "openrouter")
             if refusal is not None:
                 return web.json_response(error_body(Reply.error(*refusal)), status=refusal[0])
@@ -262,17 +263,6 @@ class FakeLLM:
 
         return handler
 
-    def _unsigned_call(self, payload: dict[str, Any]) -> str | None:
-        """A reasoning model's tool call sent back without its reasoning_details, exactly as issued."""
-        for message in payload.get("messages") or []:
-            if not isinstance(message, dict) or message.get("role") != "assistant":
-                continue
-            for call in message.get("tool_calls") or []:
-                issued = self.issued_reasoning.get(str(call.get("id")))
-                if issued is not None and message.get("reasoning_details") != issued:
-                    return MISSING_SIGNATURE
-        return None
-
     async def _stream(self, request: web.Request, reply: Reply, maker: ChunkMaker,
                       usage: dict[str, Any] | None) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
@@ -290,7 +280,11 @@ class FakeLLM:
                 delta = chunk["choices"][0]["delta"] if chunk["choices"] else {}
                 if reply.delay_s and (delta.get("content") or delta.get("reasoning")):
                     await asyncio.sleep(reply.delay_s)
-            if reply.kind != "stream_error":
+            if reply.kind == "drop" and request.transport is not None:  # the server went away mid-reply
+                await asyncio.sleep(DROP_AFTER_S)  # what was written reaches the client first
+                request.transport.abort()
+                return response
+            if reply.kind not in ("stream_error", "empty_stream"):
                 await self._write_split(response, b"data: [DONE]\n\n")
             await response.write_eof()
         except (ConnectionResetError, ConnectionError):
@@ -317,7 +311,7 @@ class FakeLLM:
         shown = ollama_show(model)
         if shown is None:
             return web.json_response({"error": f"model '{model}' not found"}, status=404)
-        refusal = ollama_refusal(payload, model, shown["capabilities"])  # tools, thinking, images
+        refusal = ollama_refusal(payload, model, shown["capabilities"]) or ollama_arguments_refusal(payload)
         if refusal is not None:
             return web.json_response({"error": refusal[1]}, status=refusal[0])
         reply = self._queue.popleft() if self._queue else self.default_reply
@@ -334,6 +328,10 @@ class FakeLLM:
                 await self._write_split(response, (json.dumps(line) + "\n").encode())
                 if reply.delay_s:
                     await asyncio.sleep(reply.delay_s)
+            if reply.kind == "drop" and request.transport is not None:
+                await asyncio.sleep(DROP_AFTER_S)
+                request.transport.abort()
+                return response
             await response.write_eof()
         except (ConnectionResetError, ConnectionError):
             self.streams_aborted += 1

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Flavor = Literal["openrouter", "ollama"]
-ReplyKind = Literal["text", "tool_calls", "http_error", "stream_error"]
+# `empty_stream`: a 200 stream closed before its first event (llama-cpp-python's answer to a prompt over its
+# window); `drop`: the stream starts, then the server goes away mid-reply (the connection closes uncleanly).
+ReplyKind = Literal["text", "tool_calls", "http_error", "stream_error", "empty_stream", "drop"]
 
 ERROR_MESSAGES = {
     400: "Invalid request",
@@ -37,6 +39,11 @@ class ToolCall:
     name: str
     arguments: dict[str, Any]
     call_id: str = "call_1"
+    raw_arguments: str | None = None  # sent instead of `arguments` as JSON (a call cut off mid-arguments)
+
+    @property
+    def arguments_text(self) -> str:
+        return json.dumps(self.arguments) if self.raw_arguments is None else self.raw_arguments
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,7 @@ class Reply:
     reasoning: str = ""  # streamed first as `delta.reasoning` + `delta.reasoning_details` (see reasoning_details)
     finish: str | None = None  # the finish_reason to end with (default: "stop" or "tool_calls")
     error_shape: StreamErrorShape = "top"  # where a stream_error says so (see stream_error)
+    body: dict[str, Any] | None = None  # an http_error's whole JSON body (another server's shape)
 
     def with_reasoning(self, reasoning: str) -> Reply:
         """The same reply, thought through first (a reasoning model, Gemini-3-like blocks)."""
@@ -95,6 +103,30 @@ class Reply:
         return Reply("text", content=content, finish="length")
 
     @staticmethod
+    def cut_call(name: str, partial_arguments: str, *, text: str = "", call_id: str = "call_1") -> Reply:
+        """A reply that reached the length limit inside a call's arguments (`{"path`)."""
+        call = ToolCall(name, {}, call_id, raw_arguments=partial_arguments)
+        return Reply("tool_calls", content=text, tool_calls=(call,), finish="length")
+
+    @staticmethod
+    def empty_stream() -> Reply:
+        """A 200 event stream that closes without a single event (llama-cpp-python over its window)."""
+        return Reply("empty_stream")
+
+    @staticmethod
+    def drop(text: str = "The answer begins ", *, delay_s: float = 0.0) -> Reply:
+        """Streams `text`, then the server goes away: the connection closes in the middle of the reply."""
+        return Reply("drop", content=text, delay_s=delay_s)
+
+    @staticmethod
+    def overflow(asked: int, n_ctx: int) -> Reply:
+        """llama-server's HTTP 400 for a prompt over its window (`exceed_context_size_error`)."""
+        from .llamacpp import OVERFLOW, overflow_body
+
+        return Reply("http_error", status=400, message=OVERFLOW.format(asked=asked, n_ctx=n_ctx),
+                     body=overflow_body(asked, n_ctx))
+
+    @staticmethod
     def filtered(content: str) -> Reply:
         """A reply stopped by the provider's content filter (`finish_reason: "content_filter"`)."""
         return Reply("text", content=content, finish="content_filter")
@@ -106,7 +138,9 @@ class Reply:
 
 
 def error_body(reply: Reply) -> dict[str, Any]:
-    """OpenRouter's error JSON: `{"error": {"code", "message", "metadata"?}}`."""
+    """OpenRouter's error JSON: `{"error": {"code", "message", "metadata"?}}` (or the reply's own `body`)."""
+    if reply.body is not None:
+        return reply.body
     error: dict[str, Any] = {"code": reply.status, "message": reply.message}
     if reply.status == 429 and "per-day" in reply.message:
         midnight = (int(time.time()) // 86400 + 1) * 86400
@@ -199,7 +233,7 @@ def tool_call_deltas(maker: ChunkMaker, calls: tuple[ToolCall, ...]) -> Iterator
         head = {"index": index, "id": call.call_id, "type": "function",
                 "function": {"name": call.name, "arguments": ""}}
         yield maker.chunk({"role": "assistant", "content": None, "tool_calls": [head]})
-        for piece in split_text(json.dumps(call.arguments), 7):
+        for piece in split_text(call.arguments_text, 7):
             yield maker.chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
 
 
@@ -213,6 +247,8 @@ def stream_chunks(reply: Reply, maker: ChunkMaker, usage: dict[str, Any] | None)
             delta = {"role": "assistant", "content": piece} if first else {"content": piece}
             first = False
             yield maker.chunk(delta)
+    if reply.kind in ("empty_stream", "drop"):
+        return
     if reply.kind == "stream_error":
         error = {"code": "server_error", "message": reply.message}  # OpenRouter's documented mid-stream shape
         if reply.error_shape == "top":
@@ -246,6 +282,8 @@ def ollama_lines(reply: Reply, model: str, prompt_tokens: int, think: bool) -> I
             yield line({"thinking": piece})
     for piece in split_text(reply.content, reply.chunk_chars) if reply.content else []:
         yield line({"content": piece})
+    if reply.kind in ("empty_stream", "drop"):
+        return
     if reply.kind == "stream_error":
         yield {"error": reply.message}
         return
@@ -264,7 +302,7 @@ def completion_json(reply: Reply, maker: ChunkMaker, usage: dict[str, Any]) -> d
     message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
     if reply.tool_calls:
         message["tool_calls"] = [
-            {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text}}
             for c in reply.tool_calls
         ]
     finish = "tool_calls" if reply.tool_calls else "stop"

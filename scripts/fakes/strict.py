@@ -116,6 +116,23 @@ def context_refusal(payload: dict[str, Any]) -> tuple[int, str] | None:
     return 400, CONTEXT_TOO_LONG.format(limit=model["context_length"], asked=asked)
 
 
+# What Gemini 3 through OpenRouter answers when a tool round's assistant message comes back without
+# the reasoning_details it was sent with.
+MISSING_SIGNATURE = "Function call is missing a thought_signature in functionCall parts."
+
+
+def unsigned_call(payload: dict[str, Any], issued: dict[str, list[dict[str, Any]]]) -> str | None:
+    """A reasoning model's tool call sent back without its reasoning_details exactly as ``issued``."""
+    for message in payload.get("messages") or []:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        for call in message.get("tool_calls") or []:
+            sent = issued.get(str(call.get("id")))
+            if sent is not None and message.get("reasoning_details") != sent:
+                return MISSING_SIGNATURE
+    return None
+
+
 def ollama_images(payload: dict[str, Any]) -> list[str]:
     return [str(i) for m in payload.get("messages") or [] if isinstance(m, dict) for i in m.get("images") or []]
 

@@ -27,6 +27,7 @@ class HttpReply:
     error: str | None = None  # an http_error kind instead of a response
     hold: bool = False  # send the head and chunks, then never end (until cancelled)
     silent: bool = False  # never answer at all
+    fail_after: str | None = None  # after the head and chunks, an http_error of this kind (dropped midway)
 
     @staticmethod
     def json(status: int, body: Any, headers: dict[str, str] | None = None) -> HttpReply:
@@ -93,7 +94,9 @@ class FrameHost(RecordingHost):
             if rid in self.cancelled:
                 return
             self.send({"type": "http_chunk", "id": rid, "data": base64.b64encode(chunk).decode()})
-        if not reply.hold:
+        if reply.fail_after:
+            self.send({"type": "http_error", "id": rid, "kind": reply.fail_after, "message": "connection reset"})
+        elif not reply.hold:
             self.send({"type": "http_end", "id": rid})
 
     def http(self, grace_s: float = 5.0) -> HttpClient:

@@ -166,7 +166,7 @@ describe("http", () => {
     expect(h.toMain.some((m) => m.type === "http_failure" && m.kind === "timeout")).toBe(true);
   });
 
-  it("reports an unreachable provider as a network error", async () => {
+  it("reports a provider where nothing listens as unreachable (the no-cors probe fails too), not as CORS", async () => {
     const dead = new Harness();
     dead.adapter.start();
     dead.adapter.onMain({
@@ -177,7 +177,10 @@ describe("http", () => {
     dead.fromRuntime({ type: "hello", protocol: 1 });
     dead.request("r1", "http://127.0.0.1:9/api/tags");
     await dead.until(() => dead.sent("http_error", "r1").length === 1);
-    expect(dead.sent("http_error", "r1")[0]).toMatchObject({ kind: "network" });
+    const failure = dead.sent("http_error", "r1")[0];
+    expect(failure).toMatchObject({ kind: "unreachable" });
+    expect(String(failure?.message)).toContain("nothing answers at http://127.0.0.1:9");
+    expect(String(failure?.message)).not.toContain("CORS");
     expect(dead.sent("config")[0]).toMatchObject({ provider: { has_key: false } });
   });
 });

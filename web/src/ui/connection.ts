@@ -30,11 +30,17 @@ export function explainFailure(
   }
   if (failure.kind === "timeout") return `Timed out: ${failure.message}`;
   const where = safeOrigin(baseUrl);
-  const base = `Cannot reach ${where}: blocked by CORS or unreachable`;
+  if (failure.kind === "dropped") return `${where} stopped answering in the middle of a reply: is the server still running? Start it again, then press Retry.`;
+  const base =
+    failure.kind === "unreachable"
+      ? `Nothing answers at ${where} (connection refused): is the server running there?`
+      : failure.kind === "cors"
+        ? `${where} answers, but refuses requests from this page (CORS).`
+        : `Cannot reach ${where}: blocked by CORS or unreachable.`;
   if (provider === "ollama") {
-    return `${base}. Is Ollama running? Start it with OLLAMA_ORIGINS=${appOrigin} (e.g. \`OLLAMA_ORIGINS=${appOrigin} ollama serve\`) so it accepts requests from this page.`;
+    return `${base} Is Ollama running? Start it with OLLAMA_ORIGINS=${appOrigin} (e.g. \`OLLAMA_ORIGINS=${appOrigin} ollama serve\`) so it accepts requests from this page.`;
   }
-  return `${base}. Check the base URL and your network.`;
+  return `${base} Check the base URL and your network.`;
 }
 
 function safeOrigin(url: string): string {

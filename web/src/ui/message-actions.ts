@@ -1,6 +1,7 @@
 /**
  * The actions on each message: copy its markdown source (`message-copy`), ask again for the last
- * reply (`message-regenerate`, one at a time, on the last assistant reply), and edit a message the
+ * reply (`message-regenerate`, one at a time, on the last assistant reply), send it again after an
+ * error (`message-retry`, on the last turn's error), and edit a message the
  * person sent and send it again (`message-edit` → `message-edit-input`, `message-edit-save`).
  *
  * Messages and tool cards carry `data-turn-id`; regenerating or editing removes the turns from
@@ -44,20 +45,32 @@ export function sourceOf(node: HTMLElement): string {
   return sources.get(node)?.() ?? "";
 }
 
-/** Put the one `message-regenerate` on the last reply of the last turn (none while a turn runs). */
+/**
+ * Put the one `message-regenerate` on the last reply of the last turn, and the one `message-retry` on
+ * that turn's error (none while a turn runs). Retry sends the turn's message again, as regenerate does.
+ */
 export function placeRegenerate(list: HTMLElement, host: MessageActionHost): void {
-  for (const old of list.querySelectorAll('[data-testid="message-regenerate"]')) old.remove();
+  for (const old of list.querySelectorAll('[data-testid="message-regenerate"], [data-testid="message-retry"]')) old.remove();
   if (host.busy()) return;
   const users = list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="user"]');
-  const replies = list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]');
   const lastUser = users[users.length - 1];
-  const lastReply = replies[replies.length - 1];
   const turn = lastUser?.dataset.turnId;
-  if (!lastUser || !lastReply || !turn || lastReply.dataset.turnId !== turn) return;
-  const regenerate = button("message-regenerate", "Regenerate", "Ask again for this reply");
-  regenerate.addEventListener("click", () => {
+  if (!lastUser || !turn) return;
+  const resend = (): void => {
     if (!host.busy()) host.resend(lastUser, sourceOf(lastUser), turn);
-  });
+  };
+  const errors = list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="error"]');
+  const lastError = errors[errors.length - 1];
+  if (lastError && lastError.dataset.turnId === turn && !lastError.classList.contains("kept")) {
+    const retry = el("button", { type: "button", class: "btn btn-small", "data-testid": "message-retry", title: "Send this message again" }, "Retry");
+    retry.addEventListener("click", resend);
+    lastError.querySelector(".message-actions")?.append(retry);
+  }
+  const replies = list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]');
+  const lastReply = replies[replies.length - 1];
+  if (!lastReply || lastReply.dataset.turnId !== turn) return;
+  const regenerate = button("message-regenerate", "Regenerate", "Ask again for this reply");
+  regenerate.addEventListener("click", resend);
   lastReply.querySelector(".message-actions")?.append(regenerate);
 }
 

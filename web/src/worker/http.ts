@@ -11,6 +11,7 @@
 import { toBase64 } from "../protocol/base64";
 import type { HostMessage, HttpErrorKind, RuntimeMessage } from "../protocol/messages";
 import { decideEgress, type EgressPolicy } from "./egress";
+import type { HttpFailureKind } from "./main-worker-messages";
 import type { Recorder, ReplaySource } from "./recording";
 
 export type HttpRequestMessage = Extract<RuntimeMessage, { type: "http_request" }>;
@@ -22,7 +23,7 @@ export interface HttpCredentials {
 
 export interface HttpFailure {
   url: string;
-  kind: "network" | "timeout" | "status";
+  kind: HttpFailureKind;
   status: number | null;
   message: string;
 }
@@ -112,6 +113,7 @@ export class HttpExecutor {
   ): Promise<void> {
     const { id } = req;
     this.arm(id, entry, timeoutMs);
+    let answering = false; // the head went out: a failure from here on is a reply dropped midway
     try {
       const response = await fetch(url, {
         method: req.method,
@@ -126,6 +128,7 @@ export class HttpExecutor {
       const head = responseHeaders(response);
       this.host.recorder?.head(id, response.status, head);
       this.host.send({ type: "http_head", id, status: response.status, headers: head });
+      answering = true;
       if (isProvider && response.status >= 400) {
         this.host.failure({ url, kind: "status", status: response.status, message: response.statusText });
       }
@@ -133,9 +136,9 @@ export class HttpExecutor {
       this.host.recorder?.end(id);
       this.host.send({ type: "http_end", id });
     } catch (err) {
-      const kind: HttpErrorKind = entry.stop ?? "network";
+      const kind: HttpErrorKind = entry.stop ?? (err instanceof ResponseTooLarge ? "network" : answering ? "dropped" : await probe(url));
       const message = errorMessage(kind, url, err, timeoutMs);
-      if (isProvider && kind !== "aborted") this.host.failure({ url, kind, status: null, message });
+      if (isProvider && kind !== "aborted") this.host.failure({ url, kind: kind === "refused" ? "network" : kind, status: null, message });
       this.host.recorder?.error(id, kind, message);
       this.fail(id, kind, message);
     } finally {
@@ -264,7 +267,26 @@ function errorMessage(kind: HttpErrorKind, url: string, err: unknown, timeoutMs:
   if (kind === "aborted") return "the request was cancelled";
   if (err instanceof ResponseTooLarge) return err.message;
   const detail = err instanceof Error ? err.message : String(err);
+  if (kind === "dropped") return `the connection to ${origin} closed in the middle of the answer (${detail})`;
+  if (kind === "unreachable") return `nothing answers at ${origin}: the connection was refused or the host cannot be reached (${detail})`;
+  if (kind === "cors") return `${origin} answered, but the browser withheld the reply: the server does not allow this page's origin (${detail})`;
   return `could not reach ${origin}: the browser blocked the request (CORS) or the server is unreachable (${detail})`;
+}
+
+const PROBE_TIMEOUT_MS = 3000;
+
+/**
+ * Why a request got no answer at all: a `no-cors` request to the same URL reaches any server that
+ * listens (its opaque answer is enough), so when it fails too nothing is listening there; when it
+ * gets through, the server answered and the browser kept the reply from this page (CORS).
+ */
+async function probe(url: string): Promise<HttpErrorKind> {
+  try {
+    await fetch(url, { method: "GET", mode: "no-cors", credentials: "omit", cache: "no-store", redirect: "manual", referrerPolicy: "no-referrer", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    return "cors";
+  } catch {
+    return "unreachable";
+  }
 }
 
 function safeOrigin(url: string): string {

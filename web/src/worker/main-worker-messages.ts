@@ -77,7 +77,7 @@ export type WorkerToMain =
   | { type: "ready"; tools: ToolInfo[] }
   | { type: "event"; event: UiEvent }
   | { type: "reply"; requestId: string; result: RequestResult }
-  | { type: "http_failure"; url: string; kind: "network" | "timeout" | "status"; status: number | null; message: string }
+  | { type: "http_failure"; url: string; kind: HttpFailureKind; status: number | null; message: string }
   | { type: "runtime_error"; code: string; message: string; fatal: boolean }
   /** Another tab holds the workspace: this one does not save (until it takes the workspace over). */
   | { type: "workspace_lock"; state: "held" | "elsewhere" | "lost" }
@@ -86,3 +86,6 @@ export type WorkerToMain =
   | { type: "workspace_changed"; paths: string[] };
 
 export type RequestResult = { ok: true; value: unknown } | { ok: false; code: string; message: string };
+
+/** How a provider request failed, for connection-status: an HTTP status, or the host's `http_error` kind. */
+export type HttpFailureKind = "network" | "timeout" | "status" | "dropped" | "unreachable" | "cors";

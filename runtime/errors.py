@@ -22,7 +22,8 @@ ProviderErrorCode = Literal[
 ]
 # How a request through the host failed; on the wire as ``http_error.kind`` (runtime/host/constants.py
 # exports it as ``HttpErrorKind``: defined here because host/ imports this module, not the reverse).
-HostErrorKind = Literal["network", "timeout", "refused", "aborted"]
+# "replay": a replayed recording has no answer for the request (the replay's own failure, not the provider's).
+HostErrorKind = Literal["network", "timeout", "refused", "aborted", "replay"]
 
 
 class TidepoolError(Exception):

@@ -160,7 +160,8 @@ def _chunk_bytes(message: Message, url: str) -> bytes:
 
 def _failure(message: Message, url: str) -> HostHttpError:
     if message.get("type") == "http_error":
-        kinds: dict[str, HostErrorKind] = {"timeout": "timeout", "refused": "refused", "aborted": "aborted", "replay": "replay"}
+        kinds: dict[str, HostErrorKind] = {"timeout": "timeout", "refused": "refused", "aborted": "aborted"}
+        kinds["replay"] = "replay"  # a replayed recording had no answer (the runtime words it as the replay's)
         kind = kinds.get(str(message.get("kind")), "network")
         return HostHttpError(kind, str(message.get("message") or kind), url)
     text = str(message.get("message") or f"unexpected {message.get('type')!r} message")

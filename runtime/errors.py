@@ -26,7 +26,8 @@ ProviderErrorCode = Literal[
 # ``dropped``: the connection closed after the answer had begun; ``unreachable``: nothing answers there (a
 # ``no-cors`` probe fails too); ``cors``: the server answers, but the browser withholds the reply from this
 # page; ``network``: any other failure to get an answer.
-HostErrorKind = Literal["network", "timeout", "refused", "aborted", "dropped", "unreachable", "cors"]
+# "replay": a replayed recording has no answer for the request (the replay's own failure, not the provider's).
+HostErrorKind = Literal["network", "timeout", "refused", "aborted", "dropped", "unreachable", "cors", "replay"]
 
 
 class TidepoolError(Exception):

@@ -158,10 +158,15 @@ def _chunk_bytes(message: Message, url: str) -> bytes:
         raise HostHttpError("network", f"the host sent a chunk that is not base64: {exc}", url) from None
 
 
+# http_error kinds kept as they are (any other is "network"); "replay": a replayed recording had no answer.
+_ERROR_KINDS: dict[str, HostErrorKind] = {
+    k: k for k in ("timeout", "refused", "aborted", "dropped", "unreachable", "cors", "replay")
+}
+
+
 def _failure(message: Message, url: str) -> HostHttpError:
     if message.get("type") == "http_error":
-        known: tuple[HostErrorKind, ...] = ("timeout", "refused", "aborted", "dropped", "unreachable", "cors")
-        kind: HostErrorKind = next((k for k in known if k == message.get("kind")), "network")
+        kind = _ERROR_KINDS.get(str(message.get("kind")), "network")
         return HostHttpError(kind, str(message.get("message") or kind), url)
     text = str(message.get("message") or f"unexpected {message.get('type')!r} message")
     return HostHttpError("network", f"the host could not complete the request: {text}", url)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from runtime.prompts.render import PromptInputs, read_agents_md, render_system_p
 
 log = logging.getLogger(__name__)
 
-_SLASH = re.compile(r"^/([a-z0-9]+(?:-[a-z0-9]+)*)(?=\s|$)")
+_SLASH = re.compile(r"^/(\S+)(?=\s|$)")  # a skill's name may be in any script (技能): matched against installed names
 
 __all__ = ["skills_block", "slash_skill", "system_prompt", "warm_up"]
 
@@ -50,6 +51,7 @@ def slash_skill(text: str, workspace: Path) -> str | None:
     match = _SLASH.match(text)
     if not match:
         return None
+    name = unicodedata.normalize("NFKC", match[1])  # installed under the name as the spec reads it
     from runtime.skills.catalog import list_skills
 
     try:
@@ -57,4 +59,4 @@ def slash_skill(text: str, workspace: Path) -> str | None:
     except Exception as exc:
         log.warning("listing the skills failed: %s", exc)
         return None
-    return match[1] if any(s.name == match[1] and s.enabled for s in installed) else None
+    return name if any(s.name == name and s.enabled for s in installed) else None

@@ -168,6 +168,14 @@ def from_host_failure(
         return ProviderError(
             "timeout", f"{hints.name} did not answer in time ({exc.message}). Try again.", provider=hints.name
         )
+    if exc.code == "replay":
+        return ProviderError(
+            "bad_request",
+            f"Replay: {exc.message}. The conversation went further than the recording, or asked something it "
+            "did not; start a new chat to replay it from the start, or choose a provider in Settings.",
+            retryable=False,
+            provider=hints.name,
+        )
     if exc.code == "refused":
         return ProviderError(
             "unreachable",

@@ -2,11 +2,15 @@
 
 Rules (https://agentskills.io/specification), with the leniency the spec's client guide recommends:
 
-- ``name``: required. It should be 1-64 lowercase letters, digits and single hyphens and match its
-  folder; the name becomes the skill's folder, so one that does not conform is installed under a safe
-  form of it (``PDF Tools`` as ``pdf-tools``) with an ``invalid-name`` warning; only a name with no
-  letter or digit to keep (in it or its folder) skips the skill. A valid name that differs from its
-  folder is a ``name-mismatch`` warning.
+- ``name``: required. As the reference validator (``skills-ref``) reads it: after NFKC, 1-64 characters,
+  lowercase letters of any script (``str.islower``-stable, ``str.isalnum``), digits and single hyphens,
+  no hyphen first or last (``技能``, ``données``; full-width ``ｐｄｆ`` is ``pdf``), and a valid folder name
+  (``runtime.names``: at most 255 UTF-8 bytes). It should match its folder (both read after NFKC). The
+  name becomes the skill's folder, so one that does not conform is installed under a safe form of it
+  (``PDF Tools`` as ``pdf-tools``) with an ``invalid-name`` warning; only a name with no letter or digit
+  to keep (in it or its folder) skips the skill. A valid name that differs from its folder is a
+  ``name-mismatch`` warning. ``tests/unit/skills/test_skills_reference.py`` checks all this against
+  ``skills-ref`` and lists where we are deliberately more lenient.
 - ``description``: required, 1–1024 characters; missing or empty skips the skill; longer is a warning.
 - ``license``, ``compatibility`` (≤ 500 characters, else a warning), ``metadata`` (a map; values that are
   not text are kept as JSON) and ``allowed-tools`` (a space- or comma-separated string, or a list) are
@@ -25,10 +29,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from runtime.names import MAX_COMPONENT_BYTES, name_problem
 from runtime.skills import frontmatter
 from runtime.skills.frontmatter import FrontmatterError
 
-NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
@@ -158,10 +162,21 @@ def _fields(source: str, warnings: list[SpecWarning]) -> dict[str, Any]:
     return parsed.fields
 
 
+def spec_name(text: str) -> str | None:
+    """``text`` as the spec reads a name (stripped, NFKC) when it conforms and can name a folder; else None."""
+    name = unicodedata.normalize("NFKC", text.strip())
+    if not name or len(name) > MAX_NAME or name != name.lower() or name_problem(name) is not None:
+        return None
+    if name.startswith("-") or name.endswith("-") or "--" in name:
+        return None
+    return name if all(c.isalnum() or c == "-" for c in name) else None
+
+
 def install_name(declared: str, folder: str, warnings: list[SpecWarning]) -> str | None:
     """The declared name when it conforms; otherwise a safe form of it (or of the folder), with a warning."""
-    if len(declared) <= MAX_NAME and NAME_RE.match(declared):
-        return declared
+    name = spec_name(declared)
+    if name is not None:
+        return name
     safe = slug(declared) or slug(folder)
     if not safe:
         return None
@@ -176,7 +191,16 @@ def install_name(declared: str, folder: str, warnings: list[SpecWarning]) -> str
 
 
 def slug(text: str) -> str:
-    """Lowercase ASCII letters and digits joined by single hyphens, at most ``MAX_NAME`` characters."""
+    """A conforming name made of ``text``'s lowercase letters and digits (any script) joined by single
+    hyphens, at most ``MAX_NAME`` characters; its ASCII letters and digits when that does not conform; or ""."""
+    lowered = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).lower())
+    words = "".join(c if c.isalnum() and c == c.lower() else " " for c in lowered).split()
+    safe = "-".join(words)[:MAX_NAME]
+    while len(safe.encode("utf-8")) > MAX_COMPONENT_BYTES:  # 64 characters of 4 bytes do not fit a folder
+        safe = safe[:-1]
+    safe = safe.strip("-")
+    if spec_name(safe) == safe:
+        return safe
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
     return "-".join(re.findall(r"[a-z0-9]+", ascii_text))[:MAX_NAME].strip("-")
 
@@ -230,7 +254,7 @@ def _split_tools(text: str) -> list[str]:
 
 def _soft_checks(spec: SkillSpec, folder: str, fields: dict[str, Any]) -> list[SpecWarning]:
     out: list[SpecWarning] = []
-    if folder and spec.name != folder and spec.name == spec.declared_name:
+    if folder and spec.name != unicodedata.normalize("NFKC", folder) and spec.name == spec_name(spec.declared_name):
         out.append(SpecWarning("name-mismatch", f"The name {spec.name!r} differs from its folder {folder!r}."))
     if len(spec.description) > MAX_DESCRIPTION:
         out.append(SpecWarning("description-too-long", f"The description is over {MAX_DESCRIPTION} characters."))

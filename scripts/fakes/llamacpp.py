@@ -40,7 +40,7 @@ def overflow_body(asked: int, n_ctx: int) -> dict[str, Any]:
 
 
 def _calls(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for message in payload.get("messages") or []:
         if isinstance(message, dict) and message.get("role") == "assistant":
             out.extend(c for c in message.get("tool_calls") or [] if isinstance(c, dict))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,16 @@ from playwright.sync_api import Browser, Page, expect
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, close_settings, configure_provider, messages, open_settings, send, wait_ready
+from tests.e2e.ui import (
+    REPLY_TIMEOUT_MS,
+    choose_model,
+    close_settings,
+    configure_provider,
+    messages,
+    open_settings,
+    send,
+    wait_ready,
+)
 from tests.support.serve import serve_in_thread
 
 
@@ -158,3 +168,73 @@ def test_a_replayed_web_fetch_asks_and_reaches_no_network(
             out = [r for r in app.traffic.requests if "/api/proxy" in r or fake.base_url in r]
             assert not out, out
         assert hits == [] and not fake.requests, "the replay must not reach the network"
+
+
+@contextlib.contextmanager
+def replay_in_a_fresh_app(browser: Browser, server: str, path: Path) -> Iterator[Page]:
+    """A fresh app with provider `replay` answering from `path` (settings closed); its model list may fail."""
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        open_settings(page)
+        page.get_by_test_id("provider-select").select_option("replay")
+        page.get_by_test_id("settings-save").click()
+        page.get_by_test_id("replay-file-input").set_input_files(path)
+        expect(page.get_by_test_id("connection-status")).to_have_attribute(
+            "data-state",
+            re.compile("ok|error"),
+            timeout=2 * REPLY_TIMEOUT_MS,  # Ollama's list asks /api/show per model
+        )
+        close_settings(page)
+        yield page
+
+
+def test_a_recording_made_after_a_refused_model_list_replays(
+    browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    fake.reset()
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        configure_provider(page, "ollama", fake.base_url)
+        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=REPLY_TIMEOUT_MS)
+        choose_model(page, "llama3.2:3b")
+        close_settings(page)
+        fake.script([Reply.text("Replayed hello.")])
+        send(page, "Hi")
+        expect(messages(page, "assistant").last).to_have_text("Replayed hello.", timeout=REPLY_TIMEOUT_MS)
+        export_recording(page, tmp_path / "recorded.json")
+    recording = json.loads((tmp_path / "recorded.json").read_text())
+    assert recording["model"] == "llama3.2:3b"
+    tags = f"{fake.base_url}/api/tags"
+    # What the recorder keeps for a refused connection (Ollama not started yet), before the good list.
+    refused = {
+        "request": {"method": "GET", "url": tags, "headers": {}, "body": None},
+        "started": "2026-01-01T00:00:00.000Z",
+        "response": None,
+        "error": {"kind": "network", "message": f"could not reach {fake.base_url}: Failed to fetch"},
+    }
+    recording["exchanges"].insert(0, refused)
+    (tmp_path / "refused-first.json").write_text(json.dumps(recording))
+    kept = [e for e in recording["exchanges"] if e["request"]["url"] != tags or e is refused]
+    only_refused = {**recording, "exchanges": kept}
+    (tmp_path / "refused-only.json").write_text(json.dumps(only_refused))
+    fake.reset()
+
+    with replay_in_a_fresh_app(browser, server, tmp_path / "refused-first.json") as page:
+        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok")  # the good list
+        send(page, "Hi")
+        expect(messages(page, "assistant").last).to_have_text("Replayed hello.", timeout=REPLY_TIMEOUT_MS)
+        send(page, "And then?")  # beyond the recording: the replay's own failure, not Ollama advice
+        error = messages(page, "error").last
+        expect(error).to_contain_text("Replay:", timeout=REPLY_TIMEOUT_MS)
+        expect(error).to_contain_text(f"no answer left for POST {fake.base_url}/api/chat")
+        expect(error).not_to_contain_text("OLLAMA_ORIGINS")
+        expect(error).not_to_contain_text("Is Ollama running")
+
+    # Its only model list was refused: the chat still replays, with the recording's model.
+    with replay_in_a_fresh_app(browser, server, tmp_path / "refused-only.json") as page:
+        send(page, "Hi")
+        expect(messages(page, "assistant").last).to_have_text("Replayed hello.", timeout=REPLY_TIMEOUT_MS)
+        expect(page.get_by_text("No model is selected")).to_have_count(0)
+    assert not fake.requests, "a replay must not touch the network"

@@ -376,3 +376,19 @@ def test_disabled_skill_leaves_the_catalog(page: Page, fake: FakeLLM, archives: 
     assert "brand-guidelines" not in catalog, "a disabled skill is still in the catalog"
     chat_turn(page, fake, "/brand-guidelines a poster", 2)
     assert BRAND_BODY not in prompt_of(fake, 1), "/name loaded a disabled skill"
+
+
+def test_skills_named_in_any_script_install_under_their_names(page: Page, tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("技能/SKILL.md", "---\nname: 技能\ndescription: A skill named in Chinese.\n---\nBody.\n")
+        archive.writestr("données/SKILL.md", "---\nname: données\ndescription: Une compétence.\n---\nCorps.\n")
+    path = tmp_path / "unicode-names.zip"
+    path.write_bytes(buffer.getvalue())
+    report = import_archive(page, path, "ok")
+    expect(report).to_contain_text("Installed 2 skills")
+    for name in ("技能", "données"):  # valid as the reference validator reads them: neither refused nor renamed
+        expect(report.locator(f'.skill-outcome[data-name="{name}"]')).to_have_attribute("data-status", "installed")
+        expect(entry(page, name)).to_have_attribute("data-enabled", "true", timeout=REPLY_TIMEOUT_MS)
+        expect(entry(page, name).get_by_test_id("skill-warning")).to_have_count(0)
+    expect(entries(page)).to_have_count(2)

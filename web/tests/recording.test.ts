@@ -60,11 +60,15 @@ describe("recordings", () => {
       recorder.end(id);
     }
     const source = new ReplaySource(parseRecording(JSON.stringify(await recorder.export("ollama", "u", null))));
-    expect(source.next("POST", "u/chat")?.request.body).toBe("b");
-    expect(source.next("GET", "u/models")?.request.url).toBe("u/models");
-    expect(source.next("GET", "u/models")?.request.url).toBe("u/models");
-    expect(source.next("POST", "u/chat")?.request.body).toBe("c");
-    expect(source.next("POST", "u/chat")).toBeNull();
+    const body = (method: string, url: string): string | null | undefined => {
+      const found = source.answer(method, url, null);
+      return found.status === "found" ? found.exchange.request.body : undefined;
+    };
+    expect(body("POST", "u/chat")).toBe("b");
+    expect(source.answer("GET", "u/models", null)).toMatchObject({ status: "found", exchange: { request: { url: "u/models" } } });
+    expect(source.answer("GET", "u/models", null)).toMatchObject({ status: "found", exchange: { request: { url: "u/models" } } });
+    expect(body("POST", "u/chat")).toBe("c");
+    expect(source.answer("POST", "u/chat", null)).toEqual({ status: "missing", reason: "the recording has no answer left for POST u/chat: it holds 2 such calls, all used" });
   });
 
   it.each([

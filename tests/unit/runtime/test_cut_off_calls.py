@@ -42,7 +42,9 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
             id="complete first call, cut second",
         ),
         pytest.param([call("lookup", '{"key": "a"')], "tool_calls", {"c1"}, "not valid JSON", id="malformed"),
-        pytest.param([call("lookup", "[1, 2]")], "tool_calls", {"c1"}, "JSON list, and they must be a JSON object", id="a list"),
+        pytest.param(
+            [call("lookup", "[1, 2]")], "tool_calls", {"c1"}, "JSON list, and they must be a JSON object", id="a list"
+        ),
         pytest.param([call("lookup", {"key": "a"})], "length", set(), "", id="complete call at length"),
         pytest.param([call("lookup", "")], "tool_calls", set(), "", id="empty arguments are {}"),
     ],

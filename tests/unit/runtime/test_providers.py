@@ -391,3 +391,18 @@ async def test_ollama_unreachable_explains_origins(host: FrameHost, kind: str) -
         assert "OLLAMA_ORIGINS=http://localhost:5173 ollama serve" in info.value.message
     else:
         assert info.value.code == "timeout"
+
+
+@pytest.mark.parametrize("target", [pytest.param(OLLAMA, id="ollama"), pytest.param(OPENROUTER, id="openrouter")])
+async def test_a_replay_miss_is_worded_as_the_replays_failure_not_provider_advice(
+    host: FrameHost, target: ProviderEndpoint
+) -> None:
+    host.responder = lambda request: HttpReply(error="replay")
+    provider = await _provider(host, target)
+    with pytest.raises(ProviderError) as info:
+        await asyncio.wait_for(provider.list_models(), 5)
+    message = info.value.message
+    assert message.startswith("Replay: scripted replay.") and "new chat" in message
+    assert not info.value.retryable and len(host.requests) == 1  # retrying a recording cannot help
+    for advice in ("OLLAMA_ORIGINS", "Is Ollama running", "Could not reach", "CORS", "base URL"):
+        assert advice not in message

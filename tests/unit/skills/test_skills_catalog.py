@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from runtime.prompts.gather import slash_skill
 from runtime.skills.catalog import InstalledSkill, activate, available_skills_block, list_skills, set_enabled
 from runtime.skills.errors import SkillError
 from runtime.skills.importer import import_archive
@@ -167,3 +168,19 @@ def test_activate_skill_lists_the_enabled_names_as_an_enum(repo_workspace: Path,
     names = schema["function"]["parameters"]["properties"]["name"]["enum"]
     assert names == ["brand-guidelines", "doc-coauthoring", "internal-comms"]
     assert "enum" not in activate_skill.parameters["properties"]["name"]  # the definition itself is unchanged
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        pytest.param("/技能 do it", "技能", id="a name in another script"),
+        pytest.param("/ｐｄｆ split", "pdf", id="full-width letters read after NFKC"),
+        pytest.param("/技能x do it", None, id="only an exact name"),
+    ],
+)
+def test_a_slash_command_names_a_skill_in_any_script(tmp_path: Path, text: str, found: str | None) -> None:
+    for name in ("技能", "pdf"):
+        folder = tmp_path / ".agents" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nBody.\n", encoding="utf-8")
+    assert slash_skill(text, tmp_path) == found

@@ -205,9 +205,10 @@ NONCONFORMING_NAMES = [
     pytest.param("-pdf-", "pdf", "pdf", id="leading-and-trailing-hyphens"),
     pytest.param("pdf_tools", "pdf-tools", "pdf_tools", id="underscore"),
     pytest.param("../evil", "evil", "evil", id="path-in-name"),
-    pytest.param("Café Notes", "cafe-notes", "x", id="accents-folded"),
+    pytest.param("Café Notes", "café-notes", "x", id="letters-of-any-script-kept"),
+    pytest.param("Données_Brutes", "données-brutes", "x", id="uppercase-accented-lowered"),
     pytest.param("a" * 65, "a" * 64, "a" * 65, id="name-65-chars"),
-    pytest.param("日本語", "jp-notes", "jp-notes", id="no-ascii-takes-the-folder"),
+    pytest.param("☃ ☃", "jp-notes", "jp-notes", id="no-letters-takes-the-folder"),
 ]
 
 

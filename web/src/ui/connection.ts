@@ -29,6 +29,7 @@ export function explainFailure(
     return reason;
   }
   if (failure.kind === "timeout") return `Timed out: ${failure.message}`;
+  if (failure.kind === "replay") return failure.message; // the replay's own failure, never provider advice
   const where = safeOrigin(baseUrl);
   if (failure.kind === "dropped") return `${where} stopped answering in the middle of a reply: is the server still running? Start it again, then press Retry.`;
   const base =

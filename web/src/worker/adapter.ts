@@ -351,7 +351,8 @@ export class Adapter {
       provider: recorded
         ? { kind: recorded.provider as AgentSettings["provider"], base_url: recorded.base_url, has_key: false }
         : { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
-      model: s.model,
+      // The recording's calls were made with its model: replaying, that one, whatever the picker holds.
+      model: recorded ? (this.replay?.model ?? s.model) : s.model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
       // The runtime's policy then asks before every call that would reach the network (docs/recording.md).

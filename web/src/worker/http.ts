@@ -173,11 +173,12 @@ export class HttpExecutor {
    * capped at MAX_REPLAY_GAP_MS, so a recording of a slow afternoon replays in minutes), or its error.
    */
   private async replayed(req: HttpRequestMessage, url: string, source: ReplaySource): Promise<void> {
-    const exchange = source.next(req.method, url);
-    if (!exchange) {
-      this.fail(req.id, "network", `the recording has no answer left for ${req.method} ${url}`);
+    const found = source.answer(req.method, url, req.body ?? null);
+    if (found.status === "missing") {
+      this.fail(req.id, "replay", found.reason); // the replay's own failure, never the provider's
       return;
     }
+    const exchange = found.exchange;
     const entry: InFlight = { controller: new AbortController(), stop: null, timer: null };
     this.inflight.set(req.id, entry);
     const clock = new ReplayClock();

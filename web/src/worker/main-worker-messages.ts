@@ -88,4 +88,4 @@ export type WorkerToMain =
 export type RequestResult = { ok: true; value: unknown } | { ok: false; code: string; message: string };
 
 /** How a provider request failed, for connection-status: an HTTP status, or the host's `http_error` kind. */
-export type HttpFailureKind = "network" | "timeout" | "status" | "dropped" | "unreachable" | "cors";
+export type HttpFailureKind = "network" | "timeout" | "status" | "dropped" | "unreachable" | "cors" | "replay";

@@ -54,7 +54,7 @@ def plan_prompt(
     if tokens <= FULL_MAX_SHARE * window:
         return PromptPlan(full, tools, False, tokens, window)
     core = tools.view(CORE_TOOLS, compact=True)
-    text = system_prompt(workspace, core.catalog(), permission_mode, memories, compact=True)
+    text = system_prompt(workspace, core.catalog(), permission_mode, memories, compact=True, window=window)
     left_out = tuple(t.name for t in tools if t.name not in core)
     return PromptPlan(text, core, True, prompt_tokens(text, core, workspace), window, left_out)
 

@@ -24,9 +24,10 @@ def system_prompt(
     memories: Sequence[str] = (),
     *,
     compact: bool = False,
+    window: int = 4_096,
 ) -> str:
     """The system prompt; ``memories`` are the pinned memories' texts (oldest first); ``compact``: the
-    small-window one (``render.COMPACT_TEMPLATE``)."""
+    small-window one (``render.COMPACT_TEMPLATE``), its budgets sized for ``window`` tokens."""
     paths, truncated = workspace_map(workspace) if workspace.is_dir() else ([], False)
     return render_system_prompt(
         PromptInputs(
@@ -39,6 +40,7 @@ def system_prompt(
             memories=tuple(" ".join(m.split()) for m in memories),
             compact=compact,
             skill_names=skill_names(workspace) if compact else (),
+            window=window,
         )
     )
 

@@ -8,8 +8,8 @@ fence, open a heading or fake a section. The skills block is built with the same
 
 ``system_compact.md.j2`` is the prompt for a small context window (``runtime.prompts.fit``): the same
 identity, safety rules and permission mode in fewer words, no tool list (the schemas carry it), and
-the workspace's parts within budgets: a few map lines, AGENTS.md cut, skill names only, pinned
-memories cut. The same filters apply.
+the workspace's parts within budgets sized to the window (``COMPACT_*``): a few map lines, AGENTS.md
+cut, skill names only, pinned memories cut. The same filters apply.
 
 jinja2 is imported at the first render, not at import time: it costs ~300 ms in Pyodide and boot
 speed matters.
@@ -33,9 +33,10 @@ log = logging.getLogger(__name__)
 TEMPLATE = "system.md.j2"
 COMPACT_TEMPLATE = "system_compact.md.j2"
 MAX_AGENTS_MD_CHARS = 20_000
-COMPACT_AGENTS_MD_CHARS = 1_200  # the compact prompt's budgets
-COMPACT_MAP_ENTRIES = 8
-COMPACT_MEMORY_CHARS = 600  # all pinned memories together
+# The compact prompt's budgets, in characters (about 4 a token) or lines per token of the window:
+COMPACT_AGENTS_MD_SHARE = 0.2  # AGENTS.md: about 5% of the window
+COMPACT_MEMORY_SHARE = 0.1  # all pinned memories together: about 2.5%
+COMPACT_TOKENS_PER_MAP_LINE = 512  # the workspace map: 8 lines for 4,096 tokens
 MAX_MAP_ENTRIES = 200
 MAX_MAP_DEPTH = 3
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".agents"}
@@ -61,6 +62,7 @@ class PromptInputs:
     memories: Sequence[str] = field(default_factory=tuple)
     compact: bool = False  # the small-window prompt (``COMPACT_TEMPLATE``)
     skill_names: Sequence[str] = ()  # the enabled skills' names: what the compact prompt shows of them
+    window: int = 4_096  # the context window (tokens) the compact prompt's budgets are sized for
 
 
 _env: Any = None
@@ -110,6 +112,7 @@ def _cache_key(inputs: PromptInputs) -> str:
         list(inputs.memories),
         inputs.compact,
         list(inputs.skill_names),
+        inputs.window,
     ]
     return json.dumps(fields, ensure_ascii=False)
 
@@ -134,18 +137,20 @@ def _render(inputs: PromptInputs) -> str:
 
 def _render_compact(inputs: PromptInputs) -> str:
     agents_md = inputs.agents_md
-    if agents_md and len(agents_md) > COMPACT_AGENTS_MD_CHARS:
-        agents_md = agents_md[:COMPACT_AGENTS_MD_CHARS] + "\n… [AGENTS.md cut to fit a small context window]"
+    budget = max(200, int(COMPACT_AGENTS_MD_SHARE * inputs.window))
+    if agents_md and len(agents_md) > budget:
+        agents_md = agents_md[:budget] + "\n… [AGENTS.md cut to fit a small context window]"
     paths = list(inputs.workspace_map)
+    lines = max(3, inputs.window // COMPACT_TOKENS_PER_MAP_LINE)
     text: str = _get_template(COMPACT_TEMPLATE).render(
         agent_name=inputs.agent_name,
         permission_mode=inputs.permission_mode,
         mode_help=MODE_HELP.get(inputs.permission_mode, ""),
-        workspace_map=paths[:COMPACT_MAP_ENTRIES],
-        workspace_truncated=inputs.workspace_truncated or len(paths) > COMPACT_MAP_ENTRIES,
+        workspace_map=paths[:lines],
+        workspace_truncated=inputs.workspace_truncated or len(paths) > lines,
         agents_md=agents_md,
         skill_names=list(inputs.skill_names),
-        memories=_within(inputs.memories, COMPACT_MEMORY_CHARS),
+        memories=_within(inputs.memories, max(100, int(COMPACT_MEMORY_SHARE * inputs.window))),
     )
     return text.strip() + "\n"
 

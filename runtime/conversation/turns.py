@@ -190,7 +190,7 @@ class TurnRunner:
             journal,
             hooks=parts.hooks,
             max_rounds=parts.max_rounds,
-            context_tokens=self._providers.context_tokens(),
+            context_tokens=plan.window,  # the window the prompt was planned for
             vision=self._providers.vision(),
         )
         if settings.model:

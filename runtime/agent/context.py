@@ -7,7 +7,9 @@ summary in place of what it covers), as the model sees it. When that would take 
 non-streamed-to-the-UI request, its text collected), the summary is stored (the originals stay in
 the store) and the compacted view is sent. The latest turns and activated skill bodies stay verbatim.
 
-A request never goes out over ``TRIGGER`` of the window when the runtime can tell: if the two latest
+A request whose system prompt and tools alone take more than ``PROMPT_MAX_SHARE`` of the window (even
+the compact ones, ``runtime.prompts.fit``) is refused before it is sent, with advice on giving the model a
+larger window. A request never goes out over ``TRIGGER`` of the window when the runtime can tell: if the two latest
 turns alone are too big, compaction may keep only the current turn, and if that is still too much the
 longest messages of the view are cut in the middle (``runtime.agent.fit_window``; the store keeps them
 whole). A ``notice`` tells the person about either, once a turn.
@@ -30,6 +32,7 @@ from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage,
 from runtime.errors import ProviderError
 from runtime.host.messages import Event
 from runtime.host.workspace_fetch import on_demand
+from runtime.prompts.fit import PROMPT_MAX_SHARE, too_small_advice
 from runtime.providers.base import Finished, Provider, TextDelta
 from runtime.store.compaction import select_for_compaction
 from runtime.store.export import content_text
@@ -91,6 +94,10 @@ class ContextWindow:
     async def _text_messages(
         self, system_prompt: str, tools: Sequence[dict[str, Any]], pending: Pending | None
     ) -> list[ChatMessage]:
+        fixed = estimate_tokens([SystemMessage(system_prompt)], tools)
+        if fixed > PROMPT_MAX_SHARE * self.context_tokens:  # no room for any conversation: a new chat cannot help
+            advice = too_small_advice(fixed, self.context_tokens, self.provider.kind)
+            raise ProviderError("bad_request", advice, retryable=False)
         stored = self.journal.context()
         view = model_view(system_prompt, stored) + ([pending.message] if pending else [])
         limit = int(TRIGGER * self.context_tokens)
@@ -101,7 +108,6 @@ class ContextWindow:
             await pending.store()
             stored = self.journal.context()
             view = model_view(system_prompt, stored)
-        fixed = estimate_tokens([SystemMessage(system_prompt)], tools)
         target = max(256, int(TARGET * self.context_tokens) - fixed)
         compacted = False
         for keep_last_turns in (2, 1):  # the current turn alone only when the latest two are too big

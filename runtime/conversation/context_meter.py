@@ -1,7 +1,8 @@
 """How full the model's context is, measured the way compaction measures it (``context_usage``).
 
-``used`` is the estimate of the next request's size (system prompt, tool list and the current session
-as the model sees it, summaries in place of what they cover); ``limit`` is the context window the turn
+``used`` is the estimate of the next request's size (system prompt, tool list — the compact ones for a
+small window, ``runtime.prompts.fit`` — and the current session as the model sees it, summaries in
+place of what they cover); ``limit`` is the context window the turn
 budgets against (``ProviderCache.context_tokens``: the configured ``context_length``, else the model's
 from the provider's model list); older turns are summarized once a request would pass ``compact_at``.
 """
@@ -16,30 +17,25 @@ from runtime.agent.context import TRIGGER
 from runtime.chat.history import estimate_tokens, model_view
 from runtime.host.workspace_fetch import on_demand
 from runtime.persist.state import State
+from runtime.prompts.fit import PromptPlan
 from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
-from runtime.tools.registry import Registry
 
 
 class ContextMeter:
-    def __init__(
-        self,
-        state: State,
-        system_prompt: Callable[[], str],
-        context_tokens: Callable[[], int],
-        tools: Registry,
-        workspace: Path,
-    ) -> None:
+    def __init__(self, state: State, plan: Callable[[], PromptPlan], workspace: Path) -> None:
         self._state = state
-        self._system_prompt = system_prompt
-        self._context_tokens = context_tokens
-        self._tools = tools
+        self._plan = plan  # the next turn's system prompt and tools, planned against the window
         self._workspace = workspace
 
     async def usage(self) -> dict[str, Any]:
+        """``used``, ``limit``, ``compact_at`` (tokens) and ``prompt``: "compact" when the small-window
+        prompt and tools are in use, else "full"."""
         await self._state.store()
         await on_demand(self._workspace).for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
         journal = self._state.journal
-        view = model_view(self._system_prompt(), journal.context() if journal is not None else [])
-        used = estimate_tokens(view, self._tools.openai_tools(self._workspace))
-        limit = self._context_tokens()
-        return {"used": used, "limit": limit, "compact_at": int(TRIGGER * limit)}
+        plan = self._plan()
+        view = model_view(plan.text, journal.context() if journal is not None else [])
+        used = estimate_tokens(view, plan.tools.openai_tools(self._workspace))
+        limit = plan.window
+        prompt = "compact" if plan.compact else "full"
+        return {"used": used, "limit": limit, "compact_at": int(TRIGGER * limit), "prompt": prompt}

@@ -79,7 +79,7 @@ class Conversation:
         parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
-        meter = ContextMeter(self.state, self.turns.system_prompt, self.providers.context_tokens, tools, workspace)
+        meter = ContextMeter(self.state, self.turns.prompt_plan, workspace)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
         self._handshaken = False

@@ -1,5 +1,9 @@
 """The turn runner: one turn at a time, each its own task (so ``abort`` can cancel it at any await
-point), built from the current settings, and a stored turn that waited for approval resumed."""
+point), built from the current settings, and a stored turn that waited for approval resumed.
+
+Each turn's system prompt and tools are planned against the model's window (``runtime.prompts.fit``):
+a small window gets the compact prompt and the reduced tool set — the turn offers, and looks calls up
+in, that view of the registry — and a note says so once."""
 
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
-from runtime.prompts.gather import slash_skill, system_prompt
+from runtime.prompts.fit import PromptPlan, compact_notice, plan_prompt
+from runtime.prompts.gather import slash_skill
 from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
 from runtime.providers.lazy import LazyProvider
 from runtime.tools.registry import Registry
@@ -64,6 +69,7 @@ class TurnRunner:
         self.task: asyncio.Task[None] | None = None
         self._turn_id: str | None = None
         self._turn_ids = (f"t{n}-{secrets.token_hex(3)}" for n in itertools.count(1))  # unique across restarts
+        self._compact_told = False  # the note on the compact prompt was shown (again once it goes away and back)
 
     @property
     def running(self) -> bool:
@@ -116,11 +122,26 @@ class TurnRunner:
             turn.cancel()
             await asyncio.wait([turn], timeout=5.0)
 
-    def system_prompt(self) -> str:
+    def prompt_plan(self) -> PromptPlan:
+        """The system prompt and tools for the next request, planned against the model's window."""
         opened = self._state.opened
         pinned = [m.text for m in opened.store.memory_pinned()] if opened is not None else []
         mode = self._configuration.settings.permission_mode
-        return system_prompt(self._parts.workspace, self._parts.tools.catalog(), mode, pinned)
+        window = self._providers.context_tokens()
+        return plan_prompt(self._parts.workspace, self._parts.tools, mode, pinned, window)
+
+    def _planned(self, turn_id: str) -> PromptPlan | None:
+        """This turn's plan, the note when the compact prompt comes into use; None: the turn failed."""
+        try:
+            plan = self.prompt_plan()
+        except Exception as exc:
+            log.exception("rendering the system prompt failed")
+            self._fail(turn_id, "internal", f"The system prompt could not be built: {exc}. Reload the page.")
+            return None
+        if plan.compact and not self._compact_told:
+            self._parts.emit({"kind": "notice", "code": "compact_prompt", "text": compact_notice(plan)})
+        self._compact_told = plan.compact
+        return plan
 
     def _launch(self, turn_id: str, work: Callable[[list[bool]], Awaitable[None]]) -> None:
         started: list[bool] = []
@@ -154,17 +175,14 @@ class TurnRunner:
             self._fail(turn_id, "not_configured", exc.message)
             return
         await on_demand(self._parts.workspace).for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
-        try:
-            prompt = self.system_prompt()
-        except Exception as exc:
-            log.exception("rendering the system prompt failed")
-            self._fail(turn_id, "internal", f"The system prompt could not be built: {exc}. Reload the page.")
+        plan = self._planned(turn_id)
+        if plan is None:
             return
         parts = self._parts
         deps = TurnDeps(
             provider,
             settings.model or "",
-            parts.tools,
+            plan.tools,
             self._configuration.gate,
             parts.context,
             parts.emit,
@@ -172,16 +190,16 @@ class TurnRunner:
             journal,
             hooks=parts.hooks,
             max_rounds=parts.max_rounds,
-            context_tokens=self._providers.context_tokens(),
+            context_tokens=plan.window,  # the window the prompt was planned for
             vision=self._providers.vision(),
         )
         if settings.model:
             journal.note_model(settings.model)
-        slash = slash_skill(text, parts.workspace) if text is not None and "activate_skill" in parts.tools else None
+        slash = slash_skill(text, parts.workspace) if text is not None and "activate_skill" in plan.tools else None
         first = (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": slash})),) if slash else ()
         if replaces:  # an edit or a regenerate: that turn and the later ones become an earlier branch
             supersede_turn(journal, replaces)
-        await run_turn(deps, turn_id, text, prompt, first, resume, images)
+        await run_turn(deps, turn_id, text, plan.text, first, resume, images)
 
     def _fail(self, turn_id: str, code: str, message: str) -> None:
         """A turn that could not start: still a whole turn for the UI (started, error, finished)."""

@@ -15,13 +15,20 @@ log = logging.getLogger(__name__)
 
 _SLASH = re.compile(r"^/(\S+)(?=\s|$)")  # a skill's name may be in any script (技能): matched against installed names
 
-__all__ = ["skills_block", "slash_skill", "system_prompt", "warm_up"]
+__all__ = ["skill_names", "skills_block", "slash_skill", "system_prompt", "warm_up"]
 
 
 def system_prompt(
-    workspace: Path, tools: Sequence[Mapping[str, Any]], permission_mode: str, memories: Sequence[str] = ()
+    workspace: Path,
+    tools: Sequence[Mapping[str, Any]],
+    permission_mode: str,
+    memories: Sequence[str] = (),
+    *,
+    compact: bool = False,
+    window: int = 4_096,
 ) -> str:
-    """The system prompt; ``memories`` are the pinned memories' texts (oldest first)."""
+    """The system prompt; ``memories`` are the pinned memories' texts (oldest first); ``compact``: the
+    small-window one (``render.COMPACT_TEMPLATE``), its budgets sized for ``window`` tokens."""
     paths, truncated = workspace_map(workspace) if workspace.is_dir() else ([], False)
     return render_system_prompt(
         PromptInputs(
@@ -30,8 +37,11 @@ def system_prompt(
             workspace_map=paths,
             workspace_truncated=truncated,
             agents_md=read_agents_md(workspace),
-            skills_block=skills_block(workspace),
+            skills_block="" if compact else skills_block(workspace),
             memories=tuple(" ".join(m.split()) for m in memories),
+            compact=compact,
+            skill_names=skill_names(workspace) if compact else (),
+            window=window,
         )
     )
 
@@ -44,6 +54,17 @@ def skills_block(workspace: Path) -> str:
     except Exception as exc:  # a broken skills folder must not stop the agent
         log.warning("listing the skills failed: %s", exc)
         return ""
+
+
+def skill_names(workspace: Path) -> tuple[str, ...]:
+    """The enabled skills' names (what the compact prompt shows of them)."""
+    from runtime.skills.catalog import list_skills
+
+    try:
+        return tuple(s.name for s in list_skills(workspace) if s.enabled)
+    except Exception as exc:
+        log.warning("listing the skills failed: %s", exc)
+        return ()
 
 
 def slash_skill(text: str, workspace: Path) -> str | None:

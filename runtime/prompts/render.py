@@ -6,6 +6,11 @@ Every value from the workspace or the store is untrusted text and passes a filte
 of them lets a value end a line where the template did not, so no name or text can close the map's
 fence, open a heading or fake a section. The skills block is built with the same functions (``catalog``).
 
+``system_compact.md.j2`` is the prompt for a small context window (``runtime.prompts.fit``): the same
+identity, safety rules and permission mode in fewer words, no tool list (the schemas carry it), and
+the workspace's parts within budgets sized to the window (``COMPACT_*``): a few map lines, AGENTS.md
+cut, skill names only, pinned memories cut. The same filters apply.
+
 jinja2 is imported at the first render, not at import time: it costs ~300 ms in Pyodide and boot
 speed matters.
 """
@@ -26,7 +31,12 @@ from runtime.tools.untrusted import defuse, tag_opening
 log = logging.getLogger(__name__)
 
 TEMPLATE = "system.md.j2"
+COMPACT_TEMPLATE = "system_compact.md.j2"
 MAX_AGENTS_MD_CHARS = 20_000
+# The compact prompt's budgets, in characters (about 4 a token) or lines per token of the window:
+COMPACT_AGENTS_MD_SHARE = 0.2  # AGENTS.md: about 5% of the window
+COMPACT_MEMORY_SHARE = 0.1  # all pinned memories together: about 2.5%
+COMPACT_TOKENS_PER_MAP_LINE = 512  # the workspace map: 8 lines for 4,096 tokens
 MAX_MAP_ENTRIES = 200
 MAX_MAP_DEPTH = 3
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".agents"}
@@ -50,17 +60,21 @@ class PromptInputs:
     agents_md: str | None = None
     skills_block: str = ""  # runtime.skills.catalog.available_skills_block: "" when no skill is enabled
     memories: Sequence[str] = field(default_factory=tuple)
+    compact: bool = False  # the small-window prompt (``COMPACT_TEMPLATE``)
+    skill_names: Sequence[str] = ()  # the enabled skills' names: what the compact prompt shows of them
+    window: int = 4_096  # the context window (tokens) the compact prompt's budgets are sized for
 
 
-_template: Any = None
-# The last rendering, keyed by its inputs: a turn whose inputs did not change skips jinja2 (time to
-# first token; ~1 ms in Pyodide). The template is fixed for the process, so the inputs decide the text.
-_last: tuple[str, str] | None = None
+_env: Any = None
+# The last rendering of each template, keyed by its inputs: a turn whose inputs did not change skips
+# jinja2 (time to first token; ~1 ms in Pyodide). The templates are fixed for the process, so the
+# inputs decide the text.
+_last: dict[bool, tuple[str, str]] = {}
 
 
-def _get_template() -> Any:
-    global _template
-    if _template is None:
+def _get_template(name: str = TEMPLATE) -> Any:
+    global _env
+    if _env is None:
         import jinja2  # deferred: see the module docstring
 
         env = jinja2.Environment(
@@ -72,17 +86,17 @@ def _get_template() -> Any:
             lstrip_blocks=True,
         )
         env.filters.update(literal=literal, one_line=one_line, framed=framed)
-        _template = env.get_template(TEMPLATE)
-    return _template
+        _env = env
+    return _env.get_template(name)
 
 
 def render_system_prompt(inputs: PromptInputs) -> str:
-    global _last
     key = _cache_key(inputs)
-    if _last is not None and _last[0] == key:
-        return _last[1]
-    text = _render(inputs)
-    _last = (key, text)
+    last = _last.get(inputs.compact)
+    if last is not None and last[0] == key:
+        return last[1]
+    text = _render_compact(inputs) if inputs.compact else _render(inputs)
+    _last[inputs.compact] = (key, text)
     return text
 
 
@@ -96,6 +110,9 @@ def _cache_key(inputs: PromptInputs) -> str:
         inputs.agents_md,
         inputs.skills_block,
         list(inputs.memories),
+        inputs.compact,
+        list(inputs.skill_names),
+        inputs.window,
     ]
     return json.dumps(fields, ensure_ascii=False)
 
@@ -116,6 +133,37 @@ def _render(inputs: PromptInputs) -> str:
         memories=list(inputs.memories),
     )
     return text.strip() + "\n"
+
+
+def _render_compact(inputs: PromptInputs) -> str:
+    agents_md = inputs.agents_md
+    budget = max(200, int(COMPACT_AGENTS_MD_SHARE * inputs.window))
+    if agents_md and len(agents_md) > budget:
+        agents_md = agents_md[:budget] + "\n… [AGENTS.md cut to fit a small context window]"
+    paths = list(inputs.workspace_map)
+    lines = max(3, inputs.window // COMPACT_TOKENS_PER_MAP_LINE)
+    text: str = _get_template(COMPACT_TEMPLATE).render(
+        agent_name=inputs.agent_name,
+        permission_mode=inputs.permission_mode,
+        mode_help=MODE_HELP.get(inputs.permission_mode, ""),
+        workspace_map=paths[:lines],
+        workspace_truncated=inputs.workspace_truncated or len(paths) > lines,
+        agents_md=agents_md,
+        skill_names=list(inputs.skill_names),
+        memories=_within(inputs.memories, max(100, int(COMPACT_MEMORY_SHARE * inputs.window))),
+    )
+    return text.strip() + "\n"
+
+
+def _within(texts: Sequence[str], budget: int) -> list[str]:
+    """The first ``texts`` that fit in ``budget`` characters together; the one that crosses it, cut."""
+    out: list[str] = []
+    for text in texts:
+        if budget <= 0:
+            break
+        out.append(text if len(text) <= budget else text[:budget] + "…")
+        budget -= len(text)
+    return out
 
 
 def framed(text: str, tag: str) -> str:

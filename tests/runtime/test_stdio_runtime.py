@@ -101,6 +101,35 @@ async def test_a_session_over_real_pipes(host: StdioHost) -> None:
     assert await asyncio.wait_for(host.proc.wait(), 10) == 0
 
 
+async def test_hi_is_answered_in_a_2048_token_window(host: StdioHost) -> None:
+    await _handshake(host)
+    host.send({"type": "config", "context_length": 2048})  # Settings → Advanced → Context window
+    host.responder = lambda request: (200, (STREAMS / "openrouter_text.sse").read_bytes())
+    host.send({"type": "user_message", "text": "Hi", "turn_id": "t1"})
+    finished = await host.next(event_of_kind("turn_finished"), timeout_s=20)
+    assert finished["event"]["reason"] == "stop"
+    assert not any(event_of_kind("error")(m) for m in host.received)
+    [chat] = [m for m in host.received if m["type"] == "http_request"]
+    body = json.loads(chat["body"])
+    system = body["messages"][0]["content"]
+    assert "# Tools and permissions" not in system and "Permission mode: **ask**" in system
+    assert {t["function"]["name"] for t in body["tools"]} == {
+        "list_files",
+        "read_file",
+        "write_file",
+        "edit_file",
+        "run_python",
+    }
+    sent = len(json.dumps(body["messages"], ensure_ascii=False)) + len(json.dumps(body["tools"]))
+    assert sent / 4 <= 0.35 * 2048, "the prompt and tools leave most of the window to the conversation"
+    deltas = []
+    while any(event_of_kind("text_delta")(m) for m in host.received):
+        deltas.append((await host.next(event_of_kind("text_delta")))["event"]["text"])
+    assert "".join(deltas) == "Hello, **wörld** ☃!\n\nHow can I help?"
+    host.proc.stdin.close()  # type: ignore[union-attr]
+    assert await asyncio.wait_for(host.proc.wait(), 10) == 0
+
+
 async def test_garbage_and_oversized_frames_are_survived(host: StdioHost) -> None:
     await _handshake(host)
     host.send_bytes(b"garbage \x00\xff\xfe not a frame\n\x1eTP1:xx:")

@@ -184,17 +184,31 @@ async def test_a_huge_earlier_reply_is_summarized_with_all_but_the_current_turn(
     assert [e["code"] for e in rig.events("notice")] == ["compacted"]
 
 
-async def test_a_request_that_cannot_fit_is_not_sent_and_says_what_to_do(rig: StateRig) -> None:
-    await _window(rig, 600)  # less than the system prompt and the tools take
+async def test_a_prompt_too_big_for_the_window_is_not_sent_and_says_how_to_raise_it(rig: StateRig) -> None:
+    await _window(rig, 300)  # less than twice what even the compact system prompt takes
     rig.provider.rounds = [says("never")]
     assert (await rig.turn("hello", "t1"))["reason"] == "error"
     assert not rig.provider.calls
     [error] = rig.events("error")
-    assert "does not fit the context window of scripted/model (600 tokens)" in error["message"]
-    assert "Start a new chat, or choose a model with a larger context window" in error["message"]
+    assert "context window (300 tokens) is too small for Tidepool's prompt and tools" in error["message"]
+    assert "a new chat cannot help" in error["message"] and "Start a new chat" not in error["message"]
+    assert "llama-server -c 4096" in error["message"] and "--n_ctx 4096" in error["message"]
+    assert "Settings → Advanced → Context window" in error["message"]
     assert not error["retryable"]
     view = await rig.result("session_current")
     assert [m["text"] for m in view["messages"] if m["role"] == "user"] == ["hello"]  # nothing is lost
+
+
+async def test_a_conversation_that_cannot_fit_is_not_sent_and_says_what_to_do(rig: StateRig) -> None:
+    await _window(rig, WINDOW)
+    huge_key = "k" * (WINDOW * 8)  # tool call arguments are never cut: the next round cannot fit
+    rig.provider.rounds = [says("", call("lookup", {"key": huge_key}, "c1")), says("never")]
+    assert (await rig.turn("look it up", "t1"))["reason"] == "error"
+    assert len(rig.provider.calls) == 1
+    [error] = rig.events("error")
+    assert f"does not fit the context window of scripted/model ({WINDOW:,} tokens)" in error["message"]
+    assert "Start a new chat, or choose a model with a larger context window" in error["message"]
+    assert not error["retryable"]
 
 
 async def test_a_summary_far_longer_than_asked_is_cut_before_it_joins_the_system_message(rig: StateRig) -> None:

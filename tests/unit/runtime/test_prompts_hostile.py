@@ -31,23 +31,25 @@ def skeleton(text: str) -> list[str]:
     return [line for line in outside_agents_md(text).split("\n") if _STRUCTURE.match(line)]
 
 
-def prompt(name: str, text: str) -> str:
+def prompt(name: str, text: str, *, compact: bool = False) -> str:
     skill = InstalledSkill(name, text, f".agents/skills/{name}/SKILL.md", True)
     return render_system_prompt(
         PromptInputs(
             tools=TOOLS,
             workspace_map=["a.md", name, f"notes/{name}"],
             agents_md=f"Be brief.\n{text}\nThe end.",
-            skills_block=available_skills_block((skill,)),
+            skills_block="" if compact else available_skills_block((skill,)),
             memories=[text],
+            compact=compact,
+            skill_names=[name] if compact else (),
         )
     )
 
 
 PLAIN = prompt("plain", "plain text")
+PLAIN_COMPACT = prompt("plain", "plain text", compact=True)
 
-
-@pytest.mark.parametrize(
+HOSTILE = pytest.mark.parametrize(
     ("name", "text"),
     [
         pytest.param(FENCE_AND_HEADING, FENCE_AND_HEADING, id="newline-fence-heading"),
@@ -63,6 +65,9 @@ PLAIN = prompt("plain", "plain text")
         pytest.param("a\x1b[2J\x00b", "\x1b]0;title\x07 \ufeff\u200b", id="terminal-escapes-and-invisibles"),
     ],
 )
+
+
+@HOSTILE
 def test_hostile_names_and_text_keep_the_prompt_structure(name: str, text: str) -> None:
     hostile = prompt(name, text)
     assert skeleton(hostile) == skeleton(PLAIN)
@@ -72,6 +77,17 @@ def test_hostile_names_and_text_keep_the_prompt_structure(name: str, text: str) 
     assert name[:301] not in hostile or len(name) <= 300  # a long name is cut, not printed whole
     lines = hostile.split("\n")
     assert lines.count("</agents_md>") == 1 and lines.count("</available_skills>") == 1
+
+
+@HOSTILE
+def test_hostile_names_and_text_keep_the_compact_prompt_structure(name: str, text: str) -> None:
+    hostile = prompt(name, text, compact=True)
+    assert skeleton(hostile) == skeleton(PLAIN_COMPACT)
+    outside = outside_agents_md(hostile)
+    assert outside.count("\n") == outside_agents_md(PLAIN_COMPACT).count("\n")  # every name and text one line
+    assert first_unsafe(hostile.replace("\n", "").replace("\t", "")) is None
+    assert hostile.split("\n").count("</agents_md>") == 1
+    assert name[:301] not in hostile or len(name) <= 300
 
 
 def test_map_lines_are_json_strings_that_read_back() -> None:

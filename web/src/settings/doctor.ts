@@ -29,7 +29,7 @@ export interface DoctorInput {
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-const SMALL_CONTEXT = 4096; // tools and instructions alone take about 2k tokens
+const SMALL_CONTEXT = 4096; // below it even the compact prompt and tools (~600 tokens) crowd the conversation
 
 export function originAdvice(origin: string): string {
   return (
@@ -140,7 +140,7 @@ function checkModel(input: DoctorInput): CheckResult[] {
     n === null
       ? { check: "context", state: "warn", text: "The model's context window is unknown: 32768 tokens are assumed." }
       : n < SMALL_CONTEXT
-        ? { check: "context", state: "warn", text: `The context window is small (${n} tokens): tools and instructions take about 2000. Raise it under Advanced → Context window if the model allows.` }
+        ? { check: "context", state: "warn", text: `The context window is small (${n} tokens): Tidepool sends a compact prompt and fewer tools, and little room is left for the conversation. Raise it under Advanced → Context window if the model allows.` }
         : { check: "context", state: "ok", text: `Context window: ${n.toLocaleString("en-US")} tokens.` };
   return [tools, context];
 }

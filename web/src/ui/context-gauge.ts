@@ -2,7 +2,8 @@
  * `context-gauge`: how full the model's context is (`data-used` / `data-limit`, tokens), from the
  * runtime's `context_usage` (the same estimate and window its compaction uses), and when older turns
  * will be summarized (`data-compact-at`). It asks again after each turn, session switch and settings
- * change.
+ * change. For a small window the runtime sends a compact system prompt and fewer tools
+ * (`data-prompt="compact"`); the title says so.
  */
 
 import { isJsonObject } from "../protocol/codec";
@@ -66,16 +67,18 @@ export class ContextGauge {
     const reply = await this.request("context_usage");
     if (!reply.ok || !isJsonObject(reply.value)) return;
     this.measured = true;
-    const { used, limit, compact_at: compactAt } = reply.value;
+    const { used, limit, compact_at: compactAt, prompt } = reply.value;
     if (typeof used !== "number" || typeof limit !== "number" || limit <= 0) return;
-    this.show(Math.round(used), Math.round(limit), typeof compactAt === "number" ? Math.round(compactAt) : limit);
+    const at = typeof compactAt === "number" ? Math.round(compactAt) : limit;
+    this.show(Math.round(used), Math.round(limit), at, prompt === "compact");
   }
 
-  private show(used: number, limit: number, compactAt: number): void {
+  private show(used: number, limit: number, compactAt: number, compactPrompt: boolean): void {
     const share = Math.min(1, used / limit);
     this.root.dataset.used = String(used);
     this.root.dataset.limit = String(limit);
     this.root.dataset.compactAt = String(compactAt);
+    this.root.dataset.prompt = compactPrompt ? "compact" : "full";
     this.root.dataset.level = used >= compactAt ? "full" : used >= compactAt * 0.75 ? "high" : "ok";
     this.root.setAttribute("aria-valuenow", String(used));
     this.root.setAttribute("aria-valuemax", String(limit));
@@ -86,7 +89,8 @@ export class ContextGauge {
       `About ${used.toLocaleString("en-US")} of ${limit.toLocaleString("en-US")} tokens of the model's context are in use. ` +
       (left > 0
         ? `Older turns are summarized when a request would pass ${compactAt.toLocaleString("en-US")} tokens (about ${left.toLocaleString("en-US")} more).`
-        : "The next request summarizes older turns to make room.");
+        : "The next request summarizes older turns to make room.") +
+      (compactPrompt ? " The window is small, so a compact system prompt and fewer tools are in use." : "");
   }
 }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from runtime.providers.base import ModelInfo
 
 _KNOWN: dict[tuple[str, str], ModelInfo] = {}
+_LEARNED: dict[tuple[str, str], int] = {}  # windows a server named when it refused a request (its n_ctx)
 
 
 def remember(base_url: str, models: list[ModelInfo]) -> None:
@@ -21,5 +22,21 @@ def lookup(base_url: str, model_id: str) -> ModelInfo | None:
     return _KNOWN.get((base_url, model_id))
 
 
+def learn_window(base_url: str, model_id: str, context_length: int) -> None:
+    """The server said (refusing a request) which window it runs this model with."""
+    _LEARNED[(base_url.rstrip("/"), model_id)] = context_length
+
+
+def learned_window(base_url: str, model_id: str) -> int | None:
+    return _LEARNED.get((base_url.rstrip("/"), model_id))
+
+
+def window(base_url: str, model_id: str) -> int | None:
+    """The window the server named last, else the one its listing said (None: not known)."""
+    known = _KNOWN.get((base_url, model_id))
+    return learned_window(base_url, model_id) or (known.context_length if known else None)
+
+
 def forget_all() -> None:
     _KNOWN.clear()
+    _LEARNED.clear()

@@ -16,6 +16,7 @@ import { ChatView } from "./ui/chat";
 import { mountChatMedia } from "./ui/chat-media";
 import type { ModelInfo } from "./protocol/messages";
 import { ContextGauge } from "./ui/context-gauge";
+import { withholdContinue } from "./ui/endings";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
 import { installKeyboard } from "./ui/keyboard";
@@ -64,6 +65,7 @@ const snapshot = new SnapshotScheduler({
 });
 const client = new RuntimeClient(onWorker);
 const gauge = new ContextGauge((method, params) => client.request(method, params));
+gauge.onMeasure = (used, limit) => withholdContinue(document, used, limit);
 const media = mountChatMedia({
   request: (method, params) => client.request(method, params),
   workspace: (request) => client.workspace(request),

@@ -300,7 +300,8 @@ async def test_llama_server_mode_answers_like_llama_server(fake: FakeLLM, http: 
         assert resp.status in (404, 405)  # no key endpoint (the fake answers OPTIONS on every path)
     fake.script([Reply.text("Paris.")])
     _, data = await stream(http, f"{base}/v1/chat/completions")
-    text = "".join(json.loads(d)["choices"][0]["delta"].get("content") or "" for d in data[:-1] if json.loads(d)["choices"])
+    chunks = [json.loads(d) for d in data[:-1]]
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
     assert (data[-1], text) == ("[DONE]", "Paris.")
     fake.llamacpp.n_ctx = 16
     long = {"messages": [{"role": "user", "content": "x" * 100}]}

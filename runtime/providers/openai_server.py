@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_OUTPUT_TOKENS = 2048  # the most one answer may take by default: a quarter of the window, at most this
 LLAMA_CPP_PYTHON = "me"  # what llama-cpp-python's server lists as every model's owner
-_SERVERS: dict[str, str] = {}  # base URL -> the owner its listing named ("llamacpp", "me", …), for this page
 
 
 def server_host(base_url: str) -> str:
@@ -85,7 +84,7 @@ class OpenAIServerProvider:
         offered, notice = self._tools.tools_for(model, known, tools)
         if notice is not None:
             yield notice
-        if offered and _SERVERS.get(self.base_url) == LLAMA_CPP_PYTHON:
+        if offered and known_models.owner(self.base_url) == LLAMA_CPP_PYTHON:
             offered = []
             if model not in self._told_no_stream:
                 self._told_no_stream.add(model)
@@ -109,7 +108,7 @@ class OpenAIServerProvider:
         items = [i for i in (payload.get("data") or []) if isinstance(i, dict) and i.get("id")]
         owners = {str(i.get("owned_by")) for i in items if i.get("owned_by")}
         if len(owners) == 1:
-            _SERVERS[self.base_url] = owners.pop()
+            known_models.remember_owner(self.base_url, owners.pop())
         fallback = None
         if any(listed_window(i) is None for i in items):
             fallback = await self._props_window()

@@ -7,7 +7,7 @@
 
 Base URLs: OpenRouter f"{base}/api/v1" (models, chat/completions, key, auth/keys; OAuth page /auth), Ollama
 base (/api/tags, /api/show, /api/chat, /v1/...), an OpenAI-compatible llama-server f"{base}/llamacpp/v1"
-(``llamacpp.py``); /bench/bytes?n=N for benchmarks. Standalone: `python -m scripts.fakes.fake_llm --port 8011`.
+(``llama_server.py``); /bench/bytes?n=N for benchmarks. Standalone: `python -m scripts.fakes.fake_llm --port 8011`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from aiohttp import web
 from yarl import URL
 
 from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
-from .llamacpp import N_CTX, LlamaServerMode
+from .llama_server import N_CTX, LlamaServerMode
 from .replies import (
     ChunkMaker,
     Flavor,

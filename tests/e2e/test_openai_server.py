@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
 
-from scripts.fakes import llamacpp
+from scripts.fakes import llama_server as llamacpp
 from scripts.fakes.catalog import OPENROUTER_MODELS
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply

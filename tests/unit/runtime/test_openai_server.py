@@ -22,7 +22,7 @@ from runtime.providers.openai_server import output_limit
 from runtime.providers.registry import builtin_providers
 from runtime.providers.windows import listed_window, props_window, refusal_window
 from runtime.store import Store
-from scripts.fakes import llamacpp
+from scripts.fakes import llama_server as llamacpp
 from tests.support.framehost import FrameHost, HttpReply
 
 BASE = "http://127.0.0.1:8081/v1"

@@ -40,8 +40,9 @@ def props(n_ctx: int) -> dict[str, Any]:
 
 def overflow(n_prompt: int, n_ctx: int) -> dict[str, Any]:
     """llama-server's answer to a prompt longer than its window (HTTP 400)."""
-    return {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
-                      "type": "exceed_context_size_error", "n_prompt_tokens": n_prompt, "n_ctx": n_ctx}}
+    message = f"request ({n_prompt} tokens) exceeds the available context size ({n_ctx} tokens), try increasing it"
+    return {"error": {"code": 400, "message": message, "type": "exceed_context_size_error",
+                      "n_prompt_tokens": n_prompt, "n_ctx": n_ctx}}
 
 
 class LlamaServerMode:

@@ -75,7 +75,7 @@ class Conversation:
         self.context.live.emit = self.emit  # run_python's output as it comes
         self.approvals = Approvals()
         self.configuration = Configuration(gate_factory)
-        self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings)
+        self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings, self._open_store)
         parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)

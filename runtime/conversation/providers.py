@@ -1,5 +1,6 @@
 """The provider client for the current settings, made once per provider change, and what the
-provider's model list taught about context lengths and which models take images."""
+provider taught about each model: its context window (kept in the store per provider, base URL and
+model, so it survives a reload) and whether it takes images."""
 
 from __future__ import annotations
 
@@ -9,17 +10,26 @@ from runtime.agent.context import DEFAULT_CONTEXT_TOKENS
 from runtime.conversation.settings import Settings
 from runtime.errors import ProviderError
 from runtime.host.http import HttpClient
+from runtime.providers import known_models
 from runtime.providers.base import ModelInfo, Provider, ProviderEndpoint
 from runtime.providers.registry import ProviderRegistry, UnknownProvider
+from runtime.store import Store
 
 
 class ProviderCache:
-    def __init__(self, registry: ProviderRegistry, http: HttpClient, settings: Callable[[], Settings]) -> None:
+    def __init__(
+        self,
+        registry: ProviderRegistry,
+        http: HttpClient,
+        settings: Callable[[], Settings],
+        store: Callable[[], Store | None] = lambda: None,
+    ) -> None:
         self._registry = registry
         self._http = http
         self._settings = settings
+        self._store = store
         self._provider: Provider | None = None
-        self._context_lengths: dict[str, int] = {}
+        self._windows: dict[tuple[str, str, str], int] = {}
         self._vision: dict[str, bool] = {}
 
     def forget(self) -> None:
@@ -54,15 +64,53 @@ class ProviderCache:
         provider = self._settings().provider
         return provider.page_origin if provider else None
 
-    def remember_models(self, models: list[ModelInfo]) -> None:
-        """Context lengths from the provider's model list: the token budget of each model."""
-        self._context_lengths.update({m.id: m.context_length for m in models if m.context_length})
+    def remember_models(self, models: list[ModelInfo]) -> bool:
+        """Context windows from the provider's model list (kept); True when the store changed."""
         self._vision.update({m.id: m.vision for m in models if m.vision is not None})
+        provider = self._settings().provider
+        if provider is None:
+            return False
+        changed = False
+        for m in models:
+            if m.context_length:
+                changed = self._keep(provider, m.id, m.context_length) or changed
+        return changed
 
     def vision(self) -> bool | None:
         """Whether the chosen model takes images, as its provider's model list said (None: not known)."""
         return self._vision.get(self._settings().model or "")
 
     def context_tokens(self) -> int:
+        """The window to budget against: the configured one, else what the server said when it refused a
+        request, else what its model list said (this page or an earlier one: kept), else the default."""
         settings = self._settings()
-        return settings.context_length or self._context_lengths.get(settings.model or "") or DEFAULT_CONTEXT_TOKENS
+        if settings.context_length:
+            return settings.context_length
+        provider, model = settings.provider, settings.model
+        if provider is None or not model:
+            return DEFAULT_CONTEXT_TOKENS
+        learned = known_models.learned_window(_base(provider), model)
+        if learned:
+            self._keep(provider, model, learned)
+            return learned
+        return self._window(provider, model) or DEFAULT_CONTEXT_TOKENS
+
+    def _window(self, provider: ProviderEndpoint, model: str) -> int | None:
+        key = (provider.kind, _base(provider), model)
+        if key not in self._windows:
+            store = self._store()
+            stored = store.model_window(*key) if store is not None else None
+            if stored is None:
+                return None
+            self._windows[key] = stored
+        return self._windows[key]
+
+    def _keep(self, provider: ProviderEndpoint, model: str, window: int) -> bool:
+        key = (provider.kind, _base(provider), model)
+        self._windows[key] = window
+        store = self._store()
+        return store.set_model_window(*key, window) if store is not None else False
+
+
+def _base(provider: ProviderEndpoint) -> str:
+    return provider.base_url.rstrip("/")

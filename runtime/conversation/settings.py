@@ -52,6 +52,9 @@ def apply_config(settings: Settings, message: Config) -> SettingsChange:
         if settings.provider and settings.provider.context_length != message["context_length"]:
             settings = replace(settings, provider=replace(settings.provider, context_length=message["context_length"]))
             provider_changed = True
+    if "max_output" in message and settings.provider and settings.provider.max_output != message["max_output"]:
+        settings = replace(settings, provider=replace(settings.provider, max_output=message["max_output"]))
+        provider_changed = True
     if "replay" in message:
         settings = replace(settings, replaying=message["replay"] is True)
     mode_changed = "permission_mode" in message and message["permission_mode"] != settings.permission_mode

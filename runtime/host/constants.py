@@ -46,10 +46,11 @@ EXEC_MAX_TIMEOUT_S = 300
 
 # "replay" is the host's: it answers model requests from a recording and configures the runtime with
 # the recorded provider (docs/recording.md), so the runtime never gets it as a kind.
-ProviderKind = Literal["openrouter", "ollama", "replay"]
+ProviderKind = Literal["openrouter", "ollama", "openai-compatible", "replay"]
 PROVIDER_DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
     "openrouter": "https://openrouter.ai/api/v1",
     "ollama": "http://localhost:11434",
+    "openai-compatible": "http://127.0.0.1:8080/v1",  # llama.cpp's llama-server
     "replay": "",
 }
 

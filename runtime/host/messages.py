@@ -127,6 +127,7 @@ class Config(TypedDict):
     permission_mode: NotRequired[PermissionMode]
     page_origin: NotRequired[str | None]
     context_length: NotRequired[int | None]
+    max_output: NotRequired[int | None]  # the most tokens one answer may take (max_tokens); null: the default
     reasoning: NotRequired[Literal["auto", "off", "low", "medium", "high"]]
     package_index_urls: NotRequired[list[str] | None]
     # True while the model's answers come from a recording (provider "replay"; ``provider`` is then the

@@ -104,6 +104,7 @@ class ProviderEndpoint:
     page_origin: str | None = None
     reasoning: str = "auto"  # "auto" (on for models that reason), "off", "low", "medium", "high"
     context_length: int | None = None  # the context window asked for (Ollama's num_ctx); None: the default
+    max_output: int | None = None  # the most tokens one answer may take (``max_tokens``); None: the provider's default
 
 
 class Provider(Protocol):

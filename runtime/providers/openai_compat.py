@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ class ChatEndpoint:
     headers: dict[str, str] = field(default_factory=dict)
     auth: Auth = "provider"
     timeout_s: float = 300.0
+    on_refusal: Callable[[int, bytes], None] | None = None  # sees a refused request's status and body first
 
 
 def build_request(
@@ -179,6 +180,8 @@ class OpenAICompatChat:
             )
             if response.status != 200:
                 raw = await response.read(1_000_000)
+                if ep.on_refusal is not None:
+                    ep.on_refusal(response.status, raw)
                 raise from_status(response.status, raw, ep.hints, response.headers.get("retry-after"))
             answering = True
             parser = SSEParser()

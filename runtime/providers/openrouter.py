@@ -32,6 +32,7 @@ class OpenRouterProvider:
         self.base_url = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._http = http
         self._reasoning = settings.reasoning
+        self._max_output = settings.max_output
         self._tools = ToolOffer()
         headers = dict(APP_HEADERS)
         if settings.page_origin:
@@ -54,7 +55,10 @@ class OpenRouterProvider:
         if notice is not None:
             yield notice
         option = reasoning_option(self._reasoning, known.reasoning if known else None)
-        async for event in self.chat.stream(messages, offered, model, {"reasoning": option} if option else None):
+        extra: dict[str, Any] = {"reasoning": option} if option else {}
+        if self._max_output:
+            extra["max_tokens"] = self._max_output
+        async for event in self.chat.stream(messages, offered, model, extra or None):
             yield event
 
     async def list_models(self) -> list[ModelInfo]:
@@ -85,8 +89,8 @@ def parse_models(payload: Any) -> list[ModelInfo]:
                 id=str(item["id"]),
                 name=str(item.get("name") or item["id"]),
                 context_length=_int(item.get("context_length")),
-                prompt_price=_price(pricing.get("prompt")),
-                completion_price=_price(pricing.get("completion")),
+                prompt_price=listed_price(pricing.get("prompt")),
+                completion_price=listed_price(pricing.get("completion")),
                 tools=("tools" in params) if isinstance(params, list) else None,
                 reasoning=("reasoning" in params) if isinstance(params, list) else None,
                 vision=("image" in inputs) if isinstance(inputs, list) else None,
@@ -95,7 +99,7 @@ def parse_models(payload: Any) -> list[ModelInfo]:
     return models
 
 
-def _price(value: Any) -> float | None:
+def listed_price(value: Any) -> float | None:
     try:
         price = float(value)
     except (TypeError, ValueError):

@@ -39,9 +39,11 @@ class ProviderRegistry:
 
 def builtin_providers() -> ProviderRegistry:
     from runtime.providers.ollama import OllamaProvider
+    from runtime.providers.openai_server import OpenAIServerProvider
     from runtime.providers.openrouter import OpenRouterProvider
 
     registry = ProviderRegistry()
     registry.register("openrouter", OpenRouterProvider)
     registry.register("ollama", OllamaProvider)
+    registry.register("openai-compatible", OpenAIServerProvider)
     return registry

@@ -56,7 +56,9 @@ class ModelSource(Protocol):
 
     def page_origin(self) -> str | None: ...
 
-    def remember_models(self, models: list[ModelInfo]) -> None: ...
+    def remember_models(self, models: list[ModelInfo]) -> bool:
+        """Keep what the list says; True when the stored windows changed (then the state is saved)."""
+        ...
 
 
 class ToolCatalog(Protocol):

@@ -23,8 +23,8 @@ async def list_models(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
         origin = ports.models.page_origin()
         override = ProviderEndpoint(p["kind"], str(p.get("base_url") or ""), bool(p.get("has_key")), origin)
     models = await ports.models.provider(override).list_models()
-    if override is None:
-        ports.models.remember_models(models)
+    if override is None and ports.models.remember_models(models):
+        await ports.state.save()  # the windows are kept: a reload shows them before the list is asked again
     return {"models": [m.as_dict() for m in models]}
 
 

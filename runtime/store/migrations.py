@@ -165,6 +165,22 @@ def _0006_messages_kept(db: Database) -> None:
     _run(db, f"CREATE INDEX messages_kept ON messages(session_id, seq) WHERE {KEPT_ROWS}")
 
 
+def _0007_model_windows(db: Database) -> None:
+    """The context window each provider said a model runs with, kept across reloads (the gauge shows it
+    at once and compaction budgets against it before the model list is asked again)."""
+    _run(
+        db,
+        """CREATE TABLE model_windows (
+            provider TEXT NOT NULL,
+            base_url TEXT NOT NULL,
+            model TEXT NOT NULL,
+            context_length INTEGER NOT NULL,
+            updated TEXT NOT NULL,
+            PRIMARY KEY (provider, base_url, model)
+        )""",
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _0001_initial),
     Migration("0002_memory_pinned", _0002_memory_pinned),
@@ -172,6 +188,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_message_reasoning", _0004_message_reasoning),
     Migration("0005_message_images", _0005_message_images),
     Migration("0006_messages_kept", _0006_messages_kept),
+    Migration("0007_model_windows", _0007_model_windows),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

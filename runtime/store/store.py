@@ -26,6 +26,7 @@ from runtime.store.memories import MemoriesMixin
 from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
 from runtime.store.search import SearchMixin
 from runtime.store.sessions import SessionsMixin
+from runtime.store.windows import WindowsMixin
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ def _connect(source: Source) -> sqlite3.Connection:
     return sqlite3.connect(str(source))
 
 
-class Store(SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin):
+class Store(SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 
     def __init__(self, source: Source = None, *, clock: Clock = utc_now) -> None:

@@ -1,14 +1,13 @@
-"""A scriptable fake of OpenRouter and Ollama: a real aiohttp server on 127.0.0.1 speaking their wire formats.
+"""A scriptable fake of OpenRouter, Ollama and llama.cpp's llama-server: a real aiohttp server on 127.0.0.1.
 
     fake = FakeLLM(api_key="sk-or-v1-test")
     base = await fake.start()                     # or: with fake.running_in_thread() as base: ...
-    fake.script([Reply.text("Hello **world**"), Reply.error(402)])
-    ...                                           # point the app at f"{base}/api/v1" (OpenRouter) or base (Ollama)
+    fake.script([Reply.text("Hello **world**"), Reply.error(402)])  # then point the app at the base URL
     fake.requests_to("/api/v1/chat/completions")  # what it saw: method, path, headers, body
 
-Routes: OpenRouter under /api/v1 (models, chat/completions, key, auth/keys), its OAuth page at /auth,
-Ollama at /api/tags, /api/show and /v1/chat/completions (+ /v1/models), and /bench/bytes?n=N for
-throughput benchmarks. Standalone: `python -m scripts.fakes.fake_llm --port 8011`.
+Base URLs: OpenRouter f"{base}/api/v1" (models, chat/completions, key, auth/keys; OAuth page /auth), Ollama
+base (/api/tags, /api/show, /api/chat, /v1/...), an OpenAI-compatible llama-server f"{base}/llamacpp/v1"
+(``llama_server.py``); /bench/bytes?n=N for benchmarks. Standalone: `python -m scripts.fakes.fake_llm --port 8011`.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from aiohttp import web
 from yarl import URL
 
 from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
+from .llama_server import N_CTX, LlamaServerMode
 from .llamacpp import invalid_arguments_refusal, ollama_arguments_refusal
 from .replies import (
     ChunkMaker,
@@ -83,6 +83,7 @@ class FakeLLM:
         self._generation = 0
         self._runner: web.AppRunner | None = None
         self.base_url = ""
+        self.llamacpp = LlamaServerMode(self._chat("ollama"))  # its chat speaks plain OpenAI chunks
 
     # --- scripting and assertions -------------------------------------------------------------
 
@@ -92,13 +93,12 @@ class FakeLLM:
 
     def reset(self, *, api_key: str | None = None, allow_origin: str | None = "*") -> None:
         """Forget scripted replies and recorded traffic; set the accepted key and the CORS origin."""
-        self._queue.clear()
-        self.requests.clear()
-        self.issued_reasoning.clear()
+        for kept in (self._queue, self.requests, self.issued_reasoning):
+            kept.clear()
         self.key_info = dict(KEY_INFO)
         self.api_key = api_key
         self.allow_origin = allow_origin
-        self.streams_completed = self.streams_aborted = 0
+        self.streams_completed, self.streams_aborted, self.llamacpp.n_ctx = 0, 0, N_CTX
 
     def requests_to(self, path: str, method: str | None = None) -> list[RecordedRequest]:
         return [r for r in list(self.requests) if r.path == path and (method is None or r.method == method)]
@@ -126,6 +126,7 @@ class FakeLLM:
         r.add_post("/v1/chat/completions", self._chat("ollama"))
         r.add_post("/api/chat", self._ollama_chat)
         r.add_get("/bench/bytes", self._bench_bytes)
+        self.llamacpp.add_routes(r)
         r.add_route("OPTIONS", "/{tail:.*}", self._preflight)
         return app
 

@@ -287,3 +287,24 @@ def test_images_count_at_a_flat_cost_not_their_bytes() -> None:
     url = "data:image/png;base64," + base64.b64encode(PNG * 100_000).decode()
     payload = _with_image(url, "openai/gpt-4o-mini")
     assert IMAGE_TOKENS <= prompt_tokens(payload) < IMAGE_TOKENS + 100
+
+
+async def test_llama_server_mode_answers_like_llama_server(fake: FakeLLM, http: aiohttp.ClientSession) -> None:
+    base = f"{fake.base_url}/llamacpp"
+    async with http.get(f"{base}/v1/models") as resp:
+        (model,) = (await resp.json())["data"]
+    assert (model["owned_by"], model["meta"]["n_ctx"], model["meta"]["n_ctx_train"]) == ("llamacpp", 8192, 32768)
+    async with http.get(f"{base}/props") as resp:
+        assert (await resp.json())["default_generation_settings"]["n_ctx"] == 8192
+    async with http.get(f"{base}/v1/key") as resp:
+        assert resp.status in (404, 405)  # no key endpoint (the fake answers OPTIONS on every path)
+    fake.script([Reply.text("Paris.")])
+    _, data = await stream(http, f"{base}/v1/chat/completions")
+    chunks = [json.loads(d) for d in data[:-1]]
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    assert (data[-1], text) == ("[DONE]", "Paris.")
+    fake.llamacpp.n_ctx = 16
+    long = {"messages": [{"role": "user", "content": "x" * 100}]}
+    async with http.post(f"{base}/v1/chat/completions", json=long) as resp:
+        body = await resp.json()
+    assert resp.status == 400 and body["error"]["type"] == "exceed_context_size_error" and body["error"]["n_ctx"] == 16

@@ -6,7 +6,8 @@ import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/stream-probe";
-import { isPermissionMode, isReasoningEffort, parseContextLength, providerInfo, type AppSettings } from "./settings/model";
+import { wireAdvanced } from "./settings/advanced";
+import { isPermissionMode, providerInfo, providerName, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { SettingsOrder } from "./settings/ordering";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
@@ -15,6 +16,7 @@ import { ChatView } from "./ui/chat";
 import { mountChatMedia } from "./ui/chat-media";
 import type { ModelInfo } from "./protocol/messages";
 import { ContextGauge } from "./ui/context-gauge";
+import { withholdContinue } from "./ui/endings";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
 import { byTestId } from "./ui/dom";
 import { installKeyboard } from "./ui/keyboard";
@@ -63,6 +65,7 @@ const snapshot = new SnapshotScheduler({
 });
 const client = new RuntimeClient(onWorker);
 const gauge = new ContextGauge((method, params) => client.request(method, params));
+gauge.onMeasure = (used, limit) => withholdContinue(document, used, limit);
 const media = mountChatMedia({
   request: (method, params) => client.request(method, params),
   workspace: (request) => client.workspace(request),
@@ -234,6 +237,7 @@ async function pushConfig(): Promise<void> {
       permissionMode: settings.permissionMode,
       reasoning: settings.reasoning,
       contextLength: settings.contextLength,
+      maxOutput: settings.maxOutput,
       packageIndexUrls,
     },
     key,
@@ -269,8 +273,8 @@ async function checkConnection(): Promise<boolean> {
     await pushConfig();
   }
   panel.setModels(models, settings.model);
-  const label = providerInfo(settings.provider).label;
-  panel.setConnection("ok", `Connected to ${label}: ${models.length} model${models.length === 1 ? "" : "s"} available`);
+  const name = providerName(settings.provider, settings.baseUrl);
+  panel.setConnection("ok", `Connected to ${name}: ${models.length} model${models.length === 1 ? "" : "s"} available`);
   gauge.refresh(); // the model (and its context window) may have changed
   return true;
 }
@@ -363,22 +367,7 @@ async function init(): Promise<void> {
       await pushConfig();
     });
   });
-  const effort = byTestId<HTMLSelectElement>("reasoning-effort");
-  effort.value = settings.reasoning;
-  effort.addEventListener("change", () => {
-    if (!isReasoningEffort(effort.value)) return;
-    settings.reasoning = effort.value;
-    void persist().then(pushConfig);
-  });
-  const contextInput = byTestId<HTMLInputElement>("context-window-input");
-  contextInput.value = settings.contextLength === null ? "" : String(settings.contextLength);
-  contextInput.addEventListener("change", () => {
-    settings.contextLength = parseContextLength(contextInput.value);
-    contextInput.value = settings.contextLength === null ? "" : String(settings.contextLength);
-    void persist()
-      .then(pushConfig)
-      .then(checkConnection); // the model list reports the window in use
-  });
+  wireAdvanced(() => settings, { changed: () => persist().then(pushConfig), windowChanged: checkConnection });
   recording.showReplayInput(settings.provider === "replay");
   const has = await hasKey();
   panel.fill(settings, has);

@@ -20,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 GIF = b"GIF89a" + b"\x01" * 10
 
 
-EARLIER_VERSIONS = [1, 2, 3, 4, 5]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
+EARLIER_VERSIONS = [1, 2, 3, 4, 5, 6]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
 
 
 def copy_of(tmp_path: Path, version: int) -> Path:
@@ -44,7 +44,8 @@ def test_fixture_is_at_its_schema(version: int) -> None:
         assert ("reasoning_details" in message_columns) == (version >= 4)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         assert ("message_images" in tables) == (version >= 5)
-        assert "messages_kept" not in tables
+        assert ("messages_kept" in tables) == (version >= 6)
+        assert "model_windows" not in tables
     finally:
         conn.close()
 

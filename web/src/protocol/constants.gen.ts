@@ -23,8 +23,8 @@ export const REQUEST_IMAGES_MAX_BYTES = 6291456;
 export const EXEC_DEFAULT_TIMEOUT_S = 30;
 /** The longest run_python may run (seconds). */
 export const EXEC_MAX_TIMEOUT_S = 300;
-export const PROVIDER_DEFAULT_BASE_URLS = {"openrouter": "https://openrouter.ai/api/v1", "ollama": "http://localhost:11434", "replay": ""} as const;
-export const PROVIDER_KINDS = ["openrouter", "ollama", "replay"] as const;
+export const PROVIDER_DEFAULT_BASE_URLS = {"openrouter": "https://openrouter.ai/api/v1", "ollama": "http://localhost:11434", "openai-compatible": "http://127.0.0.1:8080/v1", "replay": ""} as const;
+export const PROVIDER_KINDS = ["openrouter", "ollama", "openai-compatible", "replay"] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 export const PERMISSION_MODES = ["ask", "auto-edit", "full-auto", "read-only"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];

@@ -49,6 +49,7 @@ export type Config = {
   permission_mode?: PermissionMode;
   page_origin?: string | null;
   context_length?: number | null;
+  max_output?: number | null;
   reasoning?: "auto" | "off" | "low" | "medium" | "high";
   package_index_urls?: string[] | null;
   replay?: boolean;
@@ -327,7 +328,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   HttpEnd: {"type": {"schema": {"literal": ["http_end"]}, "required": true}, "id": {"schema": "string", "required": true}},
   HttpError: {"type": {"schema": {"literal": ["http_error"]}, "required": true}, "id": {"schema": "string", "required": true}, "kind": {"schema": {"literal": ["network", "timeout", "refused", "aborted", "dropped", "unreachable", "cors", "replay"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ProviderSettings: {"kind": {"schema": "string", "required": true}, "base_url": {"schema": "string", "required": true}, "has_key": {"schema": "boolean", "required": true}},
-  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "reasoning": {"schema": {"literal": ["auto", "off", "low", "medium", "high"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "replay": {"schema": "boolean", "required": false}},
+  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "max_output": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "reasoning": {"schema": {"literal": ["auto", "off", "low", "medium", "high"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "replay": {"schema": "boolean", "required": false}},
   ImageAttachment: {"media_type": {"schema": {"literal": ["image/png", "image/jpeg", "image/gif", "image/webp"]}, "required": true}, "name": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
   UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "replaces_turn": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "images": {"schema": {"list": {"shape": "ImageAttachment"}}, "required": false}},
   AbortTurn: {"type": {"schema": {"literal": ["abort_turn"]}, "required": true}},

@@ -2,7 +2,8 @@
  * The connection doctor's checks, as plain logic over an injected `fetch` (so they are easy to test):
  * mixed content, reachable (a `no-cors` probe), origin (the same request with CORS: refused while the
  * probe got through means the server refuses this page), key and credits (OpenRouter `GET /key`),
- * model (exists, can call tools) and context window. Each result says what to do.
+ * model (exists, can call tools) and context window. An OpenAI-compatible server (llama.cpp, LM Studio,
+ * vLLM…) is named by its host; its key is optional and never checked. Each result says what to do.
  */
 
 import type { ModelInfo, ProviderKind } from "../protocol/messages";
@@ -86,7 +87,9 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
     const advice =
       input.provider === "ollama"
         ? "Is Ollama running (ollama serve) and listening there? On another machine it must listen beyond localhost (OLLAMA_HOST=0.0.0.0)."
-        : "Check the base URL and your network.";
+        : input.provider === "openai-compatible"
+          ? `Is your server running and listening there? For llama.cpp: llama-server -m model.gguf --jinja -c 8192 --port ${new URL(base).port || "8080"}.`
+          : "Check the base URL and your network.";
     results.push({ check: "reachable", state: "fail", text: `Nothing answers at ${base}. ${advice}` });
     return results;
   }
@@ -98,9 +101,15 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
     return results;
   }
   results.push({ check: "origin", state: "ok", text: `Requests from ${input.pageOrigin} are allowed.` });
-  results.push(input.provider === "openrouter" ? await checkKey(input, base) : { check: "key", state: "ok", text: "Ollama needs no key." });
+  results.push(input.provider === "openrouter" ? await checkKey(input, base) : noKeyCheck(input, base));
   results.push(...checkModel(input));
   return results;
+}
+
+function noKeyCheck(input: DoctorInput, base: string): CheckResult {
+  if (input.provider === "ollama") return { check: "key", state: "ok", text: "Ollama needs no key." };
+  const host = new URL(base).host;
+  return { check: "key", state: "ok", text: input.key ? `A key is sent to ${host} (not checked).` : `No key: ${host} is used without one.` };
 }
 
 async function checkKey(input: DoctorInput, base: string): Promise<CheckResult> {
@@ -135,14 +144,24 @@ function checkModel(input: DoctorInput): CheckResult[] {
     model.tools === false
       ? { check: "model", state: "warn", text: `${model.id} cannot call tools: it answers without reading files, running code or fetching pages. Choose a model with the “tools” badge.` }
       : { check: "model", state: "ok", text: `${model.id} is available${model.tools ? " and can call tools" : ""}.` };
-  const n = model.context_length;
-  const context: CheckResult =
-    n === null
-      ? { check: "context", state: "warn", text: "The model's context window is unknown: 32768 tokens are assumed." }
-      : n < SMALL_CONTEXT
-        ? { check: "context", state: "warn", text: `The context window is small (${n} tokens): Tidepool sends a compact prompt and fewer tools, and little room is left for the conversation. Raise it under Advanced → Context window if the model allows.` }
-        : { check: "context", state: "ok", text: `Context window: ${n.toLocaleString("en-US")} tokens.` };
-  return [tools, context];
+  return [tools, checkContext(input.provider, model.context_length)];
+}
+
+function checkContext(provider: ProviderKind, n: number | null): CheckResult {
+  const server = provider === "openai-compatible";
+  const raise = server
+    ? "Start the server with a larger window: llama-server -c 8192 (llama-cpp-python: --n_ctx 8192)."
+    : "Raise it under Advanced → Context window if the model allows.";
+  if (n === null) {
+    const text = server
+      ? "The server did not say its context window: 32768 tokens are assumed. Set the real one under Advanced → Context window."
+      : "The model's context window is unknown: 32768 tokens are assumed.";
+    return { check: "context", state: "warn", text };
+  }
+  if (n < SMALL_CONTEXT) {
+    return { check: "context", state: "warn", text: `The context window is small (${n} tokens): Tidepool sends a compact prompt and fewer tools, and little room is left for the conversation. ${raise}` };
+  }
+  return { check: "context", state: "ok", text: `Context window: ${n.toLocaleString("en-US")} tokens.` };
 }
 
 /** What `connection-status` says: the first problem's advice, or that all is well. */

@@ -26,6 +26,8 @@ export interface AppSettings {
   reasoning: ReasoningEffort;
   /** The context window to ask for (tokens; Ollama's num_ctx); null: the model's maximum up to 8192. */
   contextLength: number | null;
+  /** The most tokens one answer may take (max_tokens); null: the provider's default (a local server: ¼ of the window, ≤ 2048). */
+  maxOutput: number | null;
   /** Where "Connect with OpenRouter" sends the person (and exchanges the code). */
   authBase: string;
 }
@@ -33,6 +35,13 @@ export interface AppSettings {
 export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = [
   { kind: "openrouter", label: "OpenRouter", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.openrouter, keyRequired: true },
   { kind: "ollama", label: "Ollama (local)", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.ollama, keyRequired: false },
+  /** llama.cpp's llama-server, LM Studio, vLLM, LiteLLM…: named after its host, key optional. */
+  {
+    kind: "openai-compatible",
+    label: "OpenAI-compatible server (llama.cpp, LM Studio, vLLM…)",
+    defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS["openai-compatible"],
+    keyRequired: false,
+  },
   /** Answers model requests from a recording file (replay-file-input): no network, for tests and bug reports. */
   { kind: "replay", label: "Replay a recording", defaultBaseUrl: "", keyRequired: false },
 ];
@@ -77,6 +86,7 @@ export function defaultSettings(): AppSettings {
     keyStorage: "encrypted",
     reasoning: "auto",
     contextLength: null,
+    maxOutput: null,
     authBase: DEFAULT_AUTH_BASE,
   };
 }
@@ -85,6 +95,22 @@ export function defaultSettings(): AppSettings {
 export function parseContextLength(value: unknown): number | null {
   const n = typeof value === "string" ? Number(value.trim() || NaN) : value;
   return typeof n === "number" && Number.isInteger(n) && n >= 512 && n <= 10_000_000 ? n : null;
+}
+
+/** An output limit someone typed or stored: a whole number of tokens from 16 up, else null (the default). */
+export function parseMaxOutput(value: unknown): number | null {
+  const n = typeof value === "string" ? Number(value.trim() || NaN) : value;
+  return typeof n === "number" && Number.isInteger(n) && n >= 16 && n <= 1_000_000 ? n : null;
+}
+
+/** How the provider is named to people: a server of one's own by its host ("127.0.0.1:8081"), others by name. */
+export function providerName(kind: ProviderKind, baseUrl: string): string {
+  if (kind !== "openai-compatible") return providerInfo(kind).label;
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return baseUrl || "the server";
+  }
 }
 
 export function isProviderKind(value: string): value is ProviderKind {
@@ -111,6 +137,7 @@ export function sanitizeSettings(stored: unknown): AppSettings {
     keyStorage: s.keyStorage === "session" ? "session" : "encrypted",
     reasoning: isReasoningEffort(s.reasoning) ? s.reasoning : base.reasoning,
     contextLength: parseContextLength(s.contextLength),
+    maxOutput: parseMaxOutput(s.maxOutput),
     authBase: str(s.authBase) ?? base.authBase,
   };
 }

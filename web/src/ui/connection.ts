@@ -41,6 +41,9 @@ export function explainFailure(
   if (provider === "ollama") {
     return `${base} Is Ollama running? Start it with OLLAMA_ORIGINS=${appOrigin} (e.g. \`OLLAMA_ORIGINS=${appOrigin} ollama serve\`) so it accepts requests from this page.`;
   }
+  if (provider === "openai-compatible") {
+    return `${base} Is your server running there and started to accept this page (llama-server allows any origin)? Check the base URL.`;
+  }
   return `${base} Check the base URL and your network.`;
 }
 

@@ -25,6 +25,9 @@ export class ContextGauge {
   private available = false;
   private measured = false;
 
+  /** Called with each measure (the chat withholds Continue when the window is full). */
+  onMeasure: (used: number, limit: number) => void = () => undefined;
+
   constructor(private readonly request: Requester) {
     this.fill = el("span", { class: "context-gauge-fill" });
     this.label = el("span", { class: "context-gauge-label" }, "context");
@@ -71,6 +74,7 @@ export class ContextGauge {
     if (typeof used !== "number" || typeof limit !== "number" || limit <= 0) return;
     const at = typeof compactAt === "number" ? Math.round(compactAt) : limit;
     this.show(Math.round(used), Math.round(limit), at, prompt === "compact");
+    this.onMeasure(Math.round(used), Math.round(limit));
   }
 
   private show(used: number, limit: number, compactAt: number, compactPrompt: boolean): void {
@@ -86,7 +90,7 @@ export class ContextGauge {
     this.label.textContent = `${Math.round(share * 100)}% of ${tokens(limit)}`;
     const left = Math.max(0, compactAt - used);
     this.root.title =
-      `About ${used.toLocaleString("en-US")} of ${limit.toLocaleString("en-US")} tokens of the model's context are in use. ` +
+      `About ${used.toLocaleString("en-US")} of ${limit.toLocaleString("en-US")} tokens of the model's context are in use (estimated from the text; a server that reports no usage is measured the same way). ` +
       (left > 0
         ? `Older turns are summarized when a request would pass ${compactAt.toLocaleString("en-US")} tokens (about ${left.toLocaleString("en-US")} more).`
         : "The next request summarizes older turns to make room.") +

@@ -29,6 +29,25 @@ export function markEnding(node: HTMLElement, reason: string, onContinue: () => 
   node.append(note);
 }
 
+/** Tokens a continuation needs at least: with fewer left in the window, Continue cannot help. */
+export const CONTINUE_ROOM = 256;
+
+/** Whether a continuation still fits a window of `limit` tokens with `used` of them taken. */
+export function continueFits(used: number, limit: number): boolean {
+  return limit - used >= CONTINUE_ROOM;
+}
+
+/** The window is full (`used` of `limit` tokens): a Continue would be refused, so none is offered; the
+ * cut-off reply says why instead. */
+export function withholdContinue(root: ParentNode, used: number, limit: number): void {
+  if (continueFits(used, limit)) return;
+  for (const button of root.querySelectorAll('[data-testid="message-continue"]')) {
+    button.replaceWith(
+      el("span", { class: "hint", "data-testid": "continue-withheld" }, " The context window is full, so it cannot go on: start a new chat, or give the model a larger window (llama-server -c, Advanced → Context window)."),
+    );
+  }
+}
+
 /** Only the newest cut-off reply can be continued. */
 export function dropContinueButtons(root: ParentNode): void {
   for (const button of root.querySelectorAll('[data-testid="message-continue"]')) button.remove();

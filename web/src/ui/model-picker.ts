@@ -84,8 +84,8 @@ export function describeModel(m: ModelInfo): string {
 
 function modelDetails(m: ModelInfo): string {
   const context = m.context_length ? `context ${m.context_length.toLocaleString("en-US")} tokens` : "context unknown";
-  const price = m.prompt_price !== null && m.completion_price !== null ? formatPrice(m) : "price unknown";
-  return `${context} · ${price}`;
+  // No price is shown where the provider gives none (a server of one's own): nothing to be unsure about.
+  return m.prompt_price !== null && m.completion_price !== null ? `${context} · ${formatPrice(m)}` : context;
 }
 
 function formatTokens(n: number): string {

@@ -84,7 +84,7 @@ export class SettingsPanel {
       ? "A key is saved for this provider."
       : info.keyRequired
         ? "No key yet: paste one or connect with OpenRouter."
-        : "Ollama needs no key unless your server asks for one.";
+        : `${info.kind === "ollama" ? "Ollama" : "A local server"} needs no key unless your server asks for one.`;
   }
 
   setModels(models: ModelInfo[], selected: string | null): void {

@@ -355,10 +355,10 @@ export class Adapter {
       model: recorded ? (this.replay?.model ?? s.model) : s.model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
-      // The runtime's policy then asks before every call that would reach the network (docs/recording.md).
-      replay: s.provider === "replay",
+      replay: s.provider === "replay", // then every call that would reach the network asks (docs/recording.md)
       ...(s.reasoning ? { reasoning: s.reasoning } : {}),
       ...(s.contextLength !== undefined ? { context_length: s.contextLength } : {}),
+      ...(s.maxOutput !== undefined ? { max_output: s.maxOutput } : {}),
       ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
     });
   }

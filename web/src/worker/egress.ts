@@ -4,6 +4,8 @@
  * The runtime may reach exactly two places: the configured provider (its base URL and below) and
  * the app's own `/api/proxy` (same origin). Everything else is refused. The provider key is added
  * only when the runtime asked for `auth: "provider"` AND the URL is under the provider base URL.
+ * One sibling is allowed, never with the key: llama.cpp's `/props` beside a base URL ending in `/v1`
+ * (`http://127.0.0.1:8081/v1` → `http://127.0.0.1:8081/props`), where llama-server says its window.
  */
 
 export type EgressDecision =
@@ -28,6 +30,7 @@ export function decideEgress(rawUrl: string, auth: "provider" | "none", policy: 
   if (isUnderBase(url, policy.providerBaseUrl)) {
     return { kind: "provider", url: url.href, authorize: auth === "provider" };
   }
+  if (isServerProps(url, policy.providerBaseUrl)) return { kind: "provider", url: url.href, authorize: false };
   if (url.origin === safeOrigin(policy.appOrigin) && url.pathname === PROXY_PATH) {
     return { kind: "proxy", url: url.href };
   }
@@ -47,6 +50,20 @@ export function isUnderBase(url: URL, baseUrl: string | null): boolean {
   if (url.origin !== base.origin) return false;
   const basePath = base.pathname.replace(/\/+$/, "");
   return basePath === "" || url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
+}
+
+/** True when `url` is exactly `/props` beside a provider base URL that ends in `/v1` (no query). */
+export function isServerProps(url: URL, baseUrl: string | null): boolean {
+  if (!baseUrl || url.search !== "") return false;
+  let base: URL;
+  try {
+    base = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  const root = base.pathname.replace(/\/+$/, "");
+  if (!root.endsWith("/v1") || url.origin !== base.origin) return false;
+  return url.pathname === `${root.slice(0, -"/v1".length)}/props`;
 }
 
 /** Normalize a base URL as typed by a person: trim, drop trailing slashes. Null when unusable. */

@@ -25,6 +25,7 @@ export interface AgentSettings {
   reasoning?: "auto" | "off" | "low" | "medium" | "high";
   /** The context window to ask for (Ollama's num_ctx) and budget against; null: the default. */
   contextLength?: number | null;
+  maxOutput?: number | null;
   /** Package indexes for run_python's micropip (from a test server's config, never the URL); absent: PyPI. */
   packageIndexUrls?: string[];
 }

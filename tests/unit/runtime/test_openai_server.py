@@ -103,13 +103,13 @@ async def test_llama_server_lists_its_window_and_chats_with_max_tokens_and_tool_
     provider = _server(host)
     (model,) = await asyncio.wait_for(provider.list_models(), 5)
     assert (model.id, model.context_length, model.prompt_price, model.completion_price) == (
-        llamacpp.MODEL,
+        llama_server.MODEL,
         4096,
         None,
         None,
     )
     assert not [r for r in host.requests if r["url"].endswith("/props")], "the listing said it: no /props needed"
-    events = await asyncio.wait_for(_collect(provider.stream_chat(HELLO, TOOLS, llamacpp.MODEL)), 5)
+    events = await asyncio.wait_for(_collect(provider.stream_chat(HELLO, TOOLS, llama_server.MODEL)), 5)
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Paris."]
     (body,) = _chat_bodies(host)
     assert (body["max_tokens"], body["tool_choice"], body["tools"]) == (1024, "auto", TOOLS)

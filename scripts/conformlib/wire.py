@@ -138,7 +138,10 @@ def judge_plain(r: Reply) -> tuple[bool, str]:
 def judge_tool_call(r: Reply) -> tuple[bool, str]:
     s = summarise(r.body)
     calls = [f"{c['name']}({c['arguments']})" for c in s.calls.values()]
-    ok = r.status == 200 and bool(s.calls) and all(_parses(c["arguments"]) for c in s.calls.values())
+    # The first call assembled from its fragments must parse; a base model may ramble on into another call
+    # that the output limit cuts (finish "length"), which is real too and stays in the recording.
+    first = next(iter(s.calls.values()), None)
+    ok = r.status == 200 and first is not None and _parses(first["arguments"])
     return ok, f"HTTP {r.status}, calls {calls}, finish {s.finish}, text {s.text[:40]!r}"
 
 

@@ -18,7 +18,8 @@ from typing import Any
 from .llama import ALIAS, LlamaServer, Reply, request
 from .report import Check
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "streams"
+REPOSITORY = Path(__file__).resolve().parents[2]
+FIXTURES = REPOSITORY / "tests" / "fixtures" / "streams"
 WRITE_FILE = {
     "type": "function",
     "function": {
@@ -221,8 +222,9 @@ def cases(ctx: int) -> list[Case]:
 
 
 def _scrub(value: Any, secrets: list[str]) -> Any:
-    """The recorded JSON without this machine's paths (the model path in `/props`)."""
-    text = json.dumps(value, ensure_ascii=False)
+    """The recorded JSON without this machine's paths: the repository's own files relative to it (the chat
+    template), others (the model path in `/props`) as `<cache>`."""
+    text = json.dumps(value, ensure_ascii=False).replace(json.dumps(f"{REPOSITORY}/")[1:-1], "")
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(json.dumps(secret)[1:-1], "<cache>")
     return json.loads(text)

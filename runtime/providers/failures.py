@@ -191,7 +191,7 @@ def from_host_failure(
             "Is the server still running? What arrived is kept; start it again if it stopped, then press Retry."
         )
     elif exc.code == "unreachable":
-        text = f"Nothing answers at {base} ({exc.message}). Is the server running there? {hints.unreachable}"
+        text = f"Nothing answers at {base} ({exc.message}). {hints.unreachable}"  # the hint says what to check
     elif exc.code == "cors":
         text = (
             f"{name} at {base} answered, but the browser kept its reply from this page: the server does not allow "

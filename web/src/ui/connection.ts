@@ -42,7 +42,7 @@ export function explainFailure(
     return `${base} Is Ollama running? Start it with OLLAMA_ORIGINS=${appOrigin} (e.g. \`OLLAMA_ORIGINS=${appOrigin} ollama serve\`) so it accepts requests from this page.`;
   }
   if (provider === "openai-compatible") {
-    return `${base} Is your server running there and started to accept this page (llama-server allows any origin)? Check the base URL.`;
+    return `${base} Check the base URL (the server's /v1); llama-server allows any origin, other servers may need this page's origin allowed.`;
   }
   return `${base} Check the base URL and your network.`;
 }

@@ -1,7 +1,8 @@
-"""The conversation rig most runtime tests drive: a ``StateRig`` with a workspace and a state directory.
+"""The conversation rig most runtime tests drive: a ``StateRig`` with a workspace and a state directory;
+and the ``host`` the provider tests talk to.
 
-Modules that need another rig (a different provider, tool set or no state) define their own ``rig``
-fixture, which takes the place of this one there."""
+Modules that need another rig or host (a different provider, tool set or no state) define their own
+fixture of that name, which takes the place of this one there."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from runtime.providers import known_models
+from tests.support.framehost import FrameHost
 from tests.support.rigs import StateRig
 
 
@@ -21,3 +24,13 @@ async def rig(tmp_path: Path) -> AsyncIterator[StateRig]:
     started = await StateRig(workspace, tmp_path / "state").start()
     yield started
     await started.stop()
+
+
+@pytest.fixture
+async def host() -> AsyncIterator[FrameHost]:
+    """A frame host for one provider; what providers learned of models is forgotten before and after."""
+    known_models.forget_all()
+    h = FrameHost()
+    yield h
+    await h.close()
+    known_models.forget_all()

@@ -129,13 +129,6 @@ class Sleeps(list[float]):
         self.append(seconds)
 
 
-@pytest.fixture
-async def host() -> AsyncIterator[FrameHost]:
-    h = FrameHost()
-    yield h
-    await h.close()
-
-
 async def test_a_retry_is_announced_before_the_wait(host: FrameHost) -> None:
     stream = (Path(__file__).resolve().parents[2] / "fixtures" / "streams" / "openrouter_text.sse").read_bytes()
     replies = [

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +25,6 @@ SERVER = json.loads((STREAMS / "llamacpp_server.json").read_text())
 BASE = "http://127.0.0.1:8081/v1"
 HELLO: list[ChatMessage] = [UserMessage("hi")]
 MODEL = SERVER["models"]["body"]["data"][0]["id"]
-
-
-@pytest.fixture
-async def host() -> AsyncIterator[FrameHost]:
-    known_models.forget_all()
-    h = FrameHost()
-    yield h
-    await h.close()
-    known_models.forget_all()
 
 
 def _recorded(entry: dict[str, Any]) -> HttpReply:

@@ -27,13 +27,6 @@ OLD_WORDING = {
 }
 
 
-@pytest.fixture
-async def host() -> AsyncIterator[FrameHost]:
-    h = FrameHost()
-    yield h
-    await h.close()
-
-
 @pytest.mark.parametrize(
     ("body", "n_ctx", "n_prompt"),
     [

@@ -13,7 +13,6 @@ import pytest
 
 from runtime.chat.messages import AssistantMessage, ChatMessage, ToolCall, ToolResultMessage, UserMessage
 from runtime.errors import ProviderError
-from runtime.providers import known_models
 from runtime.providers.base import Finished, ProviderEndpoint, ProviderNotice, ReasoningDelta, StreamEvent, UsageReport
 from runtime.providers.registry import builtin_providers
 from tests.support.framehost import FrameHost, HttpReply, split_at
@@ -27,15 +26,6 @@ SHOW = {
     "llava:7b": {"model_info": {"llama.context_length": 4096}, "capabilities": ["completion", "vision"]},
 }
 DONE = b'{"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}\n'
-
-
-@pytest.fixture
-async def host() -> AsyncIterator[FrameHost]:
-    known_models.forget_all()
-    h = FrameHost()
-    yield h
-    await h.close()
-    known_models.forget_all()
 
 
 def _ollama(host: FrameHost, **settings: Any) -> Any:

@@ -35,15 +35,6 @@ LLAMA_CPP_PYTHON_MODELS = {
 }
 
 
-@pytest.fixture
-async def host() -> AsyncIterator[FrameHost]:
-    known_models.forget_all()
-    h = FrameHost()
-    yield h
-    await h.close()
-    known_models.forget_all()
-
-
 def _server(host: FrameHost, **settings: Any) -> Any:
     return builtin_providers().create(ProviderEndpoint("openai-compatible", BASE, False, None, **settings), host.http())
 

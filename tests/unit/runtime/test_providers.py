@@ -46,13 +46,6 @@ def _script(*replies: HttpReply) -> Any:
     return lambda request: queue.pop(0) if len(queue) > 1 else queue[0]
 
 
-@pytest.fixture
-async def host() -> AsyncIterator[FrameHost]:
-    h = FrameHost()
-    yield h
-    await h.close()
-
-
 RECORDED = [
     pytest.param(
         "openrouter_text.sse",

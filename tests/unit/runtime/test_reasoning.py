@@ -35,15 +35,6 @@ ENCRYPTED = {
 }
 
 
-@pytest.fixture
-async def host() -> AsyncIterator[FrameHost]:
-    known_models.forget_all()
-    h = FrameHost()
-    yield h
-    await h.close()
-    known_models.forget_all()
-
-
 async def _collect(stream: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
     return [event async for event in stream]
 

@@ -29,27 +29,25 @@ from typing import Any
 from aiohttp import web
 from yarl import URL
 
-from .catalog import OPENROUTER_MODELS, ollama_openai_models, ollama_show, ollama_tags
+from .catalog import OPENROUTER_MODELS
 from .llama_server import N_CTX, LlamaServerMode
-from .llamacpp import invalid_arguments_refusal, ollama_arguments_refusal
+from .llamacpp import invalid_arguments_refusal
+from .ollama_routes import DROP_AFTER_S, OllamaRoutes, write_split
 from .replies import (
     ChunkMaker,
     Flavor,
     Reply,
     completion_json,
     error_body,
-    ollama_lines,
     reasoning_details,
     stream_chunks,
     usage_for,
 )
-from .strict import MAX_BODY_BYTES, ReceivedImage, ollama_refusal, openrouter_refusal, received, unsigned_call
+from .strict import MAX_BODY_BYTES, ReceivedImage, openrouter_refusal, received, unsigned_call
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-DROP_AFTER_S = 0.3  # a dropped reply's text is on the wire before the connection goes
-SPLIT_PAUSE_S = 0.002  # between the two halves of an event, so they travel in separate TCP writes
 KEY_INFO = {"label": "sk-or-v1-fak...e00", "limit": None, "limit_reset": None, "limit_remaining": None,
             "usage": 0.0123, "usage_daily": 0.0123, "is_free_tier": False}
 
@@ -66,7 +64,7 @@ class RecordedRequest:
         return json.loads(self.body or b"null")
 
 
-class FakeLLM:
+class FakeLLM(OllamaRoutes):
     def __init__(self, *, api_key: str | None = None, allow_origin: str | None = "*",
                  default_reply: Reply | None = None) -> None:
         self.api_key = api_key  # None: any key (or none) is accepted
@@ -277,7 +275,7 @@ class FakeLLM:
                 await response.write(b": OPENROUTER PROCESSING\n\n")
                 await response.write(b": OPENROUTER PROCESSING\n\n")
             for chunk in stream_chunks(reply, maker, usage):
-                await self._write_split(response, f"data: {json.dumps(chunk)}\n\n".encode())
+                await write_split(response, f"data: {json.dumps(chunk)}\n\n".encode())
                 delta = chunk["choices"][0]["delta"] if chunk["choices"] else {}
                 if reply.delay_s and (delta.get("content") or delta.get("reasoning")):
                     await asyncio.sleep(reply.delay_s)
@@ -286,7 +284,7 @@ class FakeLLM:
                 request.transport.abort()
                 return response
             if reply.kind not in ("stream_error", "empty_stream"):
-                await self._write_split(response, b"data: [DONE]\n\n")
+                await write_split(response, b"data: [DONE]\n\n")
             await response.write_eof()
         except (ConnectionResetError, ConnectionError):
             self.streams_aborted += 1
@@ -294,67 +292,6 @@ class FakeLLM:
             return response
         self.streams_completed += 1
         return response
-
-    @staticmethod
-    async def _write_split(response: web.StreamResponse, event: bytes) -> None:
-        """Write an event in two pieces, cut mid-event, as real servers and proxies do."""
-        cut = max(1, len(event) // 2)
-        await response.write(event[:cut])
-        await asyncio.sleep(SPLIT_PAUSE_S)
-        await response.write(event[cut:])
-
-    # --- Ollama native API --------------------------------------------------------------------
-
-    async def _ollama_chat(self, request: web.Request) -> web.StreamResponse:
-        """Ollama's native chat: NDJSON lines; a model without the tools capability refuses tools."""
-        payload = await request.json()
-        model = str(payload.get("model") or "")
-        shown = ollama_show(model)
-        if shown is None:
-            return web.json_response({"error": f"model '{model}' not found"}, status=404)
-        refusal = ollama_refusal(payload, model, shown["capabilities"]) or ollama_arguments_refusal(payload)
-        if refusal is not None:
-            return web.json_response({"error": refusal[1]}, status=refusal[0])
-        reply = self._queue.popleft() if self._queue else self.default_reply
-        if reply.kind == "http_error":
-            return web.json_response({"error": reply.message}, status=reply.status)
-        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
-        origin = request.headers.get("Origin")
-        if origin and self.allow_origin is not None:
-            self._add_cors(response, origin)
-        await response.prepare(request)
-        prompt = max(1, len(json.dumps(payload.get("messages", []))) // 4)
-        try:
-            for line in ollama_lines(reply, model, prompt, bool(payload.get("think"))):
-                await self._write_split(response, (json.dumps(line) + "\n").encode())
-                if reply.delay_s:
-                    await asyncio.sleep(reply.delay_s)
-            if reply.kind == "drop" and request.transport is not None:
-                await asyncio.sleep(DROP_AFTER_S)
-                request.transport.abort()
-                return response
-            await response.write_eof()
-        except (ConnectionResetError, ConnectionError):
-            self.streams_aborted += 1
-            return response
-        self.streams_completed += 1
-        return response
-
-    async def _ollama_tags(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response(ollama_tags())
-
-    async def _ollama_show(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
-        shown = ollama_show(str(body.get("model") or body.get("name") or ""))
-        if shown is None:
-            return web.json_response({"error": f"model '{body.get('model')}' not found"}, status=404)
-        return web.json_response(shown)
-
-    async def _ollama_version(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response({"version": "0.12.3"})
-
-    async def _ollama_models(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response(ollama_openai_models())
 
     async def _bench_bytes(self, request: web.Request) -> web.StreamResponse:
         size = min(int(request.query.get("n", "1048576")), 256 * 1024 * 1024)

@@ -16,6 +16,7 @@ import type { Attachment, Incoming } from "./incoming";
 import { fitExecOutcome } from "./exec-fit";
 import { UiRequests } from "./ui-requests";
 import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
+import { FirstTokenHold } from "./first-token";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
 /**
@@ -60,15 +61,14 @@ export class Adapter {
   private flusher: Flusher | null = null;
   private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
   private readyWaiters: ((outcome: Error | null) => void)[] = [];
-  private readonly awaitingToken = new Set<string>(); // provider requests before their first token
-  private tokenWaiters: (() => void)[] = [];
+  private readonly firstToken = new FirstTokenHold();
 
   constructor(private readonly io: AdapterIO) {
     this.uiRequests = new UiRequests(io.toMain, io.incoming);
     this.http = new HttpExecutor({
       send: (m) => {
         this.send(m);
-        if (m.type === "http_end" || m.type === "http_error") this.tokenArrived(m.id);
+        if (m.type === "http_end" || m.type === "http_error") this.firstToken.arrived(m.id);
       },
       credentials: () => ({
         policy: {
@@ -221,13 +221,13 @@ export class Adapter {
       case "hello":
         return this.onHello(message.protocol);
       case "http_request":
-        if (message.auth === "provider") this.awaitingToken.add(message.id);
+        if (message.auth === "provider") this.firstToken.requested(message.id);
         return this.http.start(message);
       case "cancel":
         this.io.cancelExec?.(message.id);
         return this.http.cancel(message.id);
       case "event":
-        if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.tokenArrived(null);
+        if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.firstToken.arrived(null);
         if (message.event.kind === "session_opened") this.recorder.setSession(message.event.session_id);
         if (message.event.kind === "ready") {
           this.state = "ready";
@@ -276,7 +276,7 @@ export class Adapter {
       this.workspaceChanged(request);
       return;
     }
-    if (this.awaitingToken.size > 0) await this.afterFirstToken(FLUSH_HOLD_MAX_MS); // (held saves keep their order)
+    if (this.firstToken.holding) await this.firstToken.released(FLUSH_HOLD_MAX_MS); // (held saves keep their order)
     // Every flush_request gets its reply: the runtime waits for it (up to 30 s) before the next step.
     const outcome: FlushOutcome = await this.flusher(request).catch((err: unknown) => ({
       ok: false as const,
@@ -286,27 +286,6 @@ export class Adapter {
     this.workspaceChanged(request);
     if (outcome.ok) this.send({ type: "reply", id: request.id, ok: true, result: {} });
     else this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
-  }
-
-  /** Resolves once no model request waits for its first token (or after `maxMs`). */
-  private afterFirstToken(maxMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, maxMs);
-      const waiters = this.tokenWaiters;
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      waiters.push(done);
-    });
-  }
-
-  /** A token (any event of the turn) arrived, or request `id` ended: held saves may run. */
-  private tokenArrived(id: string | null): void {
-    if (id === null) this.awaitingToken.clear();
-    else this.awaitingToken.delete(id);
-    if (this.awaitingToken.size > 0) return;
-    for (const waiter of this.tokenWaiters.splice(0)) waiter();
   }
 
   /** Tell the main thread which workspace paths a tool changed (the files panel refreshes). */

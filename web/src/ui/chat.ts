@@ -4,6 +4,7 @@
  * markdown at most once per animation frame, so the main thread stays light.
  */
 
+import { ScrollingList } from "./scrolling-list";
 import { earlierButton } from "./earlier-messages";
 import type { ApprovalDecision, ImageAttachment, UiEvent } from "../protocol/messages";
 import type { ChatMedia } from "./chat-media";
@@ -35,6 +36,7 @@ const LOCAL_STOP_GRACE_MS = 5000;
 export class ChatView {
   private readonly list = document.querySelector<HTMLElement>(".messages") as HTMLElement;
   private readonly empty = document.querySelector<HTMLElement>(".empty-state") as HTMLElement;
+  private readonly scroll = new ScrollingList(this.list, this.empty);
   private readonly input = byTestId<HTMLTextAreaElement>("chat-input");
   private readonly sendButton = byTestId<HTMLButtonElement>("chat-send");
   private readonly stopButton = byTestId<HTMLButtonElement>("chat-stop");
@@ -175,7 +177,7 @@ export class ChatView {
       }
       if (message.role === "user") endTurn();
       this.turnId = message.turnId;
-      if (message.reasoning) this.push(new ReasoningBlock(message.reasoning, false).root);
+      if (message.reasoning) this.scroll.push(new ReasoningBlock(message.reasoning, false).root);
       if (message.text || message.images.length) {
         const node = this.addMessage(message.role, message.text);
         if (message.role === "assistant" && message.finishReason) this.markEnding(node, message.finishReason);
@@ -191,7 +193,7 @@ export class ChatView {
     this.empty.hidden = this.list.childElementCount > 0;
     if (view.runningTurn) this.setRunning(true);
     placeRegenerate(this.list, this.messageHost);
-    this.scrollToEnd();
+    this.scroll.toEnd();
   }
 
   /** ↑ in the empty box: edit the last message sent. */
@@ -291,10 +293,10 @@ export class ChatView {
       card = new ToolCard(callId, name, args, (id, decision) => this.actions.decide(id, decision));
       if (this.turnId) card.root.dataset.turnId = this.turnId;
       this.cards.set(callId, card);
-      this.push(card.root);
+      this.scroll.push(card.root);
     } else {
       if (args !== undefined) card.setArguments(args);
-      if (place) this.push(card.root);
+      if (place) this.scroll.push(card.root);
     }
     return card;
   }
@@ -304,11 +306,10 @@ export class ChatView {
       this.flush();
       this.segment = null; // the reply that follows goes below its reasoning
       this.thinking = new ReasoningBlock();
-      this.push(this.thinking.root);
+      this.scroll.push(this.thinking.root);
     }
-    const stick = this.nearBottom();
-    this.thinking.append(text);
-    if (stick) this.scrollToEnd();
+    const thinking = this.thinking;
+    this.scroll.following(() => thinking.append(text));
   }
 
   private markEnding(node: HTMLElement, reason: string): void {
@@ -343,10 +344,10 @@ export class ChatView {
   private flush(): void {
     if (this.frame !== 0) cancelAnimationFrame(this.frame);
     this.frame = 0;
-    const stick = this.nearBottom();
-    for (const seg of this.dirty) renderSegment(seg);
-    this.dirty.clear();
-    if (stick) this.scrollToEnd();
+    this.scroll.following(() => {
+      for (const seg of this.dirty) renderSegment(seg);
+      this.dirty.clear();
+    });
   }
 
   /** A turn ended: render its (not too long) replies once as a whole, exactly as markdown means them. */
@@ -362,35 +363,18 @@ export class ChatView {
     const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
     if (this.turnId) node.dataset.turnId = this.turnId;
     attachActions(node, () => text, this.messageHost);
-    this.push(node);
+    this.scroll.push(node);
     return node;
   }
 
   private note(text: string): void {
-    this.push(el("div", { class: "turn-note" }, text));
+    this.scroll.push(el("div", { class: "turn-note" }, text));
   }
 
   /** Something the runtime wants the person to know that is not a turn's error (a restored save, …). */
   private notice(code: string, text: string): void {
     if (code === "retrying") clearRetryNotices(this.list);
-    this.push(noticeNode(code, text));
-  }
-
-  private push(node: HTMLElement): void {
-    const stick = this.nearBottom();
-    this.empty.hidden = true;
-    this.list.append(node);
-    if (stick) this.scrollToEnd();
-  }
-
-  private nearBottom(): boolean {
-    const scroller = this.list.parentElement ?? this.list;
-    return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
-  }
-
-  private scrollToEnd(): void {
-    const scroller = this.list.parentElement ?? this.list;
-    scroller.scrollTop = scroller.scrollHeight;
+    this.scroll.push(noticeNode(code, text));
   }
 
   private autosize(): void {

@@ -7,7 +7,7 @@ import { RuntimeClient } from "./runtime-client";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/stream-probe";
 import { wireAdvanced } from "./settings/advanced";
-import { isPermissionMode, providerInfo, providerName, type AppSettings } from "./settings/model";
+import { agentSettings, isPermissionMode, providerInfo, providerName, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { SettingsOrder } from "./settings/ordering";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
@@ -228,20 +228,7 @@ async function hasKey(): Promise<boolean> {
 
 async function pushConfig(): Promise<void> {
   const key = await keys.get(settings.provider, settings.keyStorage);
-  client.post({
-    type: "configure",
-    settings: {
-      provider: settings.provider,
-      baseUrl: settings.baseUrl,
-      model: settings.model,
-      permissionMode: settings.permissionMode,
-      reasoning: settings.reasoning,
-      contextLength: settings.contextLength,
-      maxOutput: settings.maxOutput,
-      packageIndexUrls,
-    },
-    key,
-  });
+  client.post({ type: "configure", settings: agentSettings(settings, packageIndexUrls), key });
 }
 
 async function persist(): Promise<void> {

@@ -6,6 +6,7 @@ import {
   type PermissionMode,
   type ProviderKind,
 } from "../protocol/messages";
+import type { AgentSettings } from "../worker/main-worker-messages";
 
 export type KeyStorage = "encrypted" | "session";
 
@@ -140,4 +141,10 @@ export function sanitizeSettings(stored: unknown): AppSettings {
     maxOutput: parseMaxOutput(s.maxOutput),
     authBase: str(s.authBase) ?? base.authBase,
   };
+}
+
+/** What the agent worker is told of the settings (never the key, which travels beside them). */
+export function agentSettings(settings: AppSettings, packageIndexUrls: string[]): AgentSettings {
+  const { provider, baseUrl, model, permissionMode, reasoning, contextLength, maxOutput } = settings;
+  return { provider, baseUrl, model, permissionMode, reasoning, contextLength, maxOutput, packageIndexUrls };
 }

@@ -9,7 +9,7 @@ import type { JsonObject } from "../../protocol/codec";
 import type { Attachment } from "../../worker/incoming";
 import type { RequestResult } from "../../worker/main-worker-messages";
 import { PROXY_PATH } from "../../worker/egress";
-import { el } from "../dom";
+import { el } from "../shared/dom";
 import { registerPanel, type PanelHandle } from "./registry";
 import {
   ACCEPT,

@@ -6,10 +6,10 @@
  * (`data-prompt="compact"`); the title says so.
  */
 
-import { isJsonObject } from "../protocol/codec";
-import type { WorkerToMain } from "../worker/main-worker-messages";
-import { el } from "./dom";
-import type { Requester } from "./panels/records";
+import { isJsonObject } from "../../protocol/codec";
+import type { WorkerToMain } from "../../worker/main-worker-messages";
+import { el } from "../shared/dom";
+import type { Requester } from "../panels/records";
 import "./context-gauge.css";
 
 const REFRESH_DELAY_MS = 120;

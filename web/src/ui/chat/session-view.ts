@@ -1,6 +1,6 @@
 /** A runtime *session view* (docs/protocol.md, `session_current`) as plain values the chat can show. */
 
-import { isJsonObject, type JsonObject } from "../protocol/codec";
+import { isJsonObject, type JsonObject } from "../../protocol/codec";
 
 export type HistoryCallStatus = "ok" | "error" | "denied" | "running" | "pending-approval" | "interrupted";
 

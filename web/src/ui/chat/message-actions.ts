@@ -9,9 +9,9 @@
  * runtime keeps the old ones in the store as an earlier branch).
  */
 
-import { copyText } from "./clipboard";
+import { copyText } from "../shared/clipboard";
 import "./message-actions.css";
-import { el } from "./dom";
+import { el } from "../shared/dom";
 
 export interface MessageActionHost {
   /** A turn runs: nothing can be regenerated or edited now. */

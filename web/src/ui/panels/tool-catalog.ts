@@ -3,7 +3,7 @@
  * registry's entries), never from a list of names kept here: a tool added in Python is known at once.
  */
 
-import type { ToolEffect, ToolInfo } from "../protocol/messages";
+import type { ToolEffect, ToolInfo } from "../../protocol/messages";
 
 /** The names of the catalog's tools with this effect (e.g. `memory`: the tools that change memories). */
 export function toolsWithEffect(tools: readonly ToolInfo[], effect: ToolEffect): ReadonlySet<string> {

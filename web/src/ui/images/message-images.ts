@@ -6,11 +6,11 @@
  * Stored images are read one at a time from the runtime (`message_image`, `workspace_image`).
  */
 
-import { isJsonObject, type JsonObject } from "../protocol/codec";
-import type { RequestResult } from "../worker/main-worker-messages";
-import { IMAGE_MEDIA_TYPES, type ImageAttachment } from "../protocol/messages";
-import { el } from "./dom";
-import { fromBase64 } from "../protocol/base64";
+import { isJsonObject, type JsonObject } from "../../protocol/codec";
+import type { RequestResult } from "../../worker/main-worker-messages";
+import { IMAGE_MEDIA_TYPES, type ImageAttachment } from "../../protocol/messages";
+import { el } from "../shared/dom";
+import { fromBase64 } from "../../protocol/base64";
 import { shownImage, type ShownImage } from "./safe-image";
 import "./attachments.css";
 

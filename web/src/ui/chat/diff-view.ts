@@ -4,7 +4,7 @@
  */
 
 import "./diff-view.css";
-import { el } from "./dom";
+import { el } from "../shared/dom";
 
 export type DiffLineKind = "add" | "del" | "hunk" | "file" | "context";
 

@@ -4,9 +4,9 @@
  * requests (the worker does both: worker/recording.ts).
  */
 
-import type { RequestResult } from "../worker/main-worker-messages";
-import { byTestId } from "./dom";
-import { saveFile } from "./save-file";
+import type { RequestResult } from "../../worker/main-worker-messages";
+import { byTestId } from "../shared/dom";
+import { saveFile } from "../shared/save-file";
 
 export interface RecordingActions {
   exportRecording(): Promise<RequestResult>;

@@ -1,9 +1,9 @@
 /** A `tool-call` card: name, status, expandable arguments and result, approval buttons. */
 
-import type { ApprovalDecision } from "../protocol/messages";
+import type { ApprovalDecision } from "../../protocol/messages";
 import { codeArgument, renderPreview } from "./diff-view";
-import { el } from "./dom";
-import { toolImages, type ImageLoader } from "./message-images";
+import { el } from "../shared/dom";
+import { toolImages, type ImageLoader } from "../images/message-images";
 import { networkNotice } from "./run-network";
 import "./tool-card.css";
 import type { HistoryCallStatus } from "./session-view";

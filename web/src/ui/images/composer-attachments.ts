@@ -9,8 +9,8 @@
  * elsewhere on the chat, is uploaded to the workspace and named in the message text.
  */
 
-import { IMAGES_PER_MESSAGE, MESSAGE_IMAGES_MAX_BYTES, type ImageAttachment } from "../protocol/messages";
-import { el } from "./dom";
+import { IMAGES_PER_MESSAGE, MESSAGE_IMAGES_MAX_BYTES, type ImageAttachment } from "../../protocol/messages";
+import { el } from "../shared/dom";
 import { isImageFile, prepareImage, type PreparedImage } from "./image-prep";
 import { rasterDataUrl } from "./safe-image";
 import "./attachments.css";

@@ -7,7 +7,7 @@
  * markdown rendering. Other events reach the chat as usual.
  */
 
-import type { UiEvent } from "../protocol/messages";
+import type { UiEvent } from "../../protocol/messages";
 
 export const TEXT_EVENT = "tidepool:text";
 

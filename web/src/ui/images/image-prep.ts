@@ -5,8 +5,8 @@
  * IMAGE_MAX_BYTES; anything else is a sentence saying why not.
  */
 
-import { IMAGE_MAX_BYTES, IMAGE_MEDIA_TYPES, type ImageAttachment, type ImageMediaType } from "../protocol/messages";
-import { toBase64 } from "../protocol/base64";
+import { IMAGE_MAX_BYTES, IMAGE_MEDIA_TYPES, type ImageAttachment, type ImageMediaType } from "../../protocol/messages";
+import { toBase64 } from "../../protocol/base64";
 
 /** Longer side after scaling: what providers scale to anyway (more only costs tokens and bytes). */
 export const MAX_EDGE = 2048;

@@ -4,8 +4,8 @@
  * chosen model's context window, price and what it can do (tools / reasoning / vision badges).
  */
 
-import type { ModelInfo } from "../protocol/messages";
-import { byTestId, el } from "./dom";
+import type { ModelInfo } from "../../protocol/messages";
+import { byTestId, el } from "../shared/dom";
 
 /** The model a fresh connection should use: the first that can call tools (an agent needs them). */
 export function defaultModel(models: readonly ModelInfo[]): string | null {

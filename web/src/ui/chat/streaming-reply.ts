@@ -3,9 +3,9 @@
  * tail is rendered again each frame (see stableCut); the finished reply is rendered once as a whole.
  */
 
-import { el } from "./dom";
-import { highlighterLoaded, withoutGuessing } from "./highlight-loader";
-import { renderInto } from "./markdown";
+import { el } from "../shared/dom";
+import { highlighterLoaded, withoutGuessing } from "../markdown/highlight-loader";
+import { renderInto } from "../markdown/markdown";
 import { piecesDiffer, stableCut } from "./stream-split";
 
 /** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */

@@ -3,11 +3,11 @@
  * tool cards, and the images a user message carries again when it is edited or regenerated.
  */
 
-import { isJsonObject } from "../protocol/codec";
-import type { ImageAttachment } from "../protocol/messages";
-import type { RequestResult } from "../worker/main-worker-messages";
-import type { WorkspaceRequest } from "../worker/workspace-fs";
-import { byTestId } from "./dom";
+import { isJsonObject } from "../../protocol/codec";
+import type { ImageAttachment } from "../../protocol/messages";
+import type { RequestResult } from "../../worker/main-worker-messages";
+import type { WorkspaceRequest } from "../../worker/workspace-fs";
+import { byTestId } from "../shared/dom";
 import { ComposerAttachments, type SentImage } from "./composer-attachments";
 import { ImageLoader, sentImages, storedImages, type Request, type StoredImageRef } from "./message-images";
 

@@ -4,8 +4,8 @@
  * problem's advice goes to `connection-status`.
  */
 
-import { summary, type CheckResult } from "../settings/doctor";
-import { byTestId, el } from "./dom";
+import { summary, type CheckResult } from "../../settings/doctor";
+import { byTestId, el } from "../shared/dom";
 
 const MARKS: Record<CheckResult["state"], string> = { ok: "✓", warn: "!", fail: "✕" };
 

@@ -6,13 +6,13 @@
 
 import { ScrollingList } from "./scrolling-list";
 import { earlierButton } from "./earlier-messages";
-import type { ApprovalDecision, ImageAttachment, UiEvent } from "../protocol/messages";
-import type { ChatMedia } from "./chat-media";
-import type { SentImage } from "./composer-attachments";
-import { byTestId, el } from "./dom";
+import type { ApprovalDecision, ImageAttachment, UiEvent } from "../../protocol/messages";
+import type { ChatMedia } from "../images/chat-media";
+import type { SentImage } from "../images/composer-attachments";
+import { byTestId, el } from "../shared/dom";
 import type { SessionView } from "./session-view";
-import { onHighlighterReady } from "./highlight-loader";
-import { renderInto, rerenderCode } from "./markdown";
+import { onHighlighterReady } from "../markdown/highlight-loader";
+import { renderInto, rerenderCode } from "../markdown/markdown";
 import { attachActions, editLast, placeRegenerate, removeAfter, setSource, sourceOf, type MessageActionHost } from "./message-actions";
 import { CONTINUE_PROMPT, clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "./endings";
 import { ReasoningBlock } from "./reasoning";

@@ -3,9 +3,9 @@
  * model list and the connection status. It reads and shows values; main.ts decides what they do.
  */
 
-import type { ModelInfo, ProviderKind } from "../protocol/messages";
-import { KEY_STORAGE_HELP, isProviderKind, providerInfo, type AppSettings, type KeyStorage } from "../settings/model";
-import { byTestId } from "./dom";
+import type { ModelInfo, ProviderKind } from "../../protocol/messages";
+import { KEY_STORAGE_HELP, isProviderKind, providerInfo, type AppSettings, type KeyStorage } from "../../settings/model";
+import { byTestId } from "../shared/dom";
 import { ModelPicker } from "./model-picker";
 
 export interface SettingsForm {

@@ -1,23 +1,20 @@
 /**
- * The conversation: user / assistant / error `message`s and `tool-call` cards, the composer
- * (Enter sends, Shift+Enter newline) and the stop control (also Esc). Streaming text is rendered as
- * markdown at most once per animation frame, so the main thread stays light.
+ * The conversation: what a turn does as the runtime's events arrive, and the person's actions on it
+ * (send, stop, edit, regenerate, continue). What is drawn is the transcript's (transcript.ts), the
+ * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's.
  */
 
-import { ScrollingList } from "./scrolling-list";
-import { earlierButton } from "./earlier-messages";
 import type { ApprovalDecision, ImageAttachment, UiEvent } from "../../protocol/messages";
 import type { ChatMedia } from "../images/chat-media";
 import type { SentImage } from "../images/composer-attachments";
-import { byTestId, el } from "../shared/dom";
+import { CONTINUE_PROMPT } from "./endings";
+import { editLast, setSource, type MessageActionHost } from "./message-actions";
+import { Composer } from "./composer";
+import { drawHistory } from "./history";
+import { ReplyStream } from "./reply-stream";
 import type { SessionView } from "./session-view";
-import { onHighlighterReady } from "../markdown/highlight-loader";
-import { renderInto, rerenderCode } from "../markdown/markdown";
-import { attachActions, editLast, placeRegenerate, removeAfter, setSource, sourceOf, type MessageActionHost } from "./message-actions";
-import { CONTINUE_PROMPT, clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "./endings";
-import { ReasoningBlock } from "./reasoning";
-import { newTurnId, renderSegment, renderWhole, startSegment, type Segment } from "./streaming-reply";
-import { ToolCard } from "./tool-card";
+import { newTurnId } from "./streaming-reply";
+import { Transcript } from "./transcript";
 
 export interface ChatActions {
   /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit, regenerate). */
@@ -29,61 +26,33 @@ export interface ChatActions {
   showEarlier(count: number): void;
 }
 
-type Role = "user" | "assistant" | "error";
-
 const LOCAL_STOP_GRACE_MS = 5000;
 
 export class ChatView {
-  private readonly list = document.querySelector<HTMLElement>(".messages") as HTMLElement;
-  private readonly empty = document.querySelector<HTMLElement>(".empty-state") as HTMLElement;
-  private readonly scroll = new ScrollingList(this.list, this.empty);
-  private readonly input = byTestId<HTMLTextAreaElement>("chat-input");
-  private readonly sendButton = byTestId<HTMLButtonElement>("chat-send");
-  private readonly stopButton = byTestId<HTMLButtonElement>("chat-stop");
-  private readonly cards = new Map<string, ToolCard>();
-  private segment: Segment | null = null;
-  private thinking: ReasoningBlock | null = null; // the reasoning streaming now, folded when the answer starts
-  private lastReply: HTMLElement | null = null; // this turn's latest assistant message
-  private dirty = new Set<Segment>();
-  private streamed: Segment[] = []; // this turn's streamed replies, rendered in pieces
-  private frame = 0;
-  private running = false;
-  private canSend = false;
-  private stopTimer: ReturnType<typeof setTimeout> | null = null;
-  private turnId: string | null = null; // the turn whose messages arrive now
-  private readonly messageHost: MessageActionHost = {
+  private readonly host: MessageActionHost = {
     busy: () => this.running || !this.canSend,
     resend: (node, text, replaces) => this.resend(node, text, replaces),
   };
+  private readonly transcript = new Transcript(this.host, (id, decision) => this.actions.decide(id, decision));
+  private readonly stream: ReplyStream;
+  private readonly composer: Composer;
+  private running = false;
+  private canSend = false;
+  private stopTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly actions: ChatActions,
     private readonly media: ChatMedia | null = null,
   ) {
-    this.input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-        e.preventDefault();
-        this.submit();
-      }
-    });
-    this.input.addEventListener("input", () => this.autosize());
-    this.sendButton.addEventListener("click", () => this.submit());
-    this.stopButton.addEventListener("click", () => this.stop());
-    document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && this.running && !e.defaultPrevented) {
-        e.preventDefault();
-        this.stop();
-      }
-    });
-    this.syncControls();
-    // The highlighter arrived (loaded on the first code block): draw the finished replies' code again.
-    onHighlighterReady(() => rerenderCode(this.list, new Set(this.streamed.map((seg) => seg.node)), sourceOf));
+    this.composer = new Composer({ submit: () => this.submit(), stop: () => this.stop(), running: () => this.running });
+    this.composer.sync(this.canSend, this.running);
+    this.stream = new ReplyStream(this.transcript);
   }
 
   /** Whether the runtime can take a message now (ready, not booting). */
   setAvailable(available: boolean): void {
     this.canSend = available;
-    this.syncControls();
+    this.composer.sync(this.canSend, this.running);
   }
 
   get isRunning(): boolean {
@@ -91,65 +60,40 @@ export class ChatView {
   }
 
   onEvent(event: UiEvent): void {
+    const { transcript, stream } = this;
     switch (event.kind) {
       case "turn_started":
-        this.turnId = event.turn_id;
+        transcript.turnId = event.turn_id;
         return this.setRunning(true);
       case "text_delta":
-        clearRetryNotices(this.list);
-        this.foldThinking();
-        return this.appendText(event.text);
+        transcript.clearRetrying();
+        return stream.text(event.text);
       case "reasoning_delta":
-        clearRetryNotices(this.list);
-        return this.appendReasoning(event.text);
+        transcript.clearRetrying();
+        return stream.reasoning(event.text);
       case "reply_finished":
-        this.flush();
-        if (this.lastReply) this.markEnding(this.lastReply, event.finish_reason);
+        stream.flush();
+        if (stream.lastReply) this.markEnding(stream.lastReply, event.finish_reason);
         return;
       case "tool_started":
-        this.foldThinking();
-        this.card(event.call_id, event.name, event.arguments).started();
-        this.segment = null;
-        return;
       case "approval_needed":
-        this.foldThinking();
-        this.card(event.call_id, event.name, event.arguments).askApproval(event.preview, event.always_asks);
-        this.segment = null;
-        return;
       case "tool_output":
-        this.cards.get(event.call_id)?.appendOutput(event.stream, event.text);
-        return;
       case "tool_finished":
-        this.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result, event.images, this.media?.loader);
-        return;
+        return this.onTool(event);
       case "turn_finished":
-        clearRetryNotices(this.list);
-        this.foldThinking();
-        this.flush();
-        this.finishStreamed();
-        this.segment = null;
-        if (event.reason === "aborted") this.note("Stopped.");
-        else if (event.reason === "max_rounds") this.note("Stopped: the turn reached its maximum number of rounds.");
+        transcript.clearRetrying();
+        stream.finishTurn();
+        if (event.reason === "aborted") transcript.note("Stopped.");
+        else if (event.reason === "max_rounds") transcript.note("Stopped: the turn reached its maximum number of rounds.");
         return this.setRunning(false);
       case "error":
-        this.foldThinking();
-        this.flush();
-        // An error outside a turn (a failed save) stays shown when the session is redrawn, and a
-        // reply streaming meanwhile goes on in the same message.
-        if (!event.turn_id) {
-          this.addMessage("error", event.message).classList.add("kept");
-          return;
-        }
-        this.segment = null;
-        this.addMessage("error", event.message);
-        return;
+        return this.onError(event.message, event.turn_id);
       case "session_opened":
         // A turn that waits for an approval resumes; its approval_needed follows.
         if (event.resumed_turn) this.setRunning(true);
         return;
       case "notice":
-        this.notice(event.code, event.text);
-        return;
+        return transcript.notice(event.code, event.text);
       case "ready":
       case "usage":
         return;
@@ -158,85 +102,91 @@ export class ChatView {
 
   /** Show a session's stored conversation (after boot or a reload), replacing what is shown. */
   showHistory(view: SessionView): void {
-    this.flush();
-    const notices = [...this.list.querySelectorAll<HTMLElement>(".kept")]; // boot notices outlive the redraw
-    this.list.replaceChildren();
-    this.cards.clear(); // call ids repeat across sessions (and providers)
-    this.segment = null;
-    this.thinking = null;
-    this.streamed = [];
-    let interrupted = false; // the note goes after what the cut-off turn completed
-    const endTurn = (): void => {
-      if (interrupted) this.note("Interrupted when the page went away.");
-      interrupted = false;
-    };
-    for (const message of view.messages) {
-      if (message.role === "summary") {
-        this.note("Earlier messages were summarized for the model.");
-        continue;
-      }
-      if (message.role === "user") endTurn();
-      this.turnId = message.turnId;
-      if (message.reasoning) this.scroll.push(new ReasoningBlock(message.reasoning, false).root);
-      if (message.text || message.images.length) {
-        const node = this.addMessage(message.role, message.text);
-        if (message.role === "assistant" && message.finishReason) this.markEnding(node, message.finishReason);
-        this.media?.showStored(node, message.images);
-      }
-      for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result, call.images, this.media?.loader);
-      if (message.role === "user" && message.status === "interrupted") interrupted = true;
-    }
-    endTurn();
-    if (view.earlier > 0) this.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => this.actions.showEarlier(n)));
-    for (const call of view.pending) this.card(call.callId, call.name, call.arguments, true).askApproval();
-    this.list.append(...notices);
-    this.empty.hidden = this.list.childElementCount > 0;
+    this.stream.forget();
+    const kept = this.transcript.clear(); // boot notices outlive the redraw
+    drawHistory(view, {
+      transcript: this.transcript,
+      media: this.media,
+      markEnding: (node, reason) => this.markEnding(node, reason),
+      showEarlier: (n) => this.actions.showEarlier(n),
+    });
     if (view.runningTurn) this.setRunning(true);
-    placeRegenerate(this.list, this.messageHost);
-    this.scroll.toEnd();
+    this.transcript.redrawn(kept);
   }
 
   /** ↑ in the empty box: edit the last message sent. */
   editLast(): boolean {
-    return editLast(this.list, this.messageHost);
+    return editLast(this.transcript.list, this.host);
   }
 
   focusInput(): void {
-    this.input.focus();
+    this.composer.focus();
   }
 
   /** An error that did not come from a turn (boot, connection, restart). */
   showError(text: string): void {
-    this.addMessage("error", text);
+    this.transcript.addMessage("error", text);
   }
 
   /** The runtime went away (restart, crash): no turn is running any more. */
   reset(): void {
-    this.flush();
-    this.segment = null;
+    this.stream.flush();
+    this.stream.interrupt();
     this.setRunning(false);
   }
 
+  private onTool(event: Extract<UiEvent, { kind: "tool_started" | "approval_needed" | "tool_output" | "tool_finished" }>): void {
+    const { transcript, stream } = this;
+    switch (event.kind) {
+      case "tool_started":
+        stream.fold();
+        transcript.card(event.call_id, event.name, event.arguments).started();
+        return stream.interrupt();
+      case "approval_needed":
+        stream.fold();
+        transcript.card(event.call_id, event.name, event.arguments).askApproval(event.preview, event.always_asks);
+        return stream.interrupt();
+      case "tool_output":
+        return transcript.output(event.call_id, event.stream, event.text);
+      case "tool_finished":
+        transcript.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result, event.images, this.media?.loader);
+        return;
+    }
+  }
+
+  private onError(message: string, turnId: string | null | undefined): void {
+    this.stream.fold();
+    this.stream.flush();
+    // An error outside a turn (a failed save) stays shown when the session is redrawn, and a
+    // reply streaming meanwhile goes on in the same message.
+    if (!turnId) {
+      this.transcript.addMessage("error", message).classList.add("kept");
+      return;
+    }
+    this.stream.interrupt();
+    this.transcript.addMessage("error", message);
+  }
+
   private submit(): void {
-    const text = this.input.value.trim();
+    const text = this.composer.text;
     const attachments = this.media?.attachments;
     if (attachments?.busy || !this.canSend || this.running) return;
     const images = attachments?.take() ?? [];
     if (!text && images.length === 0) return;
-    this.input.value = "";
-    this.autosize();
+    this.composer.clear();
     this.sendText(text, images);
   }
 
   private sendText(text: string, images: SentImage[] = []): void {
-    this.turnId = newTurnId();
+    const turnId = newTurnId();
+    this.transcript.turnId = turnId;
     // Out first, drawn after (time to first token): the worker starts while the page renders the message.
-    this.actions.send(text, this.turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
-    dropContinueButtons(this.list);
-    this.lastReply = null;
-    const node = this.addMessage("user", text);
+    this.actions.send(text, turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
+    this.transcript.dropContinue();
+    this.stream.lastReply = null;
+    const node = this.transcript.addMessage("user", text);
     this.media?.showSent(node, images);
-    this.segment = null;
+    this.stream.interrupt();
     this.setRunning(true);
   }
 
@@ -248,17 +198,16 @@ export class ChatView {
 
   private resendWith(userNode: HTMLElement, text: string, replaces: string, images: ImageAttachment[]): void {
     if (this.running || !this.canSend) return;
-    this.flush();
-    for (const gone of removeAfter(userNode)) if (gone.dataset.callId) this.cards.delete(gone.dataset.callId);
+    this.stream.forget();
+    this.transcript.removeFrom(userNode);
     const body = userNode.querySelector<HTMLElement>(".message-body");
     if (body) body.textContent = text;
     setSource(userNode, () => text);
-    this.turnId = newTurnId();
-    userNode.dataset.turnId = this.turnId;
-    this.segment = null;
-    this.streamed = [];
+    const turnId = newTurnId();
+    this.transcript.turnId = turnId;
+    userNode.dataset.turnId = turnId;
     this.setRunning(true);
-    this.actions.send(text, this.turnId, replaces, images.length ? images : undefined);
+    this.actions.send(text, turnId, replaces, images.length ? images : undefined);
   }
 
   private stop(): void {
@@ -275,109 +224,14 @@ export class ChatView {
     }
     if (this.running === running) return;
     this.running = running;
-    this.syncControls();
-    placeRegenerate(this.list, this.messageHost);
+    this.composer.sync(this.canSend, this.running);
+    this.transcript.placeActions();
     this.actions.turnChanged(running);
   }
 
-  private syncControls(): void {
-    this.stopButton.hidden = !this.running;
-    this.stopButton.disabled = !this.running;
-    this.sendButton.disabled = !this.canSend || this.running;
-  }
-
-  /** The card of a call, made on first sight; `place` moves an existing one to the end (history). */
-  private card(callId: string, name: string, args: unknown, place = false): ToolCard {
-    let card = this.cards.get(callId);
-    if (!card) {
-      card = new ToolCard(callId, name, args, (id, decision) => this.actions.decide(id, decision));
-      if (this.turnId) card.root.dataset.turnId = this.turnId;
-      this.cards.set(callId, card);
-      this.scroll.push(card.root);
-    } else {
-      if (args !== undefined) card.setArguments(args);
-      if (place) this.scroll.push(card.root);
-    }
-    return card;
-  }
-
-  private appendReasoning(text: string): void {
-    if (!this.thinking) {
-      this.flush();
-      this.segment = null; // the reply that follows goes below its reasoning
-      this.thinking = new ReasoningBlock();
-      this.scroll.push(this.thinking.root);
-    }
-    const thinking = this.thinking;
-    this.scroll.following(() => thinking.append(text));
-  }
-
   private markEnding(node: HTMLElement, reason: string): void {
-    dropContinueButtons(this.list);
-    markEnding(node, reason, () => {
+    this.transcript.markEnding(node, reason, () => {
       if (this.canSend && !this.running) this.sendText(CONTINUE_PROMPT);
     });
-  }
-
-  private foldThinking(): void {
-    this.thinking?.fold();
-    this.thinking = null;
-  }
-
-  private appendText(text: string): void {
-    if (!this.segment) {
-      // The first piece is painted at once (time to first token); the rest is batched per frame.
-      const node = this.addMessage("assistant", "");
-      const segment = startSegment(node, text);
-      setSource(node, () => segment.text);
-      this.segment = segment;
-      this.lastReply = node;
-      renderSegment(this.segment);
-      this.streamed.push(this.segment);
-      return;
-    }
-    this.segment.text += text;
-    this.dirty.add(this.segment);
-    if (this.frame === 0) this.frame = requestAnimationFrame(() => this.flush());
-  }
-
-  private flush(): void {
-    if (this.frame !== 0) cancelAnimationFrame(this.frame);
-    this.frame = 0;
-    this.scroll.following(() => {
-      for (const seg of this.dirty) renderSegment(seg);
-      this.dirty.clear();
-    });
-  }
-
-  /** A turn ended: render its (not too long) replies once as a whole, exactly as markdown means them. */
-  private finishStreamed(): void {
-    for (const seg of this.streamed) renderWhole(seg);
-    this.streamed = [];
-  }
-
-  private addMessage(role: Role, text: string): HTMLElement {
-    const body = el("div", { class: "message-body" });
-    if (role === "assistant") renderInto(body, text);
-    else body.textContent = text;
-    const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
-    if (this.turnId) node.dataset.turnId = this.turnId;
-    attachActions(node, () => text, this.messageHost);
-    this.scroll.push(node);
-    return node;
-  }
-
-  private note(text: string): void {
-    this.scroll.push(el("div", { class: "turn-note" }, text));
-  }
-
-  /** Something the runtime wants the person to know that is not a turn's error (a restored save, …). */
-  private notice(code: string, text: string): void {
-    if (code === "retrying") clearRetryNotices(this.list);
-    this.scroll.push(noticeNode(code, text));
-  }
-
-  private autosize(): void {
-    this.input.rows = Math.min(8, Math.max(1, this.input.value.split("\n").length));
   }
 }

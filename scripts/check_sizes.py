@@ -47,7 +47,7 @@ def long_files(paths: list[Path]) -> list[str]:
 
 
 def big_classes(paths: list[Path]) -> list[str]:
-    out = []
+    out: list[str] = []
     for path in paths:
         relative = path.relative_to(ROOT)
         if path.suffix == ".py" and relative.parts[0] == "runtime":

@@ -1,6 +1,6 @@
 /**
  * The settings panel: provider, base URL, key (and where it is kept), OpenRouter sign-in, the
- * model list and the connection status. It reads and shows values; main.ts decides what they do.
+ * model list and the connection status. It reads and shows values; settings/controller.ts decides what they do.
  */
 
 import type { ModelInfo, ProviderKind } from "../../protocol/messages";

@@ -87,7 +87,7 @@ async ([text, marker, limit]) => {
 """
 
 
-# With the server's `streamProbe` test configuration (web/src/ui/stream-probe.ts) the page counts reply
+# With the server's `streamProbe` test configuration (web/src/ui/chat/stream-probe.ts) the page counts reply
 # text as it arrives (`tidepool:text` events) instead of rendering it.
 THROUGH_PROBE = """
 async ([text, chars, limit]) => {

@@ -22,7 +22,7 @@ CSP = "; ".join(
         "script-src 'self' 'wasm-unsafe-eval'",
         "worker-src 'self' blob:",  # blob: for scripts/bench's bare-Pyodide baseline; the sandbox has its own policy
         "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
-        "img-src 'self' data:",  # no blob: the chat's images are raster data: URLs (web/src/ui/safe-image.ts)
+        "img-src 'self' data:",  # no blob: the chat's images are raster data: URLs (web/src/ui/images/safe-image.ts)
         "style-src 'self'",
         "object-src 'none'",
         "base-uri 'none'",

@@ -1,56 +1,38 @@
-/** Wires the page: settings and keys, the agent worker, and the views. */
+/** Wires the page: the agent worker, the settings (settings/controller.ts) and the views. */
 
 import "./styles.css";
-import { normalizeBaseUrl } from "./worker/egress";
 import type { WorkerToMain } from "./worker/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { SnapshotScheduler } from "./snapshot-scheduler";
-import { streamProbe, type StreamProbe } from "./ui/stream-probe";
-import { wireAdvanced } from "./settings/advanced";
-import { agentSettings, isPermissionMode, providerInfo, providerName, type AppSettings } from "./settings/model";
-import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
-import { SettingsOrder } from "./settings/ordering";
-import { KeyRing, loadSettings, saveSettings } from "./settings/store";
+import { streamProbe, type StreamProbe } from "./ui/chat/stream-probe";
+import { SettingsController } from "./settings/controller";
 import { readTestConfig } from "./settings/test-config";
-import { ChatView } from "./ui/chat";
-import { mountChatMedia } from "./ui/chat-media";
-import type { ModelInfo } from "./protocol/messages";
-import { ContextGauge } from "./ui/context-gauge";
-import { withholdContinue } from "./ui/endings";
-import { explainFailure, type HttpFailureInfo } from "./ui/connection";
-import { byTestId } from "./ui/dom";
-import { installKeyboard } from "./ui/keyboard";
-import { mountSidebarDrawer } from "./ui/sidebar-drawer";
-import { runChecks } from "./settings/doctor";
-import { DoctorView } from "./ui/doctor-view";
-import { mountRecordingControls } from "./ui/recording-controls";
-import { defaultModel } from "./ui/model-picker";
-import { parseSessionView } from "./ui/session-view";
-import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
-import { StatusView } from "./ui/status";
-import { UsageView } from "./ui/usage";
+import { ChatView } from "./ui/chat/chat";
+import { mountChatMedia } from "./ui/images/chat-media";
+import { ContextGauge } from "./ui/topbar/context-gauge";
+import { withholdContinue } from "./ui/chat/endings";
+import { byTestId } from "./ui/shared/dom";
+import { installKeyboard } from "./ui/page/keyboard";
+import { mountSidebarDrawer } from "./ui/page/sidebar-drawer";
+import { mountRecordingControls } from "./ui/settings/recording-controls";
+import { parseSessionView } from "./ui/chat/session-view";
+import { StatusView } from "./ui/topbar/status";
+import { UsageView } from "./ui/topbar/usage";
 import { FilesPanel } from "./ui/panels/files";
 import { mountConversationPanels } from "./ui/panels/conversation-panels";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 
-const keys = new KeyRing();
-const order = new SettingsOrder(); // messages go after the settings changes made before them
-let settings: AppSettings;
-let lastFailure: HttpFailureInfo | null = null;
 let ready = false;
 let readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
-let models: ModelInfo[] = []; // the provider's list, as last checked (what each model can do)
-/** Package indexes for run_python's micropip from a test server's config (never the URL); empty: PyPI. */
-let packageIndexUrls: string[] = [];
 /** Benchmarks only (a test server's `streamProbe`): reply text is counted, not rendered. */
 let probe: StreamProbe | null = null;
 
 const status = new StatusView(() => restart(false));
 const drawer = mountSidebarDrawer();
 installKeyboard({ // before the chat's listeners: a key handled here is not also handled there
-  closePanel: () => (panel.isOpen() ? (panel.close(), true) : closeOpenPanel() || drawer.close()),
+  closePanel: () => (settings.panel.isOpen() ? (settings.panel.close(), true) : closeOpenPanel() || drawer.close()),
   newChat: () => byTestId<HTMLButtonElement>("session-new").click(),
   focusInput: () => chat.focusInput(),
   editLast: () => chat.editLast(),
@@ -64,16 +46,22 @@ const snapshot = new SnapshotScheduler({
   log: (text) => console.info(`[snapshot] ${text}`),
 });
 const client = new RuntimeClient(onWorker);
+const settings = new SettingsController({
+  client,
+  whenReady,
+  showError: (text) => chat.showError(text),
+  modelChanged: () => gauge.refresh(),
+});
 const gauge = new ContextGauge((method, params) => client.request(method, params));
 gauge.onMeasure = (used, limit) => withholdContinue(document, used, limit);
 const media = mountChatMedia({
   request: (method, params) => client.request(method, params),
   workspace: (request) => client.workspace(request),
-  vision: () => models.find((m) => m.id === settings.model)?.vision ?? null,
-  model: () => settings.model,
+  vision: () => settings.vision(),
+  model: () => settings.current.model,
 });
 const chat = new ChatView({
-  send: (text, turnId, replacesTurn, images) => order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn, images })),
+  send: (text, turnId, replacesTurn, images) => settings.order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn, images })),
   stop: () => client.post({ type: "abort_turn" }),
   decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
   turnChanged: (running) => {
@@ -81,41 +69,18 @@ const chat = new ChatView({
   },
   showEarlier: (count) => void showSession(count),
 }, media);
-const panel = new SettingsPanel({
-  save: (form) => void order.change(() => save(form)),
-  connectOpenRouter: (authBase) => void startOAuth(authBase || settings.authBase),
-  forgetKey: (provider) => void order.change(() => forgetKey(provider)),
-  chooseModel: (model) => void order.change(() => chooseModel(model)),
-});
-new DoctorView(
-  async () => {
-    await whenReady();
-    const listed = await client.listModels();
-    return runChecks({
-      provider: settings.provider,
-      baseUrl: settings.baseUrl,
-      pageOrigin: location.origin,
-      key: await keys.get(settings.provider, settings.keyStorage),
-      model: settings.model,
-      models: listed.ok ? listed.models : null,
-      fetch: (url, init) => fetch(url, init),
-    });
-  },
-  (state, text) => panel.setConnection(state, text),
-);
 const recording = mountRecordingControls({
   exportRecording: () => client.exportRecording(),
   loadReplay: (text) => client.loadReplay(text),
   loaded: (ok, text) => {
-    panel.setConnection(ok ? "ok" : "error", text);
-    if (ok) void checkConnection();
+    settings.panel.setConnection(ok ? "ok" : "error", text);
+    if (ok) void settings.checkConnection();
   },
   error: (text) => chat.showError(text),
 });
 byTestId<HTMLSelectElement>("provider-select").addEventListener("change", (event) =>
   recording.showReplayInput((event.target as HTMLSelectElement).value === "replay"),
 );
-const permission = byTestId<HTMLSelectElement>("permission-mode");
 const lockBanner = byTestId("workspace-lock");
 const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElement;
 byTestId("workspace-take-over").addEventListener("click", () => restart(true));
@@ -157,8 +122,7 @@ function onWorker(message: WorkerToMain): void {
       if (probe?.(message.event)) return;
       return chat.onEvent(message.event);
     case "http_failure":
-      lastFailure = message;
-      return;
+      return settings.httpFailure(message);
     case "runtime_error":
       if (message.fatal) {
         ready = false;
@@ -192,9 +156,7 @@ function onReady(): void {
   status.ready();
   chat.setAvailable(true);
   for (const resolve of readyWaiters.splice(0)) resolve();
-  void hasKey().then((has) => {
-    if (has || !providerInfo(settings.provider).keyRequired) void order.change(async () => void (await checkConnection()));
-  });
+  settings.onReady();
 }
 
 /** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
@@ -222,95 +184,6 @@ function logToConsole(source: string, level: string, text: string): void {
   else console.info(line);
 }
 
-async function hasKey(): Promise<boolean> {
-  return (await keys.get(settings.provider, settings.keyStorage)) !== null;
-}
-
-async function pushConfig(): Promise<void> {
-  const key = await keys.get(settings.provider, settings.keyStorage);
-  client.post({ type: "configure", settings: agentSettings(settings, packageIndexUrls), key });
-}
-
-async function persist(): Promise<void> {
-  try {
-    await saveSettings(settings);
-  } catch (err) {
-    chat.showError(`Settings could not be saved in this browser: ${String(err)}`);
-  }
-}
-
-let checkGeneration = 0;
-
-/** Ask for the model list; true when the provider answered (a model is then chosen). */
-async function checkConnection(): Promise<boolean> {
-  const generation = ++checkGeneration;
-  panel.setConnection("checking", "Checking the connection…");
-  await whenReady();
-  lastFailure = null;
-  const result = await client.listModels();
-  if (generation !== checkGeneration) return false; // a newer check (after another save) is under way
-  if (!result.ok) {
-    panel.setConnection("error", explainFailure(settings.provider, settings.baseUrl, location.origin, lastFailure, result.message));
-    return false;
-  }
-  models = result.models;
-  if (models.length > 0 && !models.some((m) => m.id === settings.model)) {
-    settings.model = defaultModel(models);
-    await persist();
-    await pushConfig();
-  }
-  panel.setModels(models, settings.model);
-  const name = providerName(settings.provider, settings.baseUrl);
-  panel.setConnection("ok", `Connected to ${name}: ${models.length} model${models.length === 1 ? "" : "s"} available`);
-  gauge.refresh(); // the model (and its context window) may have changed
-  return true;
-}
-
-async function save(form: SettingsForm): Promise<void> {
-  const baseUrl = form.provider === "replay" ? "" : normalizeBaseUrl(form.baseUrl);
-  if (baseUrl === null) {
-    panel.setConnection("error", "The base URL must be an http:// or https:// URL without a query");
-    return;
-  }
-  const previous = settings;
-  const changed = form.provider !== previous.provider || baseUrl !== previous.baseUrl || form.newKey !== "";
-  settings = {
-    ...settings,
-    provider: form.provider,
-    baseUrl,
-    keyStorage: form.keyStorage,
-    authBase: trimBase(form.authBase) || settings.authBase,
-    model: form.provider === previous.provider ? settings.model : null,
-  };
-  try {
-    if (form.newKey) await keys.set(form.provider, form.keyStorage, form.newKey);
-    else await keys.move(form.provider, previous.keyStorage, form.keyStorage);
-  } catch (err) {
-    panel.setConnection("error", `The key could not be stored: ${String(err)}`);
-    return;
-  }
-  await persist();
-  panel.fill(settings, await hasKey());
-  await pushConfig();
-  // A new connection that works: back to the chat (the model can still be changed in Settings).
-  if ((await checkConnection()) && changed) panel.close();
-}
-
-async function chooseModel(model: string): Promise<void> {
-  settings.model = model;
-  await persist();
-  await pushConfig();
-  gauge.refresh();
-}
-
-async function forgetKey(provider: AppSettings["provider"]): Promise<void> {
-  await keys.forget(provider);
-  if (provider === settings.provider) {
-    panel.showKeyState(false);
-    await pushConfig();
-  }
-}
-
 function restart(takeOver = false): void {
   ready = false;
   filesPanel.setAvailable(false);
@@ -321,56 +194,25 @@ function restart(takeOver = false): void {
   status.booting("Restarting", 0, 1, 0);
   // A tab that held the workspace takes it back at once (its old worker's lock may not be released yet).
   client.start(takeOver || holdsWorkspace);
-  void pushConfig();
+  void settings.pushConfig();
 }
 
 async function init(): Promise<void> {
   client.start(); // Python loads for seconds: start it before anything else is awaited
-  settings = await loadSettings();
   const testConfig = readTestConfig(); // the page's URL configures nothing
-  packageIndexUrls = testConfig.packageIndexUrls ?? [];
   if (testConfig.streamProbe) {
     probe = streamProbe();
     document.documentElement.dataset.streamProbe = "on"; // the benchmark checks the hook is there
   }
-  if (testConfig.authBase) settings.authBase = trimBase(testConfig.authBase);
-  const oauth = await finishOAuth(settings.authBase);
-  if (oauth.kind === "key") {
-    if (settings.provider !== "openrouter") {
-      settings.provider = "openrouter";
-      settings.baseUrl = providerInfo("openrouter").defaultBaseUrl;
-      settings.model = null;
-    }
-    await keys.set("openrouter", settings.keyStorage, oauth.key);
-  }
-  await persist();
-  permission.value = settings.permissionMode;
-  permission.addEventListener("change", () => {
-    if (!isPermissionMode(permission.value)) return;
-    const mode = permission.value;
-    void order.change(async () => {
-      settings.permissionMode = mode;
-      await persist();
-      await pushConfig();
-    });
-  });
-  wireAdvanced(() => settings, { changed: () => persist().then(pushConfig), windowChanged: checkConnection });
-  recording.showReplayInput(settings.provider === "replay");
-  const has = await hasKey();
-  panel.fill(settings, has);
+  const oauth = await settings.load(testConfig);
+  recording.showReplayInput(settings.current.provider === "replay");
+  const has = await settings.fill();
   const held = heldForInit ?? [];
   heldForInit = null;
   for (const message of held) onWorker(message);
-  await pushConfig();
+  await settings.pushConfig();
   void navigator.storage?.persist?.().catch(() => false);
-  if (oauth.kind === "error") {
-    panel.open();
-    panel.setConnection("error", oauth.message);
-  } else if (oauth.kind === "key") {
-    panel.open();
-  } else if (!has && providerInfo(settings.provider).keyRequired) {
-    panel.open();
-  }
+  settings.openIfNeeded(oauth, has);
 }
 
 void init();

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { codeArgument, diffLineKind, looksLikeDiff } from "../src/ui/diff-view";
+import { codeArgument, diffLineKind, looksLikeDiff } from "../src/ui/chat/diff-view";
 import type { FlushOutcome } from "../src/worker/persistence";
 import { baseName, decodeText, handleWorkspaceRequest, MAX_VIEW_BYTES, WorkspaceFiles, type WorkspacePyFS } from "../src/worker/workspace-fs";
 

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { fromBase64, toBase64 } from "../src/protocol/base64";
-import { fluidSvg } from "../src/ui/message-images";
+import { fluidSvg } from "../src/ui/images/message-images";
 
 const svg = (root: string): Uint8Array => new TextEncoder().encode(`<?xml version="1.0"?>\n${root}<rect/></svg>`);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInfo } from "../src/protocol/messages";
-import { badges, defaultModel, describeModel, matches } from "../src/ui/model-picker";
+import { badges, defaultModel, describeModel, matches } from "../src/ui/settings/model-picker";
 
 const model = (id: string, extra: Partial<ModelInfo> = {}): ModelInfo => ({
   id,

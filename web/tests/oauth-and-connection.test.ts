@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { base64Url, makeVerifier, s256Challenge } from "../src/settings/oauth";
 import { sanitizeSettings } from "../src/settings/model";
-import { explainFailure } from "../src/ui/connection";
+import { explainFailure } from "../src/ui/settings/connection";
 
 describe("PKCE", () => {
   it("makes a 43-character base64url verifier, different each time", () => {

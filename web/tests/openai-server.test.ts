@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ModelInfo } from "../src/protocol/messages";
 import { runChecks, summary, type DoctorInput } from "../src/settings/doctor";
 import { PROVIDERS, parseMaxOutput, providerName, sanitizeSettings } from "../src/settings/model";
-import { CONTINUE_ROOM, continueFits } from "../src/ui/endings";
+import { CONTINUE_ROOM, continueFits } from "../src/ui/chat/endings";
 
 const BASE = "http://127.0.0.1:8081/v1";
 const gguf: ModelInfo = {

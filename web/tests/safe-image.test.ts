@@ -1,8 +1,8 @@
 /** What the page shows images and saves files as: only raster data: URLs, only octet-stream downloads. */
 
 import { describe, expect, it } from "vitest";
-import { DOWNLOAD_TYPE, downloadBlob } from "../src/ui/save-file";
-import { FLUID_WIDTH, MAX_DRAWN_EDGE, drawnSize, isRaster, rasterDataUrl } from "../src/ui/safe-image";
+import { DOWNLOAD_TYPE, downloadBlob } from "../src/ui/shared/save-file";
+import { FLUID_WIDTH, MAX_DRAWN_EDGE, drawnSize, isRaster, rasterDataUrl } from "../src/ui/images/safe-image";
 
 describe("image URLs", () => {
   it.each(["image/png", "image/jpeg", "image/gif", "image/webp", "IMAGE/PNG"])("%s is shown as it is, from data:", (type) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSessionView } from "../src/ui/session-view";
+import { parseSessionView } from "../src/ui/chat/session-view";
 import { safeParts } from "../src/worker/persistence";
 
 describe("workspace paths from flush_request", () => {

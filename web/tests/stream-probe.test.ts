@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseTestConfig } from "../src/settings/test-config";
-import { streamProbe, TEXT_EVENT, type TextProbeDetail } from "../src/ui/stream-probe";
+import { streamProbe, TEXT_EVENT, type TextProbeDetail } from "../src/ui/chat/stream-probe";
 import type { UiEvent } from "../src/protocol/messages";
 
 describe("the stream probe (benchmarks)", () => {

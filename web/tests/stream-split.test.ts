@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { piecesDiffer, stableCut } from "../src/ui/stream-split";
+import { piecesDiffer, stableCut } from "../src/ui/chat/stream-split";
 
 describe("stableCut: where a streaming message can be split for rendering", () => {
   it.each([

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { ToolInfo } from "../src/protocol/messages";
-import { toolsWithEffect } from "../src/ui/tool-catalog";
+import { toolsWithEffect } from "../src/ui/panels/tool-catalog";
 
 const tool = (name: string, effect: ToolInfo["effect"]): ToolInfo => ({ name, description: "", effect, parameters: {} });
 

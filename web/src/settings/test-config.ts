@@ -14,7 +14,7 @@ export interface TestConfig {
   packageIndexUrls?: string[];
   /**
    * Benchmarks only: reply text is counted as it reaches the page (`tidepool:text` events on
-   * `document`) instead of being rendered, so the stream's own cost can be measured (ui/stream-probe.ts).
+   * `document`) instead of being rendered, so the stream's own cost can be measured (ui/chat/stream-probe.ts).
    */
   streamProbe?: boolean;
 }

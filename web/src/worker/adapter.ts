@@ -9,11 +9,12 @@ import { DEFAULT_MAX_FRAME, encodeFrame, FrameDecoder, FrameTooLargeError, type 
 import { PROTOCOL_VERSION, parseRuntimeMessage, type HostMessage, type RuntimeMessage } from "../protocol/messages";
 import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
 import { HttpExecutor } from "./http";
-import { LiveOutput } from "./live-output";
-import { parseRecording, Recorder, ReplaySource, type RecordingSink } from "./recording";
+import type { RecordingSink } from "./recording";
 import type { FlushOutcome } from "./persistence";
 import type { Attachment, Incoming } from "./incoming";
-import { fitExecOutcome } from "./exec-fit";
+import { runExec, type Exec } from "./exec-run";
+import { Handshake } from "./handshake";
+import { RecordReplay } from "./record-replay";
 import { UiRequests } from "./ui-requests";
 import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
 import { FirstTokenHold } from "./first-token";
@@ -33,34 +34,28 @@ export interface AdapterIO {
   /** The app's own origin (for /api/proxy). */
   appOrigin: string;
   /** Runs `exec_request` code in the sandbox; absent: code execution is reported as unavailable. */
-  exec?: (request: ExecRequestMessage, onOutput?: (stream: "stdout" | "stderr", text: string) => void) => Promise<ExecOutcome>;
+  exec?: Exec;
   /** Stops the sandbox run of this `exec_request` id, if one is in flight. */
   cancelExec?: (id: string) => void;
   /** Stores a request's attached file in the runtime's file system; absent: attachments are refused. */
   incoming?: Incoming;
 }
 
-export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
+export type { ExecOutcome, ExecRequestMessage } from "./exec-run";
 export type FlushRequestMessage = Extract<RuntimeMessage, { type: "flush_request" }>;
 export type Flusher = (request: FlushRequestMessage) => Promise<FlushOutcome>;
-export type ExecOutcome = Omit<Extract<HostMessage, { type: "exec_result" }>, "type" | "id">;
-
-type HandshakeState = "waiting" | "hello" | "ready" | "failed";
 
 export class Adapter {
   private readonly decoder = new FrameDecoder(DEFAULT_MAX_FRAME);
   private readonly http: HttpExecutor;
-  private readonly recorder = new Recorder();
-  private replay: ReplaySource | null = null;
+  private readonly recordings = new RecordReplay();
   private settings: AgentSettings | null = null;
   private key: string | null = null;
-  private state: HandshakeState = "waiting";
+  private readonly handshake = new Handshake();
   private nextId = 1;
   private readonly uiRequests: UiRequests;
-  private readonly deletions = new Map<string, string>(); // frame id of a session_delete -> the session
   private flusher: Flusher | null = null;
   private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
-  private readyWaiters: ((outcome: Error | null) => void)[] = [];
   private readonly firstToken = new FirstTokenHold();
 
   constructor(private readonly io: AdapterIO) {
@@ -72,14 +67,14 @@ export class Adapter {
       },
       credentials: () => ({
         policy: {
-          providerBaseUrl: this.settings?.provider === "replay" ? (this.replay?.recording.base_url ?? null) : (this.settings?.baseUrl ?? null),
+          providerBaseUrl: this.recordings.providerBaseUrl(this.settings),
           appOrigin: io.appOrigin,
         },
         key: this.key,
       }),
       failure: (f) => this.io.toMain({ type: "http_failure", ...f }),
-      recorder: this.recorder,
-      replay: () => (this.settings?.provider === "replay" ? this.replay : null),
+      recorder: this.recordings.recorder,
+      replay: () => this.recordings.source(this.settings),
     });
   }
 
@@ -95,7 +90,7 @@ export class Adapter {
 
   /** Keep each session's recording between page loads (this tab holds the workspace). */
   keepRecordings(sink: RecordingSink): void {
-    this.recorder.attach(sink);
+    this.recordings.keep(sink);
   }
 
   /** Send our hello; the runtime's `hello` and `ready` event complete the handshake. */
@@ -106,17 +101,7 @@ export class Adapter {
 
   /** Resolves when the runtime reported `ready`; rejects on a mismatch or after `timeoutMs`. */
   whenReady(timeoutMs: number): Promise<void> {
-    if (this.state === "ready") return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => settle(new Error(`the runtime did not become ready within ${timeoutMs / 1000} s`)), timeoutMs);
-      const settle = (outcome: Error | null): void => {
-        clearTimeout(timer);
-        this.readyWaiters = this.readyWaiters.filter((w) => w !== settle);
-        if (outcome) reject(outcome);
-        else resolve();
-      };
-      this.readyWaiters.push(settle);
-    });
+    return this.handshake.whenReady(timeoutMs);
   }
 
   /** Bytes the runtime wrote on its stdout. */
@@ -130,7 +115,7 @@ export class Adapter {
       case "configure":
         this.settings = message.settings;
         this.key = message.key && message.key.length > 0 ? message.key : null;
-        if (this.state === "hello" || this.state === "ready") this.sendConfig();
+        if (this.handshake.open) this.sendConfig();
         return;
       case "user_message": {
         const error = this.send({
@@ -146,22 +131,15 @@ export class Adapter {
         }
         return;
       }
-      case "recording_export": {
-        const s = this.settings;
-        void this.recorder.export(s?.provider ?? "", s?.baseUrl ?? "", s?.model ?? null).then((recording) =>
-          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: JSON.stringify(recording, null, 1) } }),
-        );
+      case "recording_export":
+        void this.recordings.export(this.settings).then((result) => this.io.toMain({ type: "reply", requestId: message.requestId, result }));
+        return;
+      case "replay_load": {
+        const result = this.recordings.load(message.text);
+        this.io.toMain({ type: "reply", requestId: message.requestId, result });
+        if (result.ok && this.handshake.open) this.sendConfig();
         return;
       }
-      case "replay_load":
-        try {
-          this.replay = new ReplaySource(parseRecording(message.text));
-          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: this.replay.recording.provider } });
-          if (this.state === "hello" || this.state === "ready") this.sendConfig();
-        } catch (err) {
-          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: false, code: "bad_recording", message: String(err instanceof Error ? err.message : err) } });
-        }
-        return;
       case "abort_turn":
         this.send({ type: "abort_turn" });
         return;
@@ -175,19 +153,12 @@ export class Adapter {
 
   /** Forward a UI request (an attached file goes through the runtime's file system: ui-requests.ts). */
   private request(requestId: string, method: string, params: Record<string, unknown>, file: Attachment | undefined): void {
-    const id = this.freshId();
+    const id = `h${this.nextId++}`;
     const sent = this.uiRequests.open(id, requestId, params, file);
     if (sent === null) return;
-    if (method === "session_delete" && typeof params.session_id === "string") this.deletions.set(id, params.session_id);
+    this.recordings.requested(id, method, params);
     const error = this.send({ type: "request", id, method, params: sent });
     if (error) this.uiRequests.failById(id, "frame_too_large", `the request was not sent: ${error}`);
-  }
-
-  /** A `session_delete` was answered: a deleted session's recording goes too. */
-  private sessionDeleted(id: string, ok: boolean): void {
-    const doomed = this.deletions.get(id);
-    this.deletions.delete(id);
-    if (doomed !== undefined && ok) void this.recorder.forget(doomed);
   }
 
   /** Stop everything in flight (the worker is going away). */
@@ -228,16 +199,15 @@ export class Adapter {
         return this.http.cancel(message.id);
       case "event":
         if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.firstToken.arrived(null);
-        if (message.event.kind === "session_opened") this.recorder.setSession(message.event.session_id);
+        if (message.event.kind === "session_opened") this.recordings.sessionOpened(message.event.session_id);
         if (message.event.kind === "ready") {
-          this.state = "ready";
+          this.handshake.ready();
           this.io.toMain({ type: "ready", tools: message.event.tools });
-          this.settleReady(null);
         }
         this.io.toMain({ type: "event", event: message.event });
         return;
       case "reply":
-        this.sessionDeleted(message.id, message.ok);
+        this.recordings.replied(message.id, message.ok);
         if (!this.uiRequests.answer(message.id, message)) this.log("adapter", "debug", `reply to an unknown request ${message.id}`);
         return;
       case "log":
@@ -245,28 +215,12 @@ export class Adapter {
       case "error":
         return this.onRuntimeError(message.code, message.message, message.id);
       case "exec_request":
-        return void this.runExec(message);
+        return void runExec(this.io.exec, message, (m) => void this.send(m));
       case "flush_request":
         return void this.runFlush(message);
       case "workspace_fetch":
         return void answerFetch(this.workspace, message).then((reply) => this.send(reply));
     }
-  }
-
-  private async runExec(request: ExecRequestMessage): Promise<void> {
-    let outcome: ExecOutcome;
-    if (!this.io.exec) {
-      outcome = execFailure("code execution is not available in this build");
-    } else {
-      const live = new LiveOutput((stream, text) => this.send({ type: "exec_output", id: request.id, stream, text }));
-      try {
-        outcome = await this.io.exec(request, (stream, text) => live.add(stream, text));
-      } catch (err) {
-        outcome = execFailure(`the sandbox failed: ${String(err)}`);
-      }
-      live.flush(); // what came last goes before the result
-    }
-    this.send({ type: "exec_result", id: request.id, ...fitExecOutcome(outcome) });
   }
 
   private async runFlush(request: FlushRequestMessage): Promise<void> {
@@ -298,10 +252,10 @@ export class Adapter {
     if (protocol !== PROTOCOL_VERSION) {
       const text = `the runtime speaks protocol ${protocol}, this app speaks ${PROTOCOL_VERSION}: reload the page to get matching versions`;
       this.send({ type: "error", code: "protocol_mismatch", message: text });
-      this.fail(text);
+      this.handshake.fail(text);
       return;
     }
-    this.state = "hello";
+    this.handshake.helloReceived();
     if (this.settings) this.sendConfig();
   }
 
@@ -317,21 +271,18 @@ export class Adapter {
     if (typeof id === "string" && this.uiRequests.failById(id, code, message)) return; // a UI request it could not answer
     const fatal = code === "protocol_mismatch";
     this.io.toMain({ type: "runtime_error", code, message, fatal });
-    if (fatal) this.fail(message);
+    if (fatal) this.handshake.fail(message);
   }
 
   private sendConfig(): void {
     const s = this.settings;
     if (!s) return;
     // Replaying: the runtime talks to the recorded provider (its real client code); answers come from the file.
-    const recorded = s.provider === "replay" ? this.replay?.recording : undefined;
+    const { provider, model } = this.recordings.configured(s, this.key !== null);
     this.send({
       type: "config",
-      provider: recorded
-        ? { kind: recorded.provider as AgentSettings["provider"], base_url: recorded.base_url, has_key: false }
-        : { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
-      // The recording's calls were made with its model: replaying, that one, whatever the picker holds.
-      model: recorded ? (this.replay?.model ?? s.model) : s.model,
+      provider,
+      model,
       permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
       replay: s.provider === "replay", // then every call that would reach the network asks (docs/recording.md)
@@ -356,24 +307,7 @@ export class Adapter {
     return null;
   }
 
-  private fail(message: string): void {
-    this.state = "failed";
-    this.settleReady(new Error(message));
-  }
-
-  private settleReady(outcome: Error | null): void {
-    for (const waiter of [...this.readyWaiters]) waiter(outcome);
-  }
-
-  private freshId(): string {
-    return `h${this.nextId++}`;
-  }
-
   private log(source: LogSource, level: string, message: string): void {
     this.io.toMain({ type: "log", source, level, message });
   }
-}
-
-function execFailure(message: string): ExecOutcome {
-  return { ok: false, stdout: "", stderr: "", files: {}, error: { kind: "sandbox", message } };
 }

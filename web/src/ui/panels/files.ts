@@ -10,8 +10,8 @@
 import type { RequestResult } from "../../worker/main-worker-messages";
 import { shown } from "../../worker/names";
 import type { Changed, FileView, WorkspaceEntry, WorkspaceRequest } from "../../worker/workspace-fs";
-import { el } from "../dom";
-import { saveFile } from "../save-file";
+import { el } from "../shared/dom";
+import { saveFile } from "../shared/save-file";
 import "./files.css";
 import { registerPanel, type PanelHandle } from "./registry";
 

@@ -5,8 +5,8 @@
  */
 
 import type { UiEvent } from "../../protocol/messages";
-import { el } from "../dom";
-import { toolsWithEffect } from "../tool-catalog";
+import { el } from "../shared/dom";
+import { toolsWithEffect } from "./tool-catalog";
 import { registerPanel, type PanelHandle } from "./registry";
 import { parseMemories, parseTags, relativeTime, type MemoryInfo, type Requester } from "./records";
 

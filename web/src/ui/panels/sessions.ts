@@ -6,8 +6,8 @@
  */
 
 import type { UiEvent } from "../../protocol/messages";
-import { el } from "../dom";
-import { saveFile } from "../save-file";
+import { el } from "../shared/dom";
+import { saveFile } from "../shared/save-file";
 import { parseExport, parseSessions, relativeTime, sessionLabel, type Requester, type SessionInfo } from "./records";
 
 export interface SessionsActions {

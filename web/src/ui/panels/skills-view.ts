@@ -4,8 +4,8 @@
  * (skills.ts) wires the actions.
  */
 
-import { el } from "../dom";
-import { renderInto } from "../markdown";
+import { el } from "../shared/dom";
+import { renderInto } from "../markdown/markdown";
 import {
   describeCompatibility,
   describeStatus,

@@ -9,7 +9,7 @@ import type { JsonObject } from "../../protocol/codec";
 import type { Attachment } from "../../worker/incoming";
 import type { RequestResult } from "../../worker/main-worker-messages";
 import { PROXY_PATH } from "../../worker/egress";
-import { el } from "../dom";
+import { el } from "../shared/dom";
 import { registerPanel, type PanelHandle } from "./registry";
 import {
   ACCEPT,
@@ -83,27 +83,7 @@ class SkillsPanel {
       this.error,
       el("section", { class: "skill-installed" }, el("div", { class: "label-text" }, "Installed"), this.empty, this.list, this.skipped),
     );
-    this.watchDrops(body.parentElement ?? body, drop);
-  }
-
-  /** Drag and drop anywhere on the panel imports the dropped archives. */
-  private watchDrops(target: HTMLElement, highlight: HTMLElement): void {
-    const hasFiles = (event: DragEvent): boolean => [...(event.dataTransfer?.types ?? [])].includes("Files");
-    target.addEventListener("dragover", (event) => {
-      if (!hasFiles(event)) return;
-      event.preventDefault();
-      if (event.dataTransfer) event.dataTransfer.dropEffect = "copy";
-      highlight.classList.add("skill-drop-active");
-    });
-    target.addEventListener("dragleave", (event) => {
-      if (!target.contains(event.relatedTarget as Node | null)) highlight.classList.remove("skill-drop-active");
-    });
-    target.addEventListener("drop", (event) => {
-      highlight.classList.remove("skill-drop-active");
-      if (!hasFiles(event)) return;
-      event.preventDefault();
-      void this.importFiles([...(event.dataTransfer?.files ?? [])]);
-    });
+    watchDrops(body.parentElement ?? body, drop, (files) => void this.importFiles(files));
   }
 
   async refresh(): Promise<void> {
@@ -278,6 +258,26 @@ class SkillsPanel {
     this.error.hidden = true;
     this.error.textContent = "";
   }
+}
+
+/** Drag and drop anywhere on the panel (`target`) imports the dropped archives; `highlight` shows where. */
+function watchDrops(target: HTMLElement, highlight: HTMLElement, dropped: (files: File[]) => void): void {
+  const hasFiles = (event: DragEvent): boolean => [...(event.dataTransfer?.types ?? [])].includes("Files");
+  target.addEventListener("dragover", (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    if (event.dataTransfer) event.dataTransfer.dropEffect = "copy";
+    highlight.classList.add("skill-drop-active");
+  });
+  target.addEventListener("dragleave", (event) => {
+    if (!target.contains(event.relatedTarget as Node | null)) highlight.classList.remove("skill-drop-active");
+  });
+  target.addEventListener("drop", (event) => {
+    highlight.classList.remove("skill-drop-active");
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    dropped([...(event.dataTransfer?.files ?? [])]);
+  });
 }
 
 interface Archive {

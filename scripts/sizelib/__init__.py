@@ -1,0 +1,1 @@
+"""Helpers of scripts/check_sizes.py."""

@@ -1,0 +1,237 @@
+/**
+ * The conversation: what a turn does as the runtime's events arrive, and the person's actions on it
+ * (send, stop, edit, regenerate, continue). What is drawn is the transcript's (transcript.ts), the
+ * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's.
+ */
+
+import type { ApprovalDecision, ImageAttachment, UiEvent } from "../../protocol/messages";
+import type { ChatMedia } from "../images/chat-media";
+import type { SentImage } from "../images/composer-attachments";
+import { CONTINUE_PROMPT } from "./endings";
+import { editLast, setSource, type MessageActionHost } from "./message-actions";
+import { Composer } from "./composer";
+import { drawHistory } from "./history";
+import { ReplyStream } from "./reply-stream";
+import type { SessionView } from "./session-view";
+import { newTurnId } from "./streaming-reply";
+import { Transcript } from "./transcript";
+
+export interface ChatActions {
+  /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit, regenerate). */
+  send(text: string, turnId: string, replaces?: string, images?: ImageAttachment[]): void;
+  stop(): void;
+  decide(callId: string, decision: ApprovalDecision): void;
+  turnChanged(running: boolean): void;
+  /** Show `count` more of the session's earlier messages (a long session opens with its last ones). */
+  showEarlier(count: number): void;
+}
+
+const LOCAL_STOP_GRACE_MS = 5000;
+
+export class ChatView {
+  private readonly host: MessageActionHost = {
+    busy: () => this.running || !this.canSend,
+    resend: (node, text, replaces) => this.resend(node, text, replaces),
+  };
+  private readonly transcript = new Transcript(this.host, (id, decision) => this.actions.decide(id, decision));
+  private readonly stream: ReplyStream;
+  private readonly composer: Composer;
+  private running = false;
+  private canSend = false;
+  private stopTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly actions: ChatActions,
+    private readonly media: ChatMedia | null = null,
+  ) {
+    this.composer = new Composer({ submit: () => this.submit(), stop: () => this.stop(), running: () => this.running });
+    this.composer.sync(this.canSend, this.running);
+    this.stream = new ReplyStream(this.transcript);
+  }
+
+  /** Whether the runtime can take a message now (ready, not booting). */
+  setAvailable(available: boolean): void {
+    this.canSend = available;
+    this.composer.sync(this.canSend, this.running);
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  onEvent(event: UiEvent): void {
+    const { transcript, stream } = this;
+    switch (event.kind) {
+      case "turn_started":
+        transcript.turnId = event.turn_id;
+        return this.setRunning(true);
+      case "text_delta":
+        transcript.clearRetrying();
+        return stream.text(event.text);
+      case "reasoning_delta":
+        transcript.clearRetrying();
+        return stream.reasoning(event.text);
+      case "reply_finished":
+        stream.flush();
+        if (stream.lastReply) this.markEnding(stream.lastReply, event.finish_reason);
+        return;
+      case "tool_started":
+      case "approval_needed":
+      case "tool_output":
+      case "tool_finished":
+        return this.onTool(event);
+      case "turn_finished":
+        transcript.clearRetrying();
+        stream.finishTurn();
+        if (event.reason === "aborted") transcript.note("Stopped.");
+        else if (event.reason === "max_rounds") transcript.note("Stopped: the turn reached its maximum number of rounds.");
+        return this.setRunning(false);
+      case "error":
+        return this.onError(event.message, event.turn_id);
+      case "session_opened":
+        // A turn that waits for an approval resumes; its approval_needed follows.
+        if (event.resumed_turn) this.setRunning(true);
+        return;
+      case "notice":
+        return transcript.notice(event.code, event.text);
+      case "ready":
+      case "usage":
+        return;
+    }
+  }
+
+  /** Show a session's stored conversation (after boot or a reload), replacing what is shown. */
+  showHistory(view: SessionView): void {
+    this.stream.forget();
+    const kept = this.transcript.clear(); // boot notices outlive the redraw
+    drawHistory(view, {
+      transcript: this.transcript,
+      media: this.media,
+      markEnding: (node, reason) => this.markEnding(node, reason),
+      showEarlier: (n) => this.actions.showEarlier(n),
+    });
+    if (view.runningTurn) this.setRunning(true);
+    this.transcript.redrawn(kept);
+  }
+
+  /** ↑ in the empty box: edit the last message sent. */
+  editLast(): boolean {
+    return editLast(this.transcript.list, this.host);
+  }
+
+  focusInput(): void {
+    this.composer.focus();
+  }
+
+  /** An error that did not come from a turn (boot, connection, restart). */
+  showError(text: string): void {
+    this.transcript.addMessage("error", text);
+  }
+
+  /** The runtime went away (restart, crash): no turn is running any more. */
+  reset(): void {
+    this.stream.flush();
+    this.stream.interrupt();
+    this.setRunning(false);
+  }
+
+  private onTool(event: Extract<UiEvent, { kind: "tool_started" | "approval_needed" | "tool_output" | "tool_finished" }>): void {
+    const { transcript, stream } = this;
+    switch (event.kind) {
+      case "tool_started":
+        stream.fold();
+        transcript.card(event.call_id, event.name, event.arguments).started();
+        return stream.interrupt();
+      case "approval_needed":
+        stream.fold();
+        transcript.card(event.call_id, event.name, event.arguments).askApproval(event.preview, event.always_asks);
+        return stream.interrupt();
+      case "tool_output":
+        return transcript.output(event.call_id, event.stream, event.text);
+      case "tool_finished":
+        transcript.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result, event.images, this.media?.loader);
+        return;
+    }
+  }
+
+  private onError(message: string, turnId: string | null | undefined): void {
+    this.stream.fold();
+    this.stream.flush();
+    // An error outside a turn (a failed save) stays shown when the session is redrawn, and a
+    // reply streaming meanwhile goes on in the same message.
+    if (!turnId) {
+      this.transcript.addMessage("error", message).classList.add("kept");
+      return;
+    }
+    this.stream.interrupt();
+    this.transcript.addMessage("error", message);
+  }
+
+  private submit(): void {
+    const text = this.composer.text;
+    const attachments = this.media?.attachments;
+    if (attachments?.busy || !this.canSend || this.running) return;
+    const images = attachments?.take() ?? [];
+    if (!text && images.length === 0) return;
+    this.composer.clear();
+    this.sendText(text, images);
+  }
+
+  private sendText(text: string, images: SentImage[] = []): void {
+    const turnId = newTurnId();
+    this.transcript.turnId = turnId;
+    // Out first, drawn after (time to first token): the worker starts while the page renders the message.
+    this.actions.send(text, turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
+    this.transcript.dropContinue();
+    this.stream.lastReply = null;
+    const node = this.transcript.addMessage("user", text);
+    this.media?.showSent(node, images);
+    this.stream.interrupt();
+    this.setRunning(true);
+  }
+
+  /** Regenerate or an edit: the turns from `userNode` on leave the view, `text` goes out as a new turn. */
+  private resend(userNode: HTMLElement, text: string, replaces: string): void {
+    if (this.running || !this.canSend) return;
+    void (this.media?.imagesOf(userNode) ?? Promise.resolve([])).then((images) => this.resendWith(userNode, text, replaces, images));
+  }
+
+  private resendWith(userNode: HTMLElement, text: string, replaces: string, images: ImageAttachment[]): void {
+    if (this.running || !this.canSend) return;
+    this.stream.forget();
+    this.transcript.removeFrom(userNode);
+    const body = userNode.querySelector<HTMLElement>(".message-body");
+    if (body) body.textContent = text;
+    setSource(userNode, () => text);
+    const turnId = newTurnId();
+    this.transcript.turnId = turnId;
+    userNode.dataset.turnId = turnId;
+    this.setRunning(true);
+    this.actions.send(text, turnId, replaces, images.length ? images : undefined);
+  }
+
+  private stop(): void {
+    if (!this.running) return;
+    this.actions.stop();
+    // If the runtime never confirms (it is stuck or gone), stop waiting for it here.
+    if (this.stopTimer === null) this.stopTimer = setTimeout(() => this.setRunning(false), LOCAL_STOP_GRACE_MS);
+  }
+
+  private setRunning(running: boolean): void {
+    if (this.stopTimer !== null && !running) {
+      clearTimeout(this.stopTimer);
+      this.stopTimer = null;
+    }
+    if (this.running === running) return;
+    this.running = running;
+    this.composer.sync(this.canSend, this.running);
+    this.transcript.placeActions();
+    this.actions.turnChanged(running);
+  }
+
+  private markEnding(node: HTMLElement, reason: string): void {
+    this.transcript.markEnding(node, reason, () => {
+      if (this.canSend && !this.running) this.sendText(CONTINUE_PROMPT);
+    });
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * A session's stored conversation drawn into the transcript (after boot, a reload or a session
+ * switch): its messages with their reasoning, images and tool cards, "interrupted" notes after a turn
+ * the page left, the button for earlier messages, and the calls still waiting for an approval.
+ */
+
+import type { ChatMedia } from "../images/chat-media";
+import { earlierButton } from "./earlier-messages";
+import { ReasoningBlock } from "./reasoning";
+import type { SessionView } from "./session-view";
+import type { Transcript } from "./transcript";
+
+export interface HistoryHost {
+  transcript: Transcript;
+  media: ChatMedia | null;
+  /** Mark how a stored reply ended (with Continue when it was cut off). */
+  markEnding(node: HTMLElement, reason: string): void;
+  showEarlier(count: number): void;
+}
+
+/** Draw `view`'s messages into the (just cleared) transcript. */
+export function drawHistory(view: SessionView, host: HistoryHost): void {
+  const { transcript, media } = host;
+  let interrupted = false; // the note goes after what the cut-off turn completed
+  const endTurn = (): void => {
+    if (interrupted) transcript.note("Interrupted when the page went away.");
+    interrupted = false;
+  };
+  for (const message of view.messages) {
+    if (message.role === "summary") {
+      transcript.note("Earlier messages were summarized for the model.");
+      continue;
+    }
+    if (message.role === "user") endTurn();
+    transcript.turnId = message.turnId;
+    if (message.reasoning) transcript.scroll.push(new ReasoningBlock(message.reasoning, false).root);
+    if (message.text || message.images.length) {
+      const node = transcript.addMessage(message.role, message.text);
+      if (message.role === "assistant" && message.finishReason) host.markEnding(node, message.finishReason);
+      media?.showStored(node, message.images);
+    }
+    for (const call of message.calls) transcript.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result, call.images, media?.loader);
+    if (message.role === "user" && message.status === "interrupted") interrupted = true;
+  }
+  endTurn();
+  if (view.earlier > 0) transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
+  for (const call of view.pending) transcript.card(call.callId, call.name, call.arguments, true).askApproval();
+}

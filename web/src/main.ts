@@ -1,8 +1,8 @@
 /** Wires the page: settings and keys, the agent worker, and the views. */
 
 import "./styles.css";
-import { normalizeBaseUrl } from "./worker/egress";
-import type { WorkerToMain } from "./worker/main-worker-messages";
+import { normalizeBaseUrl } from "./settings/base-url";
+import type { WorkerToMain } from "./protocol/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/stream-probe";

@@ -5,8 +5,8 @@
 
 import { isJsonObject } from "../protocol/codec";
 import type { ImageAttachment } from "../protocol/messages";
-import type { RequestResult } from "../worker/main-worker-messages";
-import type { WorkspaceRequest } from "../worker/workspace-fs";
+import type { RequestResult } from "../protocol/main-worker-messages";
+import type { WorkspaceRequest } from "../protocol/workspace";
 import { byTestId } from "./dom";
 import { ComposerAttachments, type SentImage } from "./composer-attachments";
 import { ImageLoader, sentImages, storedImages, type Request, type StoredImageRef } from "./message-images";

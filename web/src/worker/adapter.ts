@@ -7,13 +7,14 @@
 
 import { DEFAULT_MAX_FRAME, encodeFrame, FrameDecoder, FrameTooLargeError, type DecodedItem } from "../protocol/codec";
 import { PROTOCOL_VERSION, parseRuntimeMessage, type HostMessage, type RuntimeMessage } from "../protocol/messages";
-import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
+import type { AgentSettings, Attachment, LogSource, MainToWorker, WorkerToMain } from "../protocol/main-worker-messages";
 import { HttpExecutor } from "./http";
 import { LiveOutput } from "./live-output";
 import { parseRecording, Recorder, ReplaySource, type RecordingSink } from "./recording";
 import type { FlushOutcome } from "./persistence";
-import type { Attachment, Incoming } from "./incoming";
+import type { Incoming } from "./incoming";
 import { fitExecOutcome } from "./exec-fit";
+import type { ExecOutcome } from "../protocol/sandbox-messages";
 import { UiRequests } from "./ui-requests";
 import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
 import { FirstTokenHold } from "./first-token";
@@ -43,7 +44,6 @@ export interface AdapterIO {
 export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
 export type FlushRequestMessage = Extract<RuntimeMessage, { type: "flush_request" }>;
 export type Flusher = (request: FlushRequestMessage) => Promise<FlushOutcome>;
-export type ExecOutcome = Omit<Extract<HostMessage, { type: "exec_result" }>, "type" | "id">;
 
 type HandshakeState = "waiting" | "hello" | "ready" | "failed";
 

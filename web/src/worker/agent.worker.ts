@@ -8,7 +8,7 @@ import type { PyodideAPI } from "pyodide";
 import { Adapter } from "./adapter";
 import { Incoming } from "./incoming";
 import { OpfsRecordingStore } from "./recording-store";
-import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "./main-worker-messages";
+import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "../protocol/main-worker-messages";
 import { Persistence } from "./persistence";
 import { acquireWorkspaceLock } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";

@@ -4,7 +4,7 @@
  */
 
 import { isJsonObject, type JsonObject } from "../../protocol/codec";
-import type { RequestResult } from "../../worker/main-worker-messages";
+import type { RequestResult } from "../../protocol/main-worker-messages";
 
 /** A runtime `request` as the panels see it (RuntimeClient.request). */
 export type Requester = (method: string, params?: JsonObject) => Promise<RequestResult>;

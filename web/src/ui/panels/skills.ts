@@ -6,9 +6,8 @@
  */
 
 import type { JsonObject } from "../../protocol/codec";
-import type { Attachment } from "../../worker/incoming";
-import type { RequestResult } from "../../worker/main-worker-messages";
-import { PROXY_PATH } from "../../worker/egress";
+import type { Attachment, RequestResult } from "../../protocol/main-worker-messages";
+import { PROXY_PATH } from "../../protocol/routes";
 import { el } from "../dom";
 import { registerPanel, type PanelHandle } from "./registry";
 import {

@@ -39,7 +39,7 @@ const order = new SettingsOrder(); // messages go after the settings changes mad
 let settings: AppSettings;
 let lastFailure: HttpFailureInfo | null = null;
 let ready = false;
-let readyWaiters: (() => void)[] = [];
+const readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
 let models: ModelInfo[] = []; // the provider's list, as last checked (what each model can do)
 /** Package indexes for run_python's micropip from a test server's config (never the URL); empty: PyPI. */
@@ -77,7 +77,9 @@ const chat = new ChatView({
   stop: () => client.post({ type: "abort_turn" }),
   decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
   turnChanged: (running) => {
-    if (status.state === "ready" || status.state === "busy") running ? status.busy() : status.ready();
+    if (status.state !== "ready" && status.state !== "busy") return;
+    if (running) status.busy();
+    else status.ready();
   },
   showEarlier: (count) => void showSession(count),
 }, media);

@@ -25,8 +25,8 @@ export function mountChatMedia(deps: ChatMediaDeps): ChatMedia {
   const composer = input.closest<HTMLElement>(".composer") ?? input;
   const chatArea = input.closest<HTMLElement>(".chat") ?? composer;
   const attachments = new ComposerAttachments(composer, input, chatArea, {
-    vision: deps.vision,
-    model: deps.model,
+    vision: () => deps.vision(),
+    model: () => deps.model(),
     toWorkspace: async (files) => {
       const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));
       const reply = await deps.workspace({ op: "upload", files: data });

@@ -64,7 +64,7 @@ export class Adapter {
   private readonly firstToken = new FirstTokenHold();
 
   constructor(private readonly io: AdapterIO) {
-    this.uiRequests = new UiRequests(io.toMain, io.incoming);
+    this.uiRequests = new UiRequests((message) => io.toMain(message), io.incoming);
     this.http = new HttpExecutor({
       send: (m) => {
         this.send(m);
@@ -124,8 +124,8 @@ export class Adapter {
     for (const item of this.decoder.feed(bytes)) this.onItem(item);
   }
 
-  /** A message from the main thread. */
-  onMain(message: MainToWorker): void {
+  /** A message from the main thread (the files panel's `workspace` requests are answered by the worker itself). */
+  onMain(message: Exclude<MainToWorker, { type: "workspace" }>): void {
     switch (message.type) {
       case "configure":
         this.settings = message.settings;
@@ -328,7 +328,7 @@ export class Adapter {
     this.send({
       type: "config",
       provider: recorded
-        ? { kind: recorded.provider as AgentSettings["provider"], base_url: recorded.base_url, has_key: false }
+        ? { kind: recorded.provider, base_url: recorded.base_url, has_key: false }
         : { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
       // The recording's calls were made with its model: replaying, that one, whatever the picker holds.
       model: recorded ? (this.replay?.model ?? s.model) : s.model,

@@ -318,7 +318,7 @@ async function download(url: string): Promise<Archive> {
   try {
     response = await fetch(`${PROXY_PATH}?url=${encodeURIComponent(url)}`, { credentials: "omit" });
   } catch (err) {
-    throw new Error(`Could not download it: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`Could not download it: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (!response.ok) throw new Error(await downloadFailure(response));
   const bytes = new Uint8Array(await response.arrayBuffer());

@@ -12,7 +12,7 @@ archives) and for every listing. A component may not hold:
   joiners U+200C and U+200D, which Persian, Indic scripts and emoji sequences (👩‍💻) need, are allowed;
 - a lone surrogate (``Cs``): bytes that were not text.
 
-The web side applies the same classes (``web/src/worker/names.ts``); both are checked against
+The web side applies the same classes (``web/src/protocol/names.ts``); both are checked against
 ``tests/vectors/names.json``.
 
 How a name or a text from the workspace is printed (a name stored before this rule, or by another

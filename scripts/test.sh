@@ -2,7 +2,8 @@
 # Set up (.venv, npm packages), build the app, then run every test layer:
 # the generated protocol files are current (protocol:check), ruff (with the complexity rule, C90), sizes
 # (scripts/check_sizes.py), mypy (strict on runtime/, the server and the fake provider), TypeScript
-# typecheck, vitest, pytest (unit, runtime, pyodide, server, e2e).
+# typecheck, the web import rule (dependency-cruiser), ESLint, vitest, pytest (unit, runtime, pyodide,
+# server, e2e).
 # Runs all layers even when one fails; exits non-zero if any did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,8 @@ layer mypy mypy
 layer mypy-server mypy --strict scripts/serve.py scripts/server
 layer mypy-fakes mypy --strict --explicit-package-bases scripts/fakes
 layer typecheck npm run typecheck
+layer deps npm run deps
+layer eslint npm run lint
 layer vitest npm run test:ts
 layer pytest python -m pytest -q -ra
 

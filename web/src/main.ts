@@ -1,7 +1,7 @@
 /** Wires the page: the agent worker, the settings (settings/controller.ts) and the views. */
 
 import "./styles.css";
-import type { WorkerToMain } from "./worker/main-worker-messages";
+import type { WorkerToMain } from "./protocol/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/chat/stream-probe";
@@ -24,7 +24,7 @@ import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 
 let ready = false;
-let readyWaiters: (() => void)[] = [];
+const readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
 /** Benchmarks only (a test server's `streamProbe`): reply text is counted, not rendered. */
 let probe: StreamProbe | null = null;
@@ -65,7 +65,9 @@ const chat = new ChatView({
   stop: () => client.post({ type: "abort_turn" }),
   decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
   turnChanged: (running) => {
-    if (status.state === "ready" || status.state === "busy") running ? status.busy() : status.ready();
+    if (status.state !== "ready" && status.state !== "busy") return;
+    if (running) status.busy();
+    else status.ready();
   },
   showEarlier: (count) => void showSession(count),
 }, media);

@@ -5,9 +5,8 @@
 
 import type { JsonObject } from "./protocol/codec";
 import { parseModels, type ModelInfo } from "./protocol/messages";
-import { TAKE_OVER_NAME, type MainToWorker, type RequestResult, type WorkerToMain } from "./worker/main-worker-messages";
-import type { Attachment } from "./worker/incoming";
-import type { WorkspaceRequest } from "./worker/workspace-fs";
+import { TAKE_OVER_NAME, type Attachment, type MainToWorker, type RequestResult, type WorkerToMain } from "./protocol/main-worker-messages";
+import type { WorkspaceRequest } from "./protocol/workspace";
 
 const REQUEST_TIMEOUT_MS = 45_000;
 

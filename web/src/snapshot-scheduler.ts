@@ -7,7 +7,7 @@
  * (too big to restore), `failed`, or `none` (no snapshot storage here).
  */
 
-import type { SnapshotOutcome } from "./worker/snapshot.worker";
+import type { SnapshotOutcome } from "./protocol/snapshot-messages";
 
 /** A maker that has not answered after this long is stopped (a loaded machine boots slowly). */
 const MAKER_TIMEOUT_MS = 300_000;

@@ -20,7 +20,7 @@ function server(options: { up?: boolean; cors?: boolean; key?: Response } = {}):
   return async (input, init) => {
     if (!up) throw new TypeError("Failed to fetch");
     if (init?.mode === "cors" && !cors) throw new TypeError("Failed to fetch");
-    if (String(input).endsWith("/key")) return options.key ?? new Response(JSON.stringify({ data: { limit_remaining: null } }));
+    if ((input instanceof Request ? input.url : input.toString()).endsWith("/key")) return options.key ?? new Response(JSON.stringify({ data: { limit_remaining: null } }));
     return new Response("{}", { status: 200 });
   };
 }

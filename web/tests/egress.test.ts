@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decideEgress, normalizeBaseUrl, type EgressPolicy } from "../src/worker/egress";
+import { normalizeBaseUrl } from "../src/settings/base-url";
+import { decideEgress, type EgressPolicy } from "../src/worker/egress";
 
 const OPENROUTER: EgressPolicy = { providerBaseUrl: "https://openrouter.ai/api/v1", appOrigin: "http://127.0.0.1:8000" };
 const OLLAMA: EgressPolicy = { providerBaseUrl: "http://localhost:11434", appOrigin: "https://tidepool.example" };

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { failure } from "../src/sandbox/messages";
+import { failure } from "../src/protocol/sandbox-messages";
 import { toOutcome } from "../src/worker/sandbox-exec";
 import { AdapterHarness } from "./support/adapter-harness";
 

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { firstUnsafe, nameProblem, shown } from "../src/worker/names";
+import { firstUnsafe, nameProblem, shown } from "../src/protocol/names";
 import { baseName } from "../src/worker/workspace-fs";
 
 interface Vectors {

@@ -20,7 +20,8 @@ const gguf: ModelInfo = {
 /** llama-server: answers every path, allows any origin, has no /key. */
 const llamaServer = (up = true): typeof fetch => async (url) => {
   if (!up) throw new TypeError("Failed to fetch");
-  return new Response(String(url).endsWith("/key") ? "Not Found" : "{}", { status: String(url).endsWith("/key") ? 404 : 200 });
+  const isKey = (url instanceof Request ? url.url : url.toString()).endsWith("/key");
+  return new Response(isKey ? "Not Found" : "{}", { status: isKey ? 404 : 200 });
 };
 
 const input = (over: Partial<DoctorInput>): DoctorInput => ({
@@ -46,7 +47,7 @@ describe("the OpenAI-compatible server provider", () => {
   it("passes the doctor with no key, never asks /key, and names the host", async () => {
     const asked: string[] = [];
     const fetchSpy: typeof fetch = async (url, init) => {
-      asked.push(String(url));
+      asked.push(url instanceof Request ? url.url : url.toString());
       return llamaServer()(url, init);
     };
     const results = await runChecks(input({ fetch: fetchSpy }));

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { parseRuntimeMessage } from "../src/protocol/messages";
-import { parseFromSandbox, runOf } from "../src/sandbox/messages";
+import { parseFromSandbox, runOf } from "../src/protocol/sandbox-messages";
 import { installHosts } from "../src/sandbox/sandbox";
 
 const BASE = { type: "exec_request", id: "x1", code: "print(1)", files: {}, timeout_s: 5 };

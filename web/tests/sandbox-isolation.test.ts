@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { parseFromSandbox } from "../src/sandbox/messages";
+import { parseFromSandbox } from "../src/protocol/sandbox-messages";
 
 const SOURCE = readFileSync(fileURLToPath(new URL("../public/sandbox/sandbox-worker.js", import.meta.url)), "utf8");
 

@@ -6,8 +6,8 @@
 
 import { describe, expect, it } from "vitest";
 import type { WireMessage } from "../src/protocol/codec";
-import { parseFromSandbox, runOf } from "../src/sandbox/messages";
-import type { AgentSettings } from "../src/worker/main-worker-messages";
+import { parseFromSandbox, runOf } from "../src/protocol/sandbox-messages";
+import type { AgentSettings } from "../src/protocol/main-worker-messages";
 import { AdapterHarness } from "./support/adapter-harness";
 
 const BASE = { type: "exec_request", id: "x1", code: "print(1)", timeout_s: 5, files: {} } as const;

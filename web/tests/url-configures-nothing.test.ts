@@ -27,7 +27,7 @@ describe("the test configuration", () => {
   });
 
   it("is empty without the tag, as on a production server", () => {
-    expect(readTestConfig({ querySelector: () => null } as Pick<Document, "querySelector">)).toEqual({});
+    expect(readTestConfig({ querySelector: () => null })).toEqual({});
   });
 
   it.each([

@@ -7,9 +7,9 @@
 //
 // In:  {type: "init", origin, driver, network, grant}   driver = the source of tidepool_sandbox.py;
 //                                          grant: the proxy's token for a network sandbox (from the bootstrap)
-//      {type: "run", id, code, files, packages, indexUrls}
+//      {type: "run", id, code, files, packages, index_urls}
 //                                          files = {workspace-relative path: base64}; packages: installed
-//                                          with micropip before the code runs (indexUrls: null = PyPI)
+//                                          with micropip before the code runs (index_urls: null = PyPI)
 //      {type: "fetched", seq, ok, status, contentType, body | message}   the host's answer to a `fetch`
 // Out: {type: "ready"} | {type: "boot_failed", message} | {type: "refused", message} (the self-check below)
 //      {type: "fetch", id, seq, url, accept}   micropip's download, fetched by the host (during install only)
@@ -288,7 +288,7 @@ function onFetched(message) {
 async function installFor(message, id) {
   const packages = Array.isArray(message.packages) ? message.packages.map(String) : [];
   if (packages.length === 0) return null;
-  const indexUrls = Array.isArray(message.indexUrls) ? message.indexUrls.map(String) : null;
+  const indexUrls = Array.isArray(message.index_urls) ? message.index_urls.map(String) : null;
   const outcome = JSON.parse(await installPackages(JSON.stringify(packages), JSON.stringify(indexUrls), id));
   return outcome.error;
 }

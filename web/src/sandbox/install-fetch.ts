@@ -5,7 +5,8 @@
  * re-checked, a size and time limit. The sandbox itself never reaches an index.
  */
 
-import { decideEgress, PROXY_PATH } from "../worker/egress";
+import { PROXY_PATH } from "../protocol/routes";
+import { decideEgress } from "../worker/egress";
 import type { FetchedBytes } from "./sandbox";
 
 /** Fetch `url` (http or https) through `${origin}/api/proxy`; throws an Error saying why it failed. */

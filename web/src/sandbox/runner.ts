@@ -15,11 +15,8 @@
 
 import { mintGrant } from "./grants";
 import { fetchThroughProxy } from "./install-fetch";
-import { failure, timeoutSeconds, type ExecRequest, type ExecResult } from "./messages";
+import { failure, runInput, timeoutSeconds, type ExecRequest, type ExecResult } from "../protocol/sandbox-messages";
 import { Sandbox, type InstallFetch, type OutputListener, type SandboxSources } from "./sandbox";
-
-export type { ExecError, ExecErrorKind, ExecRequest, ExecResult } from "./messages";
-export { failure, runOf } from "./messages";
 
 export interface RunnerOptions {
   /** How long a sandbox may take to boot Pyodide (ms). */
@@ -105,13 +102,7 @@ export class SandboxRunner {
       this.activeId = null;
       return failure(id, "sandbox", describe(err));
     }
-    const input = {
-      code: request.code,
-      files: request.files,
-      packages: request.packages ?? [],
-      indexUrls: request.index_urls ?? null,
-    };
-    const result = await sandbox.run(id, input, timeoutSeconds(request.timeout_s), onOutput);
+    const result = await sandbox.run(id, runInput(request), timeoutSeconds(request.timeout_s), onOutput);
     this.active = null;
     this.activeId = null;
     const broken = sandbox.current !== "ready";

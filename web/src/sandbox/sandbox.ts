@@ -11,15 +11,14 @@
  */
 
 import { revokeGrant } from "./grants";
-import { failure, parseFromSandbox, type ExecResult, type FromSandbox, type ToSandbox } from "./messages";
-
-/** What one run is given: the code, the files handed in, and the packages to install first. */
-export interface RunInput {
-  code: string;
-  files: Record<string, string>;
-  packages: string[];
-  indexUrls: string[] | null;
-}
+import {
+  failure,
+  parseFromSandbox,
+  type ExecResult,
+  type FromSandbox,
+  type RunInput,
+  type ToSandbox,
+} from "../protocol/sandbox-messages";
 
 /** What the host answers to an install-time fetch: the response, or it throws with a message. */
 export interface FetchedBytes {
@@ -150,7 +149,7 @@ export class Sandbox {
     this.state = "running";
     this.installing = input.packages.length > 0 ? id : null;
     this.installFetches = 0;
-    this.installAllowed = installHosts(input.indexUrls);
+    this.installAllowed = installHosts(input.index_urls);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.onTimeout(timeoutS), timeoutS * 1000);
       this.pending = { id, stdout: "", stderr: "", onOutput, timer, resolve };

@@ -27,7 +27,7 @@ export function wireAdvanced(settings: () => AppSettings, hooks: AdvancedHooks):
   contextInput.addEventListener("change", () => {
     settings().contextLength = parseContextLength(contextInput.value);
     contextInput.value = shown(settings().contextLength);
-    void hooks.changed().then(hooks.windowChanged);
+    void hooks.changed().then(() => hooks.windowChanged());
   });
   const outputInput = byTestId<HTMLInputElement>("max-output-input");
   outputInput.value = shown(settings().maxOutput);

@@ -12,7 +12,7 @@ import { DoctorView } from "../ui/settings/doctor-view";
 import { defaultModel } from "../ui/settings/model-picker";
 import { SettingsPanel, type SettingsForm } from "../ui/settings/settings-panel";
 import { byTestId } from "../ui/shared/dom";
-import { normalizeBaseUrl } from "../worker/egress";
+import { normalizeBaseUrl } from "./base-url";
 import { wireAdvanced } from "./advanced";
 import { runChecks } from "./doctor";
 import { agentSettings, isPermissionMode, providerInfo, providerName, type AppSettings } from "./model";

@@ -6,7 +6,7 @@ import {
   type PermissionMode,
   type ProviderKind,
 } from "../protocol/messages";
-import type { AgentSettings } from "../worker/main-worker-messages";
+import type { AgentSettings } from "../protocol/main-worker-messages";
 
 export type KeyStorage = "encrypted" | "session";
 

@@ -7,11 +7,11 @@
 
 import { DEFAULT_MAX_FRAME, encodeFrame, FrameDecoder, FrameTooLargeError, type DecodedItem } from "../protocol/codec";
 import { PROTOCOL_VERSION, parseRuntimeMessage, type HostMessage, type RuntimeMessage } from "../protocol/messages";
-import type { AgentSettings, LogSource, MainToWorker, WorkerToMain } from "./main-worker-messages";
+import type { AgentSettings, Attachment, LogSource, MainToWorker, WorkerToMain } from "../protocol/main-worker-messages";
 import { HttpExecutor } from "./http";
 import type { RecordingSink } from "./recording";
 import type { FlushOutcome } from "./persistence";
-import type { Attachment, Incoming } from "./incoming";
+import type { Incoming } from "./incoming";
 import { runExec, type Exec } from "./exec-run";
 import { Handshake } from "./handshake";
 import { RecordReplay } from "./record-replay";
@@ -41,7 +41,8 @@ export interface AdapterIO {
   incoming?: Incoming;
 }
 
-export type { ExecOutcome, ExecRequestMessage } from "./exec-run";
+export type { ExecRequestMessage } from "./exec-run";
+export type { ExecOutcome } from "../protocol/sandbox-messages";
 export type FlushRequestMessage = Extract<RuntimeMessage, { type: "flush_request" }>;
 export type Flusher = (request: FlushRequestMessage) => Promise<FlushOutcome>;
 
@@ -59,7 +60,7 @@ export class Adapter {
   private readonly firstToken = new FirstTokenHold();
 
   constructor(private readonly io: AdapterIO) {
-    this.uiRequests = new UiRequests(io.toMain, io.incoming);
+    this.uiRequests = new UiRequests((message) => io.toMain(message), io.incoming);
     this.http = new HttpExecutor({
       send: (m) => {
         this.send(m);
@@ -109,8 +110,8 @@ export class Adapter {
     for (const item of this.decoder.feed(bytes)) this.onItem(item);
   }
 
-  /** A message from the main thread. */
-  onMain(message: MainToWorker): void {
+  /** A message from the main thread (the files panel's `workspace` requests are answered by the worker itself). */
+  onMain(message: Exclude<MainToWorker, { type: "workspace" }>): void {
     switch (message.type) {
       case "configure":
         this.settings = message.settings;

@@ -6,9 +6,9 @@
 
 import type { PyodideAPI } from "pyodide";
 import { Adapter } from "./adapter";
-import { Incoming } from "./incoming";
+import { Incoming, type IncomingFS } from "./incoming";
 import { OpfsRecordingStore } from "./recording-store";
-import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "./main-worker-messages";
+import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "../protocol/main-worker-messages";
 import { Persistence } from "./persistence";
 import { acquireWorkspaceLock } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";
@@ -35,9 +35,12 @@ const post = (message: WorkerToMain): void => scope.postMessage(message);
 
 const snapshots = cacheSnapshotStore(scope.location.origin);
 const sandbox = new SandboxRunner(scope.location.origin);
+/** The parts of Pyodide's `FS` (typed `any` by pyodide) used in this worker. */
+type PythonFS = WorkspacePyFS & IncomingFS;
+const fsOf = (pyodide: PyodideAPI): PythonFS => pyodide.FS as PythonFS;
 /** Python's file system once Pyodide is loaded (requests with files only come after `ready`). */
-let pythonFS: PyodideAPI["FS"] | null = null;
-function pyFS(): PyodideAPI["FS"] {
+let pythonFS: PythonFS | null = null;
+function pyFS(): PythonFS {
   if (!pythonFS) throw new Error("Python is not loaded yet");
   return pythonFS;
 }
@@ -142,10 +145,11 @@ async function keepRecordings(): Promise<void> {
  */
 async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   progress("restore-storage");
-  const persistence = await Persistence.open(pyodide.FS);
+  const fs = fsOf(pyodide);
+  const persistence = await Persistence.open(fs);
   if (!persistence) {
-    pyodide.FS.mkdirTree("/workspace");
-    workspaceFiles = new WorkspaceFiles(pyodide.FS as unknown as WorkspacePyFS, null);
+    fs.mkdirTree("/workspace");
+    workspaceFiles = new WorkspaceFiles(fs, null);
     post({ type: "log", source: "adapter", level: "warning", message: "no OPFS here: nothing will be saved" });
     return;
   }
@@ -162,7 +166,7 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
     saving
       ? persistence.flush({ what: "workspace", paths })
       : Promise.resolve({ ok: false, code: "storage_failed", message: "another tab took this workspace over" } as const);
-  workspaceFiles = new WorkspaceFiles(pyodide.FS as unknown as WorkspacePyFS, lock === "held" ? saveWorkspace : null, persistence.workspace);
+  workspaceFiles = new WorkspaceFiles(fs, lock === "held" ? saveWorkspace : null, persistence.workspace);
   if (lock === "held") {
     void keepRecordings();
     adapter.enableFlush((request) =>
@@ -208,7 +212,7 @@ async function boot(): Promise<void> {
     wheelsPromise.catch(() => undefined); // a manifest failure is reported at fetch-manifest
     loaded = await loadPython(manifestPromise);
     const { pyodide, mode, key } = loaded;
-    pythonFS = pyodide.FS;
+    pythonFS = fsOf(pyodide);
     step = "fetch-manifest";
     progress("fetch-manifest");
     const manifest = await manifestPromise;

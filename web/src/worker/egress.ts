@@ -8,6 +8,8 @@
  * (`http://127.0.0.1:8081/v1` → `http://127.0.0.1:8081/props`), where llama-server says its window.
  */
 
+import { PROXY_PATH } from "../protocol/routes";
+
 export type EgressDecision =
   | { kind: "provider"; url: string; authorize: boolean }
   | { kind: "proxy"; url: string }
@@ -19,8 +21,6 @@ export interface EgressPolicy {
   /** The app's own origin, e.g. http://127.0.0.1:8000 (where /api/proxy lives). */
   appOrigin: string;
 }
-
-export const PROXY_PATH = "/api/proxy";
 
 export function decideEgress(rawUrl: string, auth: "provider" | "none", policy: EgressPolicy): EgressDecision {
   const url = parseUrl(rawUrl, policy.appOrigin);
@@ -64,19 +64,6 @@ export function isServerProps(url: URL, baseUrl: string | null): boolean {
   const root = base.pathname.replace(/\/+$/, "");
   if (!root.endsWith("/v1") || url.origin !== base.origin) return false;
   return url.pathname === `${root.slice(0, -"/v1".length)}/props`;
-}
-
-/** Normalize a base URL as typed by a person: trim, drop trailing slashes. Null when unusable. */
-export function normalizeBaseUrl(raw: string): string | null {
-  const trimmed = raw.trim();
-  try {
-    const url = new URL(trimmed);
-    if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-    if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") return null;
-    return url.href.replace(/\/+$/, "");
-  } catch {
-    return null;
-  }
 }
 
 function parseUrl(raw: string, appOrigin: string): URL | null {

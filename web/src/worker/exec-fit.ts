@@ -6,7 +6,7 @@
  */
 
 import { DEFAULT_MAX_FRAME } from "../protocol/codec";
-import type { ExecOutcome } from "./exec-run";
+import type { ExecOutcome } from "../protocol/sandbox-messages";
 
 /** Room left for the frame's other fields and JSON escaping of the output. */
 const ROOM = 64 * 1024;

@@ -5,11 +5,11 @@
  */
 
 import type { HostMessage, RuntimeMessage } from "../protocol/messages";
+import type { ExecOutcome } from "../protocol/sandbox-messages";
 import { fitExecOutcome } from "./exec-fit";
 import { LiveOutput } from "./live-output";
 
 export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
-export type ExecOutcome = Omit<Extract<HostMessage, { type: "exec_result" }>, "type" | "id">;
 export type Exec = (request: ExecRequestMessage, onOutput?: (stream: "stdout" | "stderr", text: string) => void) => Promise<ExecOutcome>;
 
 export async function runExec(exec: Exec | undefined, request: ExecRequestMessage, send: (message: HostMessage) => void): Promise<void> {

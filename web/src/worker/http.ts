@@ -11,7 +11,7 @@
 import { toBase64 } from "../protocol/base64";
 import type { HostMessage, HttpErrorKind, RuntimeMessage } from "../protocol/messages";
 import { decideEgress, type EgressPolicy } from "./egress";
-import type { HttpFailureKind } from "./main-worker-messages";
+import type { HttpFailureKind } from "../protocol/main-worker-messages";
 import type { Recorder, ReplaySource } from "./recording";
 
 export type HttpRequestMessage = Extract<RuntimeMessage, { type: "http_request" }>;

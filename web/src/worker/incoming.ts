@@ -6,6 +6,7 @@
  */
 
 import { INCOMING_DIR } from "../protocol/constants.gen";
+import type { Attachment } from "../protocol/main-worker-messages";
 
 /** The parts of Pyodide's FS used here. */
 export interface IncomingFS {
@@ -13,12 +14,6 @@ export interface IncomingFS {
   writeFile(path: string, data: Uint8Array): void;
   unlink(path: string): void;
   readFile(path: string): Uint8Array;
-}
-
-/** A file the main thread attaches to a runtime `request`. */
-export interface Attachment {
-  name: string;
-  data: Uint8Array;
 }
 
 export class Incoming {

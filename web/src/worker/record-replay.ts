@@ -6,7 +6,7 @@
  * `replay`. Replaying, the runtime is configured as the recorded provider with the recorded model.
  */
 
-import type { AgentSettings, RequestResult } from "./main-worker-messages";
+import type { AgentSettings, RequestResult } from "../protocol/main-worker-messages";
 import { parseRecording, Recorder, ReplaySource, type RecordingSink } from "./recording";
 
 /** What the runtime's `config` says of the provider and model (replaying: the recording's). */

@@ -3,9 +3,10 @@
  * by the adapter) is run in the opaque-origin sandbox, and its result handed back as the `exec_result` fields.
  */
 
-import { runOf, type ExecResult, type SandboxRunner } from "../sandbox/runner";
+import { runOf, type ExecOutcome, type ExecResult } from "../protocol/sandbox-messages";
+import type { SandboxRunner } from "../sandbox/runner";
 import type { OutputListener } from "../sandbox/sandbox";
-import type { ExecOutcome, ExecRequestMessage } from "./adapter";
+import type { ExecRequestMessage } from "./adapter";
 
 export interface SandboxHooks {
   exec(request: ExecRequestMessage, onOutput?: OutputListener): Promise<ExecOutcome>;
@@ -23,13 +24,8 @@ export function sandboxHooks(runner: SandboxRunner): SandboxHooks {
   };
 }
 
+/** The result less its frame's type and id (the adapter puts back the request's id). */
 export function toOutcome(result: ExecResult): ExecOutcome {
-  return {
-    ok: result.ok,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    files: result.files,
-    deleted: result.deleted,
-    error: result.error,
-  };
+  const { type: _type, id: _id, ...outcome } = result;
+  return outcome;
 }

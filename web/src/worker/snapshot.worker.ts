@@ -7,14 +7,9 @@
  */
 
 import type { PyodideAPI } from "pyodide";
+import type { SnapshotOutcome } from "../protocol/snapshot-messages";
 import { cacheSnapshotStore, checkSnapshot, importSource, SNAPSHOT_IMPORTS, snapshotKey } from "./snapshot";
 import { fetchManifest, fetchWheels, installWheels } from "./wheels";
-
-export type SnapshotOutcome =
-  | { state: "stored"; bytes: number; ms: number }
-  | { state: "present" }
-  | { state: "refused"; bytes: number; reason: string }
-  | { state: "failed"; reason: string };
 
 interface SnapshotScope {
   postMessage(message: SnapshotOutcome): void;

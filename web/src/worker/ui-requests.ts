@@ -5,8 +5,9 @@
  * removed. A request that cannot be sent or answered fails at once with a reason, never silently.
  */
 
-import type { Incoming, Attachment } from "./incoming";
-import type { WorkerToMain } from "./main-worker-messages";
+import type { Attachment } from "../protocol/main-worker-messages";
+import type { Incoming } from "./incoming";
+import type { WorkerToMain } from "../protocol/main-worker-messages";
 
 type Params = Record<string, unknown>;
 

@@ -7,47 +7,14 @@
  */
 
 import { zipSync, type Zippable } from "fflate";
-import { nameProblem, shown } from "./names";
+import { nameProblem, shown } from "../protocol/names";
+import type { FileView, WorkspaceEntry, WorkspaceRequest, WorkspaceResult } from "../protocol/workspace";
 import { safeParts, WORKSPACE_DIR, type FlushOutcome, type PyFS } from "./persistence";
-
-/** What the panel asks the worker (`{type: "workspace", requestId, request}` on the bridge). */
-export type WorkspaceRequest =
-  | { op: "list" }
-  | { op: "read"; path: string }
-  | { op: "upload"; files: { name: string; data: Uint8Array }[] }
-  | { op: "delete"; path: string }
-  | { op: "export" };
-
-export interface WorkspaceEntry {
-  path: string;
-  kind: "file" | "dir";
-  size: number;
-}
-
-export interface FileView {
-  path: string;
-  size: number;
-  text: string;
-  /** True when the file is not UTF-8 text (then `text` is empty). */
-  binary: boolean;
-  /** True when only the first MAX_VIEW_BYTES are in `text`. */
-  truncated: boolean;
-}
-
-export type WorkspaceResult =
-  | { ok: true; value: WorkspaceEntry[] | FileView | Changed | { zip: Uint8Array; files: number } }
-  | { ok: false; code: string; message: string };
 
 /** The full FS surface this module needs (Pyodide's `FS` has all of it). */
 export interface WorkspacePyFS extends PyFS {
   unlink(path: string): void;
   rmdir(path: string): void;
-}
-
-/** What an upload or a delete changed; `saved` is false when this tab saves nothing (no OPFS, or another tab holds the workspace). */
-export interface Changed {
-  changed: string[];
-  saved: boolean;
 }
 
 export type SaveWorkspace = (paths: string[]) => Promise<FlushOutcome>;

@@ -6,7 +6,7 @@
 
 import { encodeFrame, FrameDecoder, type WireMessage } from "../../src/protocol/codec";
 import { Adapter, type AdapterIO } from "../../src/worker/adapter";
-import type { WorkerToMain } from "../../src/worker/main-worker-messages";
+import type { WorkerToMain } from "../../src/protocol/main-worker-messages";
 
 /** Wait until `check()` holds; `detail()` says what was seen when it never does. */
 export async function until(check: () => boolean, detail: () => string = () => "", ms = 5000): Promise<void> {

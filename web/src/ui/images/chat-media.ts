@@ -5,8 +5,8 @@
 
 import { isJsonObject } from "../../protocol/codec";
 import type { ImageAttachment } from "../../protocol/messages";
-import type { RequestResult } from "../../worker/main-worker-messages";
-import type { WorkspaceRequest } from "../../worker/workspace-fs";
+import type { RequestResult } from "../../protocol/main-worker-messages";
+import type { WorkspaceRequest } from "../../protocol/workspace";
 import { byTestId } from "../shared/dom";
 import { ComposerAttachments, type SentImage } from "./composer-attachments";
 import { ImageLoader, sentImages, storedImages, type Request, type StoredImageRef } from "./message-images";
@@ -25,8 +25,8 @@ export function mountChatMedia(deps: ChatMediaDeps): ChatMedia {
   const composer = input.closest<HTMLElement>(".composer") ?? input;
   const chatArea = input.closest<HTMLElement>(".chat") ?? composer;
   const attachments = new ComposerAttachments(composer, input, chatArea, {
-    vision: deps.vision,
-    model: deps.model,
+    vision: () => deps.vision(),
+    model: () => deps.model(),
     toWorkspace: async (files) => {
       const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));
       const reply = await deps.workspace({ op: "upload", files: data });

@@ -7,7 +7,7 @@
  */
 
 import { isJsonObject, type JsonObject } from "../../protocol/codec";
-import type { RequestResult } from "../../worker/main-worker-messages";
+import type { RequestResult } from "../../protocol/main-worker-messages";
 import { IMAGE_MEDIA_TYPES, type ImageAttachment } from "../../protocol/messages";
 import { el } from "../shared/dom";
 import { fromBase64 } from "../../protocol/base64";

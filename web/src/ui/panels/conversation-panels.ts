@@ -3,7 +3,7 @@
  * ask the runtime only while it is ready, and follow its events (a session opened, a memory saved).
  */
 
-import type { WorkerToMain } from "../../worker/main-worker-messages";
+import type { WorkerToMain } from "../../protocol/main-worker-messages";
 import { MemoryPanel } from "./memory";
 import { SessionsPanel } from "./sessions";
 import type { Requester } from "./records";

@@ -7,9 +7,9 @@
  * spilled tool results) is not listed; the zip keeps it.
  */
 
-import type { RequestResult } from "../../worker/main-worker-messages";
-import { shown } from "../../worker/names";
-import type { Changed, FileView, WorkspaceEntry, WorkspaceRequest } from "../../worker/workspace-fs";
+import type { RequestResult } from "../../protocol/main-worker-messages";
+import { shown } from "../../protocol/names";
+import type { Changed, FileView, WorkspaceEntry, WorkspaceRequest } from "../../protocol/workspace";
 import { el } from "../shared/dom";
 import { saveFile } from "../shared/save-file";
 import "./files.css";

@@ -4,7 +4,7 @@
  */
 
 import { isJsonObject, type JsonObject } from "../../protocol/codec";
-import type { RequestResult } from "../../worker/main-worker-messages";
+import type { RequestResult } from "../../protocol/main-worker-messages";
 
 /** A runtime `request` as the panels see it (RuntimeClient.request). */
 export type Requester = (method: string, params?: JsonObject) => Promise<RequestResult>;
@@ -80,6 +80,7 @@ export function parseExport(value: unknown): ExportFile | null {
 /** A download name without folders or characters file systems refuse. */
 export function safeFilename(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what a file name may not hold
   return base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^\.+/, "").slice(0, 120);
 }
 

@@ -227,7 +227,7 @@ export function sniffSuffix(bytes: Uint8Array): ".zip" | ".tar.gz" | ".tar" | nu
  * the name nor the bytes say what the archive is.
  */
 export function archiveNameFromUrl(url: string, bytes: Uint8Array): string | null {
-  let segment = "";
+  let segment: string;
   try {
     const parts = new URL(url).pathname.split("/").filter(Boolean);
     segment = decodeURIComponent(parts[parts.length - 1] ?? "");

@@ -6,9 +6,8 @@
  */
 
 import type { JsonObject } from "../../protocol/codec";
-import type { Attachment } from "../../worker/incoming";
-import type { RequestResult } from "../../worker/main-worker-messages";
-import { PROXY_PATH } from "../../worker/egress";
+import type { Attachment, RequestResult } from "../../protocol/main-worker-messages";
+import { PROXY_PATH } from "../../protocol/routes";
 import { el } from "../shared/dom";
 import { registerPanel, type PanelHandle } from "./registry";
 import {
@@ -319,7 +318,7 @@ async function download(url: string): Promise<Archive> {
   try {
     response = await fetch(`${PROXY_PATH}?url=${encodeURIComponent(url)}`, { credentials: "omit" });
   } catch (err) {
-    throw new Error(`Could not download it: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`Could not download it: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (!response.ok) throw new Error(await downloadFailure(response));
   const bytes = new Uint8Array(await response.arrayBuffer());

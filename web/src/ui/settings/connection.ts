@@ -1,7 +1,7 @@
 /** Why a provider check failed, in words a person can act on (pure, so it is easy to test). */
 
 import type { ProviderKind } from "../../protocol/messages";
-import type { WorkerToMain } from "../../worker/main-worker-messages";
+import type { WorkerToMain } from "../../protocol/main-worker-messages";
 
 export type HttpFailureInfo = Omit<Extract<WorkerToMain, { type: "http_failure" }>, "type">;
 

@@ -4,7 +4,7 @@
  * requests (the worker does both: worker/recording.ts).
  */
 
-import type { RequestResult } from "../../worker/main-worker-messages";
+import type { RequestResult } from "../../protocol/main-worker-messages";
 import { byTestId } from "../shared/dom";
 import { saveFile } from "../shared/save-file";
 

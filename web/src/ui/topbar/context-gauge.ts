@@ -7,7 +7,7 @@
  */
 
 import { isJsonObject } from "../../protocol/codec";
-import type { WorkerToMain } from "../../worker/main-worker-messages";
+import type { WorkerToMain } from "../../protocol/main-worker-messages";
 import { el } from "../shared/dom";
 import type { Requester } from "../panels/records";
 import "./context-gauge.css";

@@ -1,9 +1,9 @@
 /**
  * Values of the sandbox: what a run takes and gives (the `exec_request` / `exec_result` frames, defined
- * once in runtime/host/messages.py and generated into protocol/messages.gen.ts) and the postMessage
- * contract with sandbox-worker.js (through bootstrap.js, which relays both ways). Everything the sandbox
- * posts is untrusted (user code can call
- * `postMessage` itself), so it is checked here before anyone reads it.
+ * once in runtime/host/messages.py and generated into messages.gen.ts) and the postMessage contract with
+ * web/public/sandbox/sandbox-worker.js (through bootstrap.js, which relays both ways). The `run` message
+ * and the `result` message are those frames' fields, not copies of them. Everything the sandbox posts is
+ * untrusted (user code can call `postMessage` itself), so it is checked here before anyone reads it.
  */
 
 import {
@@ -11,8 +11,8 @@ import {
   EXEC_ERROR_KINDS,
   EXEC_MAX_TIMEOUT_S,
   type ExecErrorKind,
-} from "../protocol/constants.gen";
-import type { ExecError, ExecRequest as ExecRequestFrame, ExecResult } from "../protocol/messages.gen";
+} from "./constants.gen";
+import type { ExecError, ExecRequest as ExecRequestFrame, ExecResult } from "./messages.gen";
 
 export type { ExecError, ExecErrorKind, ExecRequestFrame, ExecResult };
 
@@ -23,6 +23,16 @@ export type ExecRequest = Omit<ExecRequestFrame, "type" | "id" | "timeout_s"> & 
   timeout_s?: number | null;
 };
 
+/** What the sandbox is handed for one run: the frame's code and files, and the packages to install first. */
+export type RunInput = Pick<ExecRequestFrame, "code" | "files"> & {
+  packages: string[];
+  /** The package indexes for micropip; null: PyPI. */
+  index_urls: string[] | null;
+};
+
+/** A run's result as the adapter hands it back in an `exec_result` frame (the frame less its type and id). */
+export type ExecOutcome = Omit<ExecResult, "type" | "id">;
+
 export const DEFAULT_TIMEOUT_S = EXEC_DEFAULT_TIMEOUT_S;
 export const MAX_TIMEOUT_S = EXEC_MAX_TIMEOUT_S;
 
@@ -31,14 +41,7 @@ export type ToSandbox =
   | { type: "start"; workerUrl: string }
   /** `grant`: the proxy's token for this one network sandbox (grants.ts), null for an offline one. */
   | { type: "init"; origin: string; driver: string; network: boolean; grant: string | null }
-  | {
-      type: "run";
-      id: string;
-      code: string;
-      files: Record<string, string>;
-      packages: string[];
-      indexUrls: string[] | null;
-    }
+  | ({ type: "run"; id: string } & RunInput)
   | { type: "fetched"; seq: number; ok: true; status: number; contentType: string; body: ArrayBuffer }
   | { type: "fetched"; seq: number; ok: false; message: string };
 
@@ -54,16 +57,7 @@ export type FromSandbox =
   /** The run's packages are installed: from here on its own code runs, and no `fetch` is honoured. */
   | { type: "installed"; id: string }
   | { type: "output"; id: string; stream: "stdout" | "stderr"; text: string }
-  | {
-      type: "result";
-      id: string;
-      ok: boolean;
-      stdout: string;
-      stderr: string;
-      files: Record<string, string>;
-      deleted: string[];
-      error: ExecError | null;
-    };
+  | ({ type: "result"; id: string } & Required<ExecOutcome>);
 
 type Json = Record<string, unknown>;
 
@@ -124,6 +118,11 @@ export function runOf(frame: ExecRequestFrame): ExecRequest {
     index_urls: frame.index_urls ?? null,
     network: frame.network === true,
   };
+}
+
+/** What the sandbox is handed for `request`. */
+export function runInput(request: ExecRequest): RunInput {
+  return { code: request.code, files: request.files, packages: request.packages ?? [], index_urls: request.index_urls ?? null };
 }
 
 /** A failed result (no output, no files). */

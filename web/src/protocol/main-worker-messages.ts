@@ -4,7 +4,7 @@
  * the worker's memory; nothing the worker posts back contains it.
  */
 
-import type { JsonObject } from "../protocol/codec";
+import type { JsonObject } from "./codec";
 import type {
   ApprovalDecision,
   ImageAttachment,
@@ -12,9 +12,14 @@ import type {
   ProviderKind,
   ToolInfo,
   UiEvent,
-} from "../protocol/messages";
-import type { Attachment } from "./incoming";
-import type { WorkspaceRequest } from "./workspace-fs";
+} from "./messages";
+import type { WorkspaceRequest } from "./workspace";
+
+/** A file the main thread attaches to a runtime `request`. */
+export interface Attachment {
+  name: string;
+  data: Uint8Array;
+}
 
 export interface AgentSettings {
   provider: ProviderKind;

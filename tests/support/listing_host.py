@@ -36,23 +36,26 @@ class ListingHost:
         for item in self._decoder.feed(data):
             assert isinstance(item, Frame) and item.message["type"] == "workspace_fetch"
             self.asks.append(item.message)
-            self._list(item.message["dirs"], item.message["depth"])
+            list_into(self.store, self.workspace, item.message["dirs"], item.message["depth"])
             reply = {"type": "reply", "id": item.message["id"], "ok": not self.fail}
             reply.update({"error": {"code": "storage_failed", "message": "no"}} if self.fail else {"result": {}})
             self.rpc.dispatch(reply)  # the answer arrives as the transport would hand it on
 
-    def _list(self, dirs: list[str], depth: int | None) -> None:
-        for rel in dirs:
-            source, target = self.store / rel, self.workspace / rel
-            if not source.is_dir() or not target.is_dir():
+
+def list_into(store: Path, workspace: Path, dirs: list[str], depth: int | None) -> None:
+    """The entries of ``dirs`` (and ``depth`` levels below; None: all) copied from ``store`` into ``workspace``;
+    what ``workspace`` holds already stays."""
+    for rel in dirs:
+        source, target = store / rel, workspace / rel
+        if not source.is_dir() or not target.is_dir():
+            continue
+        for entry in source.iterdir():
+            if (target / entry.name).exists():
                 continue
-            for entry in source.iterdir():
-                if (target / entry.name).exists():
-                    continue
-                if entry.is_dir():
-                    (target / entry.name).mkdir()
-                else:
-                    shutil.copyfile(entry, target / entry.name)
-            if depth is None or depth > 0:
-                children = [f"{rel}/{e.name}".lstrip("/") for e in source.iterdir() if e.is_dir()]
-                self._list(children, None if depth is None else depth - 1)
+            if entry.is_dir():
+                (target / entry.name).mkdir()
+            else:
+                shutil.copyfile(entry, target / entry.name)
+        if depth is None or depth > 0:
+            children = [f"{rel}/{e.name}".lstrip("/") for e in source.iterdir() if e.is_dir()]
+            list_into(store, workspace, children, None if depth is None else depth - 1)

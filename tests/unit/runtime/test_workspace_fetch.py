@@ -12,6 +12,8 @@ import pytest
 from runtime.host.workspace_fetch import OnDemand, Reach
 from runtime.tools.registry import builtin_registry
 from tests.support.listing_host import ListingHost
+from tests.support.rigs import StateRig
+from tests.support.scripted import call, says
 
 
 @pytest.fixture
@@ -99,3 +101,27 @@ async def test_a_reach_lists_its_paths_and_its_trees(host: ListingHost) -> None:
 async def test_a_present_workspace_asks_nothing(host: ListingHost) -> None:
     await OnDemand.present().reach(Reach(("docs",), ("",)))
     assert host.asks == [] and list(host.workspace.iterdir()) == []
+
+
+async def test_a_conversation_lists_what_its_requests_and_calls_use(tmp_path: Path, host: ListingHost) -> None:
+    """The conversation's one OnDemand reaches the request ports and the agent's tool context: a request
+    lists the skills, a call lists the folders of the path its tool declares (deeper than the prompt's map)."""
+    (host.store / "a/b/c").mkdir(parents=True)
+    (host.store / "a/b/c/old.md").write_text("old")
+    (host.store / ".agents/skills/tea/SKILL.md").write_text("---\nname: tea\ndescription: Brew tea.\n---\nBoil.\n")
+    capabilities = ("http", "flush", "workspace_fetch")
+    rig = await StateRig(host.workspace, tmp_path / "state", capabilities=capabilities, storage=host.store).start()
+    try:
+        assert [s["name"] for s in (await rig.result("skills_list"))["skills"]] == ["tea"]
+        assert rig.host.listed and not (host.workspace / "a/b/c").exists()
+        rig.provider.rounds = [says("", call("save_note", {"path": "a/b/c/new.md", "text": "new"})), says("Saved.")]
+        rig.host.send({"type": "user_message", "text": "note it", "turn_id": "t1"})
+        await rig.host.wait_for(lambda: rig.events("approval_needed"))
+        rig.host.send({"type": "approval", "call_id": "c1", "decision": "allow"})
+        assert (await rig.finished("t1"))["reason"] == "stop"
+    finally:
+        await rig.stop()
+    (done,) = rig.events("tool_finished")
+    assert done["ok"] is True, done
+    assert (host.workspace / "a/b/c/new.md").read_text() == "new" and (host.workspace / "a/b/c/old.md").is_file()
+    assert any("a/b/c" in m["dirs"] for m in rig.host.listed)

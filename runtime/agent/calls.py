@@ -23,7 +23,6 @@ from runtime.agent.tool_context import AgentToolContext
 from runtime.chat.messages import ToolCall, ToolResultMessage
 from runtime.host.events import ToolFinished
 from runtime.host.messages import ApprovalNeeded, Event, ToolStatus
-from runtime.host.workspace_fetch import on_demand
 from runtime.policy.guardrails import RepeatedFailures, spill
 from runtime.policy.hooks import Denied, HookCall, HookResult, Hooks, result_of
 from runtime.tools.base import ToolDefinition, ToolError
@@ -130,7 +129,7 @@ class CallRunner:
         name, approved_arguments, seen = self.approved[call_id]
         if (name, approved_arguments) != (tool.name, canonical(arguments)):
             return "Not run: the call changed after the user approved it. Ask again with the arguments you mean."
-        await on_demand(self.deps.context.workspace).for_call(tool.name, arguments)
+        await self.deps.context.on_demand.reach(tool.reach(arguments))
         if fingerprint(self.deps.context.workspace, tool, arguments) != seen:
             return (
                 "Not run: the files this call changes changed after the user approved it, so the approval "
@@ -147,7 +146,7 @@ class CallRunner:
             "arguments": arguments,
             "effect": tool.effect,
         }
-        await on_demand(self.deps.context.workspace).for_call(tool.name, arguments)  # what the preview reads
+        await self.deps.context.on_demand.reach(tool.reach(arguments))  # what the preview reads
         try:
             preview = tool.render_preview(self.deps.context, arguments)
         except Exception as exc:
@@ -171,7 +170,7 @@ class CallRunner:
         return "allow"
 
     async def _execute(self, call: HookCall) -> _Outcome:
-        await on_demand(self.deps.context.workspace).for_call(call.tool.name, call.arguments)
+        await self.deps.context.on_demand.reach(call.tool.reach(call.arguments))
         try:
             with self.deps.context.live.calling(self.turn_id, call.call_id):
                 outcome = result_of(await call.tool.call(self.deps.context, call.arguments))

@@ -31,7 +31,7 @@ from runtime.chat.history import estimate_tokens, model_view
 from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage, UserMessage
 from runtime.errors import ProviderError
 from runtime.host.messages import Event
-from runtime.host.workspace_fetch import on_demand
+from runtime.host.workspace_fetch import OnDemand
 from runtime.prompts.fit import PROMPT_MAX_SHARE, too_small_advice
 from runtime.providers.base import Finished, Provider, TextDelta
 from runtime.store.compaction import select_for_compaction
@@ -74,6 +74,7 @@ class ContextWindow:
     emit: Emit
     vision: bool | None = None  # whether the model takes images: None, not known
     workspace: Path | None = None  # where the tools' images are read from (for a vision model)
+    on_demand: OnDemand = field(default_factory=OnDemand.present)  # lists those images first
     told: set[str] = field(default_factory=set)  # the notices given this turn, by code
 
     async def messages(
@@ -82,7 +83,7 @@ class ContextWindow:
         view = await self._text_messages(system_prompt, tools, pending)
         if self.vision is True and self.workspace is not None:  # the images are read from the workspace
             written = (path for m in view if isinstance(m, ToolResultMessage) for path in m.images)
-            await on_demand(self.workspace).paths(written)
+            await self.on_demand.paths(written)
         return self._with_images(view)
 
     def _with_images(self, view: list[ChatMessage]) -> list[ChatMessage]:

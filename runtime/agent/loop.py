@@ -130,7 +130,14 @@ class _Turn:
         self.storing: asyncio.Future[None] | None = None  # the user's message, stored while its request travels
         self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
         self.window = ContextWindow(
-            deps.provider, deps.model, deps.context_tokens, deps.journal, deps.emit, deps.vision, deps.context.workspace
+            deps.provider,
+            deps.model,
+            deps.context_tokens,
+            deps.journal,
+            deps.emit,
+            deps.vision,
+            deps.context.workspace,
+            on_demand=deps.context.on_demand,
         )
         self.calls = CallRunner(
             CallDeps(deps.tools, deps.gate, deps.hooks, deps.context, deps.approvals, deps.emit, deps.journal),

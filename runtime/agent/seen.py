@@ -3,8 +3,9 @@
 An approval holds for the call the person saw *and* for the files as they were then. Just before the call
 runs the fingerprint is taken again; if a file changed in between (an earlier call, a hook, another tab)
 the call does not run on text nobody saw. The fingerprint covers each path argument of a ``write`` tool
-(``path``, ``src``, ``dst``): missing, a link and its target, a file's bytes, or a folder's tree. A folder's
-walk is bounded (``MAX_FILES`` entries, ``MAX_BYTES`` hashed); past that, sizes and change times stand in.
+(its ``WorkspacePath`` parameters: ``path``, ``src``, ``dst``): missing, a link and its target, a file's
+bytes, or a folder's tree. A folder's walk is bounded (``MAX_FILES`` entries, ``MAX_BYTES`` hashed); past
+that, sizes and change times stand in.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from runtime.tools.base import ToolDefinition, ToolError
-from runtime.tools.instructions import CHANGED_PATH_ARGUMENTS
 from runtime.tools.paths import resolve
 
 MAX_FILES = 2_000
@@ -28,7 +28,7 @@ def fingerprint(workspace: Path, tool: ToolDefinition, arguments: dict[str, Any]
         return ""
     digest = hashlib.sha256()
     budget = [MAX_FILES, MAX_BYTES]
-    for name in CHANGED_PATH_ARGUMENTS:
+    for name in tool.paths:
         value = arguments.get(name)
         if not isinstance(value, str):
             continue

@@ -12,6 +12,7 @@ from runtime.errors import HostRequestError
 from runtime.host.http import HttpClient, Response
 from runtime.host.messages import FlushRequest, RuntimeRequest
 from runtime.host.rpc import Rpc
+from runtime.host.workspace_fetch import OnDemand
 from runtime.tools.base import ToolError
 
 if TYPE_CHECKING:
@@ -31,8 +32,10 @@ class AgentToolContext:
         save_workspace: SaveWorkspace | None = None,
         store: Callable[[], Store | None] = lambda: None,
         live: LiveOutput | None = None,
+        on_demand: OnDemand | None = None,
     ) -> None:
         self._workspace = workspace
+        self._on_demand = on_demand or OnDemand.present()
         self._rpc = rpc
         self._http = http
         self._save_workspace = save_workspace
@@ -44,6 +47,11 @@ class AgentToolContext:
     @property
     def workspace(self) -> Path:
         return self._workspace
+
+    @property
+    def on_demand(self) -> OnDemand:
+        """Lists the workspace's folders from the host's storage (the conversation's one ``OnDemand``)."""
+        return self._on_demand
 
     @property
     def store(self) -> Store:

@@ -15,15 +15,16 @@ from typing import Any
 
 from runtime.agent.context import TRIGGER
 from runtime.chat.history import estimate_tokens, model_view
-from runtime.host.workspace_fetch import on_demand
+from runtime.host.workspace_fetch import OnDemand
 from runtime.persist.state import State
 from runtime.prompts.fit import PromptPlan
 from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
 
 
 class ContextMeter:
-    def __init__(self, state: State, plan: Callable[[], PromptPlan], workspace: Path) -> None:
+    def __init__(self, state: State, plan: Callable[[], PromptPlan], workspace: Path, on_demand: OnDemand) -> None:
         self._state = state
+        self._on_demand = on_demand
         self._plan = plan  # the next turn's system prompt and tools, planned against the window
         self._workspace = workspace
 
@@ -31,7 +32,7 @@ class ContextMeter:
         """``used``, ``limit``, ``compact_at`` (tokens) and ``prompt``: "compact" when the small-window
         prompt and tools are in use, else "full"."""
         await self._state.store()
-        await on_demand(self._workspace).for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
+        await self._on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
         journal = self._state.journal
         plan = self._plan()
         view = model_view(plan.text, journal.context() if journal is not None else [])

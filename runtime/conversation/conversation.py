@@ -32,7 +32,7 @@ from runtime.host.messages import Config, Error, Event, HostMessage
 from runtime.host.rpc import Rpc
 from runtime.host.transport import Transport
 from runtime.host.validate import BadMessage, parse_host_message
-from runtime.host.workspace_fetch import CAPABILITY, OnDemand, register
+from runtime.host.workspace_fetch import CAPABILITY, OnDemand
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
 from runtime.prompts.gather import warm_up
@@ -67,10 +67,10 @@ class Conversation:
         self.tools = tools
         self.workspace = workspace
         self._host_capabilities: frozenset[str] = frozenset()
-        register(workspace, OnDemand(self.rpc, lambda: CAPABILITY in self._host_capabilities))
+        on_demand = OnDemand(self.rpc, lambda: CAPABILITY in self._host_capabilities)  # the one for this workspace
         self.state = State(state_dir, self.rpc, self.emit, lambda: "flush" in self._host_capabilities)
         self.context = AgentToolContext(
-            workspace, self.rpc, self.http, self.state.flusher.workspace, lambda: self._open_store()
+            workspace, self.rpc, self.http, self.state.flusher.workspace, self._open_store, on_demand=on_demand
         )
         self.context.live.emit = self.emit  # run_python's output as it comes
         self.approvals = Approvals()
@@ -79,8 +79,8 @@ class Conversation:
         parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
-        meter = ContextMeter(self.state, self.turns.prompt_plan, workspace)
-        ports = Ports(self.state, self.sessions, self.providers, tools, workspace, meter)
+        meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand)
+        ports = Ports(self.state, self.sessions, self.providers, tools, workspace, on_demand, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []

@@ -25,7 +25,6 @@ from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, ImageAttachment
-from runtime.host.workspace_fetch import on_demand
 from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
@@ -174,7 +173,7 @@ class TurnRunner:
         except ProviderError as exc:
             self._fail(turn_id, "not_configured", exc.message)
             return
-        await on_demand(self._parts.workspace).for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
+        await self._parts.context.on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
         plan = self._planned(turn_id)
         if plan is None:
             return

@@ -11,6 +11,11 @@ read of a file fetches its bytes), so before code walks or opens workspace paths
 * ``dirs(rels, depth, budget)``: folders ``depth`` levels down, breadth first, stopping once ``budget``
   entries were seen (the system prompt's workspace map).
 
+What a tool call needs is its ``Reach``, derived from what its tool declares (``runtime.tools.traits``:
+its ``WorkspacePath`` parameters and what it walks); this module knows no tool by name. Each conversation
+has one ``OnDemand``, handed to whatever lists: the agent's tool context, the turn runner and the request
+ports carry it.
+
 What the runtime writes stays in its file system and reaches the host's storage at the flush, as before;
 a listing never replaces what is already there. Each folder is fetched once: the host remembers what it
 listed, and so does this module (so a second ask costs no round trip). A host without the
@@ -22,8 +27,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from pathlib import Path, PurePosixPath
-from typing import Any
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from runtime.errors import HostRequestError
 from runtime.host.messages import WorkspaceFetch
@@ -34,21 +39,29 @@ log = logging.getLogger(__name__)
 FETCH_TIMEOUT_S = 120.0
 CAPABILITY = "workspace_fetch"
 SKILLS_DIR = ".agents/skills"
-# Tool arguments that name workspace paths (the file tools' ``path``, ``src``, ``dst``).
-PATH_ARGUMENTS = ("path", "src", "dst")
-# Tools that walk a whole subtree: the argument naming its top (if any), and the top without it.
-TREE_TOOLS: dict[str, tuple[str | None, str]] = {
-    "search_files": ("path", ""),
-    "run_python": (None, ""),
-    "activate_skill": (None, SKILLS_DIR),
-}
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What one use needs listed: ``paths`` (each with the folders on the way) and ``trees`` (all below).
+    A tool call's reach comes from its tool's declarations (``runtime.tools.traits``)."""
+
+    paths: tuple[str, ...] = ()
+    trees: tuple[str, ...] = ()
 
 
 class OnDemand:
+    """The workspace on demand of one conversation; the agent's tool context and the request ports carry it."""
+
     def __init__(self, rpc: Rpc | None, enabled: Callable[[], bool]) -> None:
         self._rpc = rpc
         self._enabled = enabled
         self._done: set[tuple[str, int | None, int | None]] = set()  # asks already answered
+
+    @classmethod
+    def present(cls) -> OnDemand:
+        """For a workspace that is all in the file system already (tests, the CLI): it never asks."""
+        return cls(None, lambda: False)
 
     async def path(self, rel: str) -> None:
         """Every folder on the way to ``rel`` and ``rel`` itself (when a folder) is listed."""
@@ -84,13 +97,11 @@ class OnDemand:
         else:
             log.warning("the host did not list %s: %s", wanted, reply.get("error") or reply.get("message"))
 
-    async def for_call(self, tool: str, arguments: dict[str, Any]) -> None:
-        """What a tool call reads or writes is listed before it runs (and before its preview)."""
-        await self.paths(str(arguments[k]) for k in PATH_ARGUMENTS if isinstance(arguments.get(k), str))
-        if tool in TREE_TOOLS:
-            argument, default = TREE_TOOLS[tool]
-            given = arguments.get(argument) if argument else None
-            await self.tree(given if isinstance(given, str) else default)
+    async def reach(self, reach: Reach) -> None:
+        """What a use needs is listed: a tool call's reach before it runs (and before its preview)."""
+        await self.paths(reach.paths)
+        for top in reach.trees:
+            await self.tree(top)
 
     async def for_prompt(self, map_depth: int, map_entries: int) -> None:
         """What the system prompt shows: AGENTS.md, the installed skills and the workspace map."""
@@ -105,17 +116,3 @@ def _parts(rel: str) -> list[str]:
 
 def _norm(rel: str) -> str:
     return "/".join(_parts(rel))
-
-
-_NONE = OnDemand(None, lambda: False)
-_BY_WORKSPACE: dict[Path, OnDemand] = {}
-
-
-def register(workspace: Path, fetch: OnDemand) -> None:
-    """``fetch`` serves ``workspace`` (the conversation that talks to the host registers it)."""
-    _BY_WORKSPACE[workspace] = fetch
-
-
-def on_demand(workspace: Path) -> OnDemand:
-    """The fetcher for ``workspace``; one that does nothing when none was registered."""
-    return _BY_WORKSPACE.get(workspace, _NONE)

@@ -15,8 +15,9 @@ Precedence, first that applies wins:
 
 Rules are written ``tool`` or ``tool(arg=glob, ...)``: the tool name is a glob too (``*`` matches every
 tool), each ``arg=glob`` must match that argument's value (``fnmatch``, case-sensitive; ``*`` also matches
-``/``). Path arguments (``path``, ``src``, ``dst``) are normalized first (``./a//b.md`` → ``a/b.md``). A
-rule that names an argument never matches a call without it. Commas cannot appear inside a glob.
+``/``). A tool's path arguments (its ``WorkspacePath`` parameters: ``path``, ``src``, ``dst``) are
+normalized first (``./a//b.md`` → ``a/b.md``). A rule that names an argument never matches a call without
+it. Commas cannot appear inside a glob.
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ MODE_TABLE: dict[Mode, dict[Effect, Verdict]] = {
     "full-auto": {"read": "allow", "memory": "allow", "write": "allow", "network": "allow", "execute": "allow"},
     "read-only": {"read": "allow", "memory": "ask", "write": "deny", "network": "deny", "execute": "deny"},
 }
-PATH_ARGUMENTS = frozenset({"path", "src", "dst"})
 # Memory tools that change nothing: they run without asking even in read-only mode.
 MEMORY_READERS = frozenset({"memory_search"})
 
@@ -101,13 +101,13 @@ class Rule:
                 raise RuleSyntaxError(text, "empty parentheses")
         return cls(match.group("tool"), tuple(conditions))
 
-    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
-        if not fnmatch.fnmatchcase(tool_name, self.tool):
+    def matches(self, tool: ToolDefinition, arguments: Mapping[str, Any]) -> bool:
+        if not fnmatch.fnmatchcase(tool.name, self.tool):
             return False
         for name, glob in self.conditions:
             if name not in arguments:
                 return False
-            if not fnmatch.fnmatchcase(_comparable(name, arguments[name]), glob):
+            if not fnmatch.fnmatchcase(_comparable(name in tool.paths, arguments[name]), glob):
                 return False
         return True
 
@@ -117,9 +117,9 @@ class Rule:
         return f"{self.tool}({', '.join(f'{n}={g}' for n, g in self.conditions)})"
 
 
-def _comparable(name: str, value: Any) -> str:
+def _comparable(is_path: bool, value: Any) -> str:
     if isinstance(value, str):
-        if name in PATH_ARGUMENTS and value:
+        if is_path and value:
             return posixpath.normpath(value)
         return value
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
@@ -189,7 +189,7 @@ class Policy:
 
     def decide(self, tool: ToolDefinition, arguments: dict[str, Any]) -> tuple[Verdict, str]:
         for rule in self.deny_rules:
-            if rule.matches(tool.name, arguments):
+            if rule.matches(tool, arguments):
                 return "deny", f"{tool.name} is denied by the rule {rule}"
         table = MODE_TABLE[self._mode]
         if table[tool.effect] == "deny":
@@ -201,7 +201,7 @@ class Policy:
         if scope in self._granted:
             return "allow", f"{scope} is allowed for this session"
         for rule in self.allow_rules:
-            if rule.matches(tool.name, arguments):
+            if rule.matches(tool, arguments):
                 return "allow", f"{tool.name} is allowed by the rule {rule}"
         if table[tool.effect] == "allow" or (tool.effect == "memory" and tool.name in MEMORY_READERS):
             return "allow", f"{tool.effect} tools run without asking in {self._mode} mode"

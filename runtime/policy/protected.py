@@ -4,10 +4,10 @@
 (their one definition) says.
 
 A call *changes instructions* when it is a ``write`` tool (write_file, edit_file, delete_file, move_file,
-and any file tool added later) and one of its path arguments (``path``, ``src``, ``dst``) names an
-instruction path, as written or where it resolves (a symbolic link to ``AGENTS.md``). Such a call asks the
-person every time, in every mode except read-only (which refuses it): "allow for this session" allows only
-that call, never later changes to instructions.
+and any file tool added later) and one of its path arguments (its ``WorkspacePath`` parameters: ``path``,
+``src``, ``dst``) names an instruction path, as written or where it resolves (a symbolic link to
+``AGENTS.md``). Such a call asks the person every time, in every mode except read-only (which refuses it):
+"allow for this session" allows only that call, never later changes to instructions.
 
 A call *reaches the network* when its effect is ``network`` (web_fetch, tool servers), or it asks for the
 network (``network: true``) or for packages to install (``packages``: fetched from an index). While the
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.tools.base import ToolDefinition, ToolError
-from runtime.tools.instructions import CHANGED_PATH_ARGUMENTS, is_instructions
+from runtime.tools.instructions import is_instructions
 from runtime.tools.paths import relative, resolve
 
 
@@ -32,7 +32,7 @@ def instruction_paths(tool: ToolDefinition, arguments: Mapping[str, Any], worksp
     if tool.effect != "write":
         return ()
     found: list[str] = []
-    for name in CHANGED_PATH_ARGUMENTS:
+    for name in tool.paths:
         value = arguments.get(name)
         if isinstance(value, str) and value.strip() and _names_instructions(value, workspace):
             found.append(posixpath.normpath(value))

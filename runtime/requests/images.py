@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any
 
-from runtime.host.workspace_fetch import on_demand
 from runtime.requests.params import RequestError, integer, text
 from runtime.tools.base import ToolError
 from runtime.tools.paths import resolve
@@ -42,7 +41,7 @@ async def workspace_image(ports: Ports, params: dict[str, Any]) -> dict[str, Any
     media_type = MEDIA_TYPES.get(suffix)
     if media_type is None:
         raise RequestError("bad_params", f"{path} is not an image file (SVG, PNG, JPEG, GIF or WebP)")
-    await on_demand(ports.workspace).path(path)
+    await ports.on_demand.path(path)
     try:
         target = resolve(ports.workspace, path)
         if target.stat().st_size > MAX_WORKSPACE_IMAGE_BYTES:

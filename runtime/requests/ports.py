@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from runtime.host.events import ToolInfo
+from runtime.host.workspace_fetch import OnDemand
 from runtime.providers.base import ModelInfo, Provider, ProviderEndpoint
 from runtime.store import Store
 
@@ -78,6 +79,7 @@ class Ports:
     models: ModelSource
     tools: ToolCatalog
     workspace: Path
+    on_demand: OnDemand  # lists the workspace's folders from the host's storage before a handler reads them
     context: ContextMeasure | None = None
 
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from runtime.host.constants import SKILL_ARCHIVE_MAX_BYTES
 from runtime.host.workspace_fetch import SKILLS_DIR as SKILLS_TREE
-from runtime.host.workspace_fetch import on_demand
 from runtime.requests.params import RequestError, flag, text
 from runtime.skills.errors import SkillError
 
@@ -36,7 +35,7 @@ def _installed(ports: Ports, name: str) -> InstalledSkill:
 async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     """Import the archive the host stored at ``params.path`` (an absolute path in the runtime's file
     system; the host writes it there and removes it after the reply), named ``params.filename``."""
-    await on_demand(ports.workspace).tree(SKILLS_TREE)
+    await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.importer import import_archive_file
 
     path = Path(text(params, "path"))
@@ -54,7 +53,7 @@ async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
 
 async def skills_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     """The installed skills, and the folders that are not skills with why (``skipped``)."""
-    await on_demand(ports.workspace).tree(SKILLS_TREE)
+    await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.catalog import list_skills, skipped_skills
 
     tools = _tool_names(ports)
@@ -74,7 +73,7 @@ def _listed(tools: frozenset[str], skill: InstalledSkill) -> dict[str, Any]:
 
 
 async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
-    await on_demand(ports.workspace).tree(SKILLS_TREE)
+    await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, set_enabled
     from runtime.skills.importer import SKILLS_DIR
 
@@ -84,7 +83,7 @@ async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, A
 
 
 async def skill_remove(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
-    await on_demand(ports.workspace).tree(SKILLS_TREE)
+    await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, forget
     from runtime.skills.importer import SKILLS_DIR, skills_dir
 
@@ -96,7 +95,7 @@ async def skill_remove(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
-    await on_demand(ports.workspace).tree(SKILLS_TREE)
+    await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.importer import SKILL_FILE, skills_dir
     from runtime.skills.spec import InvalidSkill, check_skill_bytes
 

@@ -1,8 +1,10 @@
-"""@tool turns a plain function into a ToolDefinition: name, description, schema, effect class.
+"""@tool turns a plain function into a ToolDefinition: name, description, schema, effect class, traits.
 
 The name comes from the function, the description from its docstring's first paragraph, and the JSON
 schema from its signature (type hints and defaults). ``Annotated[str, "help"]`` adds a description to a
-parameter. The first parameter may be ``ctx: ToolContext``; it is not part of the schema.
+parameter. The first parameter may be ``ctx: ToolContext``; it is not part of the schema. What the tool
+uses of the workspace comes from the signature too (``WorkspacePath`` parameters) and from ``walks``
+(``runtime.tools.traits``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any, Literal, Protocol, Union, get_args, get_origin
 
 from runtime.host.constants import ToolEffect
 from runtime.host.events import ToolInfo
+from runtime.host.workspace_fetch import OnDemand, Reach
+from runtime.tools.traits import Walk, check_walk, is_workspace_path, reach
 
 Effect = ToolEffect
 EFFECTS: tuple[Effect, ...] = ("read", "write", "network", "execute", "memory")
@@ -36,13 +40,18 @@ class ToolContext(Protocol):
     """What a tool may use from the running agent. The loop provides the concrete context.
 
     ``workspace`` is the root every path is resolved in (``/workspace`` in the browser, a temporary
-    directory in tests). ``fetch`` goes through the host without credentials (``auth: "none"``), so
-    the adapter's egress rule applies. ``host_request`` sends a request frame such as ``exec_request``
-    or ``flush_request`` (with a fresh ``id``) and returns the reply message.
+    directory in tests); ``on_demand`` lists its folders from the host's storage (what a call's traits
+    declare is listed before it runs; a tool that finds more to read mid-call asks it). ``fetch`` goes
+    through the host without credentials (``auth: "none"``), so the adapter's egress rule applies.
+    ``host_request`` sends a request frame such as ``exec_request`` or ``flush_request`` (with a fresh
+    ``id``) and returns the reply message.
     """
 
     @property
     def workspace(self) -> Path: ...
+
+    @property
+    def on_demand(self) -> OnDemand: ...
 
     async def fetch(
         self,
@@ -99,6 +108,12 @@ class ToolDefinition:
     takes_context: bool = False
     preview: PreviewFunc | None = field(default=None, repr=False, compare=False)
     parameters_for: ParametersFunc | None = field(default=None, repr=False, compare=False)
+    paths: tuple[str, ...] = ()  # the parameters typed WorkspacePath: what a call reads, or changes
+    walks: Walk | None = None  # the subtree a call walks
+
+    def reach(self, arguments: dict[str, Any]) -> Reach:
+        """What a call with these arguments uses of the workspace (listed before it runs)."""
+        return reach(self.paths, self.walks, arguments)
 
     def render_preview(self, ctx: Any, arguments: dict[str, Any]) -> str | None:
         """What the approval card shows besides the arguments; None when the tool has no preview."""
@@ -139,11 +154,14 @@ def tool(
     name: str | None = None,
     preview: PreviewFunc | None = None,
     parameters_for: ParametersFunc | None = None,
+    walks: Walk | None = None,
 ) -> Callable[[ToolFunc], ToolDefinition]:
-    """Decorator: ``@tool("read")`` on a function makes it a ToolDefinition."""
+    """Decorator: ``@tool("read")`` on a function makes it a ToolDefinition; ``walks``: the subtree it walks."""
 
     def make(func: ToolFunc) -> ToolDefinition:
-        return replace(define(func, effect, name=name, preview=preview), parameters_for=parameters_for)
+        definition = replace(define(func, effect, name=name, preview=preview), parameters_for=parameters_for)
+        check_walk(walks, definition.paths, definition.name)
+        return replace(definition, walks=walks)
 
     return make
 
@@ -161,6 +179,7 @@ def define(
         params = params[1:]
     properties: dict[str, JSONSchema] = {}
     required: list[str] = []
+    paths = tuple(p.name for p in params if is_workspace_path(hints.get(p.name, str)))
     for p in params:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise TypeError(f"{func.__name__}: *args/**kwargs cannot be described to a model")
@@ -180,7 +199,9 @@ def define(
     description = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
     if not description:
         raise TypeError(f"{func.__name__}: a tool needs a docstring; it is the model's description")
-    return ToolDefinition(name or func.__name__, description, parameters, effect, func, takes_context, preview)
+    return ToolDefinition(
+        name or func.__name__, description, parameters, effect, func, takes_context, preview, paths=paths
+    )
 
 
 _SIMPLE: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}

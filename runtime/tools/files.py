@@ -17,6 +17,7 @@ from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutpu
 from runtime.tools.instructions import is_instructions
 from runtime.tools.paths import PathRefused, display, relative, resolve
 from runtime.tools.preview_text import moved_text
+from runtime.tools.traits import WorkspacePath
 from runtime.tools.untrusted import wrap_untrusted
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,9 @@ def unified_diff(old: str, new: str, rel: str, *, new_file: bool = False, whole:
 
 
 @tool("read")
-def list_files(ctx: ToolContext, path: Annotated[str, "Folder to list, relative to the workspace"] = ".") -> str:
+def list_files(
+    ctx: ToolContext, path: Annotated[WorkspacePath, "Folder to list, relative to the workspace"] = "."
+) -> str:
     """List the files and folders in a workspace folder (one level; folders end with '/').
 
     Paths in the listing are relative to the workspace and can be passed to the other tools.
@@ -118,7 +121,7 @@ def _list_line(workspace: Path, folder: str, entry: Path) -> str:
 @tool("read")
 def read_file(
     ctx: ToolContext,
-    path: Annotated[str, "File to read, relative to the workspace"],
+    path: Annotated[WorkspacePath, "File to read, relative to the workspace"],
     offset: Annotated[int | None, "First line to show (1-based)"] = None,
     limit: Annotated[int | None, "Number of lines to show"] = None,
 ) -> str:
@@ -198,7 +201,7 @@ def _preview_write(ctx: ToolContext, arguments: dict[str, Any]) -> str | None:
 @tool("write", preview=_preview_write)
 def write_file(
     ctx: ToolContext,
-    path: Annotated[str, "File to write, relative to the workspace"],
+    path: Annotated[WorkspacePath, "File to write, relative to the workspace"],
     content: Annotated[str, "The whole new content of the file"],
 ) -> ToolOutput:
     """Create or overwrite a text file in the workspace (missing folders are created)."""
@@ -257,7 +260,7 @@ def _preview_edit(ctx: ToolContext, arguments: dict[str, Any]) -> str | None:
 @tool("write", preview=_preview_edit)
 def edit_file(
     ctx: ToolContext,
-    path: Annotated[str, "File to edit, relative to the workspace"],
+    path: Annotated[WorkspacePath, "File to edit, relative to the workspace"],
     old_text: Annotated[str, "Exact text to replace; must occur exactly once in the file"],
     new_text: Annotated[str, "Text to put in its place"],
 ) -> ToolOutput:
@@ -287,7 +290,7 @@ def _preview_delete(ctx: ToolContext, arguments: dict[str, Any]) -> str | None:
 
 
 @tool("write", preview=_preview_delete)
-def delete_file(ctx: ToolContext, path: Annotated[str, "File (or empty folder) to delete"]) -> ToolOutput:
+def delete_file(ctx: ToolContext, path: Annotated[WorkspacePath, "File (or empty folder) to delete"]) -> ToolOutput:
     """Delete a file (or an empty folder) from the workspace."""
     target, rel = _existing(ctx, path)
     if target.is_dir() and not target.is_symlink():
@@ -324,8 +327,8 @@ def _preview_move(ctx: ToolContext, arguments: dict[str, Any]) -> str | None:
 @tool("write", preview=_preview_move)
 def move_file(
     ctx: ToolContext,
-    src: Annotated[str, "File or folder to move, relative to the workspace"],
-    dst: Annotated[str, "New path, relative to the workspace; must not exist yet"],
+    src: Annotated[WorkspacePath, "File or folder to move, relative to the workspace"],
+    dst: Annotated[WorkspacePath, "New path, relative to the workspace; must not exist yet"],
 ) -> ToolOutput:
     """Move or rename a file or folder inside the workspace (missing folders are created)."""
     source, src_rel, dest, dst_rel = _plan_move(ctx, src, dst)

@@ -15,7 +15,6 @@ from pathlib import PurePosixPath
 
 INSTRUCTION_FILES = frozenset({"agents.md"})  # case-folded, at the workspace root
 INSTRUCTION_DIRS = frozenset({".agents"})  # case-folded, at the workspace root: everything under it
-CHANGED_PATH_ARGUMENTS = ("path", "src", "dst")  # the arguments of a write tool that name what it changes
 
 
 def is_instructions(rel: str) -> bool:

@@ -35,6 +35,7 @@ from runtime.host.messages import ExecError, ExecRequestBody, ExecResult
 from runtime.names import name_problem
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.paths import relative
+from runtime.tools.traits import Walk
 from runtime.tools.untrusted import defuse, wrap_untrusted
 from runtime.tools.writeback import apply_run_changes
 
@@ -66,7 +67,7 @@ class SandboxReplyError(ToolError):
         self.detail = detail
 
 
-@tool("execute")
+@tool("execute", walks=Walk())  # its sandbox gets a copy of the whole workspace
 async def run_python(
     ctx: ToolContext,
     code: Annotated[str, "Python source to run; print what you want to see"],

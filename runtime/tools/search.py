@@ -21,6 +21,7 @@ from typing import Annotated
 from runtime.tools.base import ToolContext, ToolDefinition, ToolError, tool
 from runtime.tools.files import BINARY_SNIFF_BYTES, looks_binary
 from runtime.tools.paths import display, relative, resolve
+from runtime.tools.traits import Walk, WorkspacePath
 from runtime.tools.untrusted import wrap_untrusted
 
 MAX_MATCHES = 200
@@ -50,11 +51,11 @@ class _Scan:
     stopped: str = ""
 
 
-@tool("read")
+@tool("read", walks=Walk("path"))
 async def search_files(
     ctx: ToolContext,
     pattern: Annotated[str, "Regular expression (Python syntax) to look for, line by line"],
-    path: Annotated[str, "File or folder to search, relative to the workspace"] = ".",
+    path: Annotated[WorkspacePath, "File or folder to search, relative to the workspace"] = ".",
     glob: Annotated[str | None, "Only files whose name (or path, if it has a '/') matches, e.g. '*.md'"] = None,
 ) -> str:
     """Search the workspace's text files for a regular expression; returns matching lines as path:line: text."""

@@ -10,7 +10,9 @@ import copy
 from pathlib import Path
 from typing import Annotated
 
+from runtime.host.workspace_fetch import SKILLS_DIR
 from runtime.tools.base import JSONSchema, ToolContext, ToolDefinition, ToolError, tool
+from runtime.tools.traits import Walk
 from runtime.tools.untrusted import wrap_untrusted
 
 
@@ -26,7 +28,7 @@ def _installed_names(workspace: Path) -> JSONSchema | None:
     return parameters
 
 
-@tool("read", parameters_for=_installed_names)
+@tool("read", parameters_for=_installed_names, walks=Walk(top=SKILLS_DIR))  # the catalog reads every skill
 def activate_skill(ctx: ToolContext, name: Annotated[str, "The skill's name, as listed in <available_skills>"]) -> str:
     """Load an installed skill's instructions and the list of its files; follow them for the task at hand."""
     from runtime.skills.catalog import activate

@@ -2,7 +2,8 @@
 
 It decodes the frames the runtime writes, records them, and answers each ``http_request`` with a
 scripted ``HttpReply`` (status, headers, body chunks) or a host failure, and each ``flush_request``
-with ``flush_responder``'s reply (ok by default), the way the adapter would.
+with ``flush_responder``'s reply (ok by default), the way the adapter would. With ``listing`` set (its
+storage folder and the runtime's workspace) it answers ``workspace_fetch`` by listing from that storage.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import base64
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from runtime.host.http import HttpClient
 from runtime.host.rpc import Rpc
+from tests.support.listing_host import list_into
 from tests.support.recording import Message, RecordingHost
 
 
@@ -62,6 +65,8 @@ class FrameHost(RecordingHost):
         self.flushes: list[Message] = []
         self.flush_responder: FlushResponder = flush_ok
         self.responder = responder or (lambda request: HttpReply(404))
+        self.listing: tuple[Path, Path] | None = None  # (storage, workspace): answer workspace_fetch from it
+        self.listed: list[Message] = []
         self._tasks: set[asyncio.Task[None]] = set()
 
     def on_message(self, message: Message) -> None:
@@ -72,6 +77,11 @@ class FrameHost(RecordingHost):
             task.add_done_callback(self._tasks.discard)
         elif message["type"] == "cancel":
             self.cancelled.append(message["id"])
+        elif message["type"] == "workspace_fetch" and self.listing is not None:
+            self.listed.append(message)
+            list_into(*self.listing, message["dirs"], message["depth"])
+            reply = {"type": "reply", "id": message["id"], "ok": True, "result": {}}
+            asyncio.get_running_loop().call_soon(self.send, reply)
         elif message["type"] == "flush_request":
             self.flushes.append(message)
             answer = self.flush_responder(message)

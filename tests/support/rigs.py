@@ -25,6 +25,7 @@ from runtime.tools import memory
 from runtime.tools.base import ToolContext, ToolOutput, tool
 from runtime.tools.registry import Registry
 from runtime.tools.skills import activate_skill
+from runtime.tools.traits import WorkspacePath
 from tests.support.framehost import FrameHost
 from tests.support.recording import RecordingHost
 from tests.support.scripted import ScriptedProvider
@@ -39,7 +40,7 @@ def lookup(key: str) -> str:
 
 
 @tool("write")
-def save_note(ctx: ToolContext, path: str, text: str) -> ToolOutput:
+def save_note(ctx: ToolContext, path: WorkspacePath, text: str) -> ToolOutput:
     """Save a note in the workspace."""
     (ctx.workspace / path).write_text(text)
     return ToolOutput(f"saved {path}", changed_paths=(path,))
@@ -89,6 +90,7 @@ class StateRig(Driver):
     provider: ScriptedProvider = field(default_factory=ScriptedProvider)
     capabilities: tuple[str, ...] = ("http", "flush")
     host: FrameHost = field(default_factory=FrameHost)
+    storage: Path | None = None  # the host's storage, listed on demand (with the workspace_fetch capability)
     conversation: Conversation | None = None
     task: asyncio.Task[None] | None = None
 
@@ -100,6 +102,8 @@ class StateRig(Driver):
 
         providers.register("scripted", make)
         self.host = FrameHost()
+        if self.storage is not None:
+            self.host.listing = (self.storage, self.workspace)
         config = BootConfig(
             workspace=self.workspace,
             tools=registry,

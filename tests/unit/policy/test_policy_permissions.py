@@ -8,10 +8,11 @@ import pytest
 
 from runtime.policy.permissions import MODES, Policy, Rule, RuleSyntaxError, UnknownMode
 from runtime.tools.base import EFFECTS, Effect, ToolDefinition, define
+from runtime.tools.traits import WorkspacePath
 
 
 def make_tool(name: str, effect: Effect) -> ToolDefinition:
-    def func(path: str = ".") -> str:
+    def func(path: WorkspacePath = ".") -> str:
         """A tool for policy tests."""
         return path
 

@@ -4,53 +4,16 @@ folder makes exactly those files appear."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from runtime.host.codec import Decoder, Frame
-from runtime.host.rpc import Rpc
-from runtime.host.transport import FeedTransport
-from runtime.host.workspace_fetch import OnDemand, on_demand, register
-
-
-class ListingHost:
-    """A host whose storage is ``store``: each ``workspace_fetch`` copies the named folders' entries
-    (files and empty sub-folders, not their contents) into ``workspace``, as the browser adapter does."""
-
-    def __init__(self, store: Path, workspace: Path, *, fail: bool = False) -> None:
-        self.store, self.workspace, self.fail = store, workspace, fail
-        self.asks: list[dict[str, Any]] = []
-        self._decoder = Decoder()
-        self.transport = FeedTransport(self._from_runtime)
-        self.rpc = Rpc(self.transport)
-
-    def _from_runtime(self, data: bytes) -> None:
-        for item in self._decoder.feed(data):
-            assert isinstance(item, Frame) and item.message["type"] == "workspace_fetch"
-            self.asks.append(item.message)
-            self._list(item.message["dirs"], item.message["depth"])
-            reply = {"type": "reply", "id": item.message["id"], "ok": not self.fail}
-            reply.update({"error": {"code": "storage_failed", "message": "no"}} if self.fail else {"result": {}})
-            self.rpc.dispatch(reply)  # the answer arrives as the transport would hand it on
-
-    def _list(self, dirs: list[str], depth: int | None) -> None:
-        for rel in dirs:
-            source, target = self.store / rel, self.workspace / rel
-            if not source.is_dir() or not target.is_dir():
-                continue
-            for entry in source.iterdir():
-                if (target / entry.name).exists():
-                    continue
-                if entry.is_dir():
-                    (target / entry.name).mkdir()
-                else:
-                    shutil.copyfile(entry, target / entry.name)
-            if depth is None or depth > 0:
-                children = [f"{rel}/{e.name}".lstrip("/") for e in source.iterdir() if e.is_dir()]
-                self._list(children, None if depth is None else depth - 1)
+from runtime.host.workspace_fetch import OnDemand, Reach
+from runtime.tools.registry import builtin_registry
+from tests.support.listing_host import ListingHost
+from tests.support.rigs import StateRig
+from tests.support.scripted import call, says
 
 
 @pytest.fixture
@@ -65,7 +28,7 @@ def host(tmp_path: Path) -> ListingHost:
 
 
 def fetcher(host: ListingHost, enabled: bool = True) -> OnDemand:
-    return OnDemand(host.rpc, lambda: enabled)
+    return host.on_demand(enabled)
 
 
 async def test_nothing_is_there_until_it_is_asked_for(host: ListingHost) -> None:
@@ -105,7 +68,7 @@ async def test_a_tree_lists_everything_below(host: ListingHost) -> None:
 async def test_a_tool_call_has_what_it_uses_listed_first(
     host: ListingHost, tool: str, arguments: dict[str, Any], present: str
 ) -> None:
-    await fetcher(host).for_call(tool, arguments)
+    await fetcher(host).reach(builtin_registry().get(tool).reach(arguments))  # as the agent does before a call
     assert (host.workspace / present).is_file()
 
 
@@ -129,9 +92,36 @@ async def test_without_the_capability_nothing_is_asked(host: ListingHost) -> Non
     assert host.asks == []
 
 
-def test_an_unregistered_workspace_gets_a_fetcher_that_does_nothing(tmp_path: Path, host: ListingHost) -> None:
-    fetch = fetcher(host)
-    register(tmp_path / "ws-registered", fetch)
-    assert on_demand(tmp_path / "ws-registered") is fetch
-    assert on_demand(tmp_path / "elsewhere") is not fetch
+async def test_a_reach_lists_its_paths_and_its_trees(host: ListingHost) -> None:
+    await fetcher(host).reach(Reach(paths=("docs/guide.md",), trees=("src",)))
+    assert (host.workspace / "docs/guide.md").is_file() and (host.workspace / "src/app/util.py").is_file()
+    assert not (host.workspace / ".agents/skills/tea/SKILL.md").exists()
 
+
+async def test_a_present_workspace_asks_nothing(host: ListingHost) -> None:
+    await OnDemand.present().reach(Reach(("docs",), ("",)))
+    assert host.asks == [] and list(host.workspace.iterdir()) == []
+
+
+async def test_a_conversation_lists_what_its_requests_and_calls_use(tmp_path: Path, host: ListingHost) -> None:
+    """The conversation's one OnDemand reaches the request ports and the agent's tool context: a request
+    lists the skills, a call lists the folders of the path its tool declares (deeper than the prompt's map)."""
+    (host.store / "a/b/c").mkdir(parents=True)
+    (host.store / "a/b/c/old.md").write_text("old")
+    (host.store / ".agents/skills/tea/SKILL.md").write_text("---\nname: tea\ndescription: Brew tea.\n---\nBoil.\n")
+    capabilities = ("http", "flush", "workspace_fetch")
+    rig = await StateRig(host.workspace, tmp_path / "state", capabilities=capabilities, storage=host.store).start()
+    try:
+        assert [s["name"] for s in (await rig.result("skills_list"))["skills"]] == ["tea"]
+        assert rig.host.listed and not (host.workspace / "a/b/c").exists()
+        rig.provider.rounds = [says("", call("save_note", {"path": "a/b/c/new.md", "text": "new"})), says("Saved.")]
+        rig.host.send({"type": "user_message", "text": "note it", "turn_id": "t1"})
+        await rig.host.wait_for(lambda: rig.events("approval_needed"))
+        rig.host.send({"type": "approval", "call_id": "c1", "decision": "allow"})
+        assert (await rig.finished("t1"))["reason"] == "stop"
+    finally:
+        await rig.stop()
+    (done,) = rig.events("tool_finished")
+    assert done["ok"] is True, done
+    assert (host.workspace / "a/b/c/new.md").read_text() == "new" and (host.workspace / "a/b/c/old.md").is_file()
+    assert any("a/b/c" in m["dirs"] for m in rig.host.listed)

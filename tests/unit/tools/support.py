@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runtime.host.workspace_fetch import OnDemand
 from runtime.tools.base import ToolDefinition
 
 
@@ -29,10 +30,15 @@ class FakeContext:
     fetch_error: Exception | None = None
     fetched: list[dict[str, Any]] = field(default_factory=list)
     requested: list[tuple[str, dict[str, Any], float]] = field(default_factory=list)
+    lister: OnDemand = field(default_factory=OnDemand.present)  # a ListingHost's, for a workspace on demand
 
     @property
     def workspace(self) -> Path:
         return self.root
+
+    @property
+    def on_demand(self) -> OnDemand:
+        return self.lister
 
     async def fetch(
         self,
@@ -56,7 +62,8 @@ class FakeContext:
 
 
 async def call(tool: ToolDefinition, ctx: FakeContext, **arguments: Any) -> Any:
-    """Run a tool the way the loop does: through its definition."""
+    """Run a tool the way the loop does: what it declares it uses listed, then through its definition."""
+    await ctx.on_demand.reach(tool.reach(arguments))
     return await tool.call(ctx, arguments)
 
 

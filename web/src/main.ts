@@ -11,7 +11,7 @@ import { ChatView } from "./ui/chat/chat";
 import { mountChatMedia } from "./ui/images/chat-media";
 import { ContextGauge } from "./ui/topbar/context-gauge";
 import { withholdContinue } from "./ui/chat/endings";
-import { byTestId } from "./ui/shared/dom";
+import { byTestId } from "./ui/common/dom";
 import { installKeyboard } from "./ui/page/keyboard";
 import { mountSidebarDrawer } from "./ui/page/sidebar-drawer";
 import { mountRecordingControls } from "./ui/settings/recording-controls";

@@ -1,7 +1,7 @@
 /** What the page shows images and saves files as: only raster data: URLs, only octet-stream downloads. */
 
 import { describe, expect, it } from "vitest";
-import { DOWNLOAD_TYPE, downloadBlob } from "../src/ui/shared/save-file";
+import { DOWNLOAD_TYPE, downloadBlob } from "../src/ui/common/save-file";
 import { FLUID_WIDTH, MAX_DRAWN_EDGE, drawnSize, isRaster, rasterDataUrl } from "../src/ui/images/safe-image";
 
 describe("image URLs", () => {

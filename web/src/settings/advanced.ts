@@ -4,7 +4,7 @@
  * asks for the model list again (it reports the window in use).
  */
 
-import { byTestId } from "../ui/shared/dom";
+import { byTestId } from "../ui/common/dom";
 import { isReasoningEffort, parseContextLength, parseMaxOutput, type AppSettings } from "./model";
 
 export interface AdvancedHooks {

@@ -11,7 +11,7 @@ import { explainFailure, type HttpFailureInfo } from "../ui/settings/connection"
 import { DoctorView } from "../ui/settings/doctor-view";
 import { defaultModel } from "../ui/settings/model-picker";
 import { SettingsPanel, type SettingsForm } from "../ui/settings/settings-panel";
-import { byTestId } from "../ui/shared/dom";
+import { byTestId } from "../ui/common/dom";
 import { normalizeBaseUrl } from "./base-url";
 import { wireAdvanced } from "./advanced";
 import { runChecks } from "./doctor";

@@ -4,7 +4,7 @@
  * sends or stops; the chat decides whether that can happen now.
  */
 
-import { byTestId } from "../shared/dom";
+import { byTestId } from "../common/dom";
 
 export interface ComposerHost {
   submit(): void;

@@ -4,7 +4,7 @@
  */
 
 import "./diff-view.css";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 
 export type DiffLineKind = "add" | "del" | "hunk" | "file" | "context";
 

@@ -4,7 +4,7 @@
  * "rate limited, retrying in N s" notice, which goes away once the turn moves on.
  */
 
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 
 export const CONTINUE_PROMPT = "Continue exactly where you stopped.";
 

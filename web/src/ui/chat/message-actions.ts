@@ -9,9 +9,9 @@
  * runtime keeps the old ones in the store as an earlier branch).
  */
 
-import { copyText } from "../shared/clipboard";
+import { copyText } from "../common/clipboard";
 import "./message-actions.css";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 
 export interface MessageActionHost {
   /** A turn runs: nothing can be regenerated or edited now. */

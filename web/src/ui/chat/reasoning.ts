@@ -4,7 +4,7 @@
  * Reasoning is shown as plain text: it is the model's scratch work, not a formatted answer.
  */
 
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 
 export class ReasoningBlock {
   readonly root: HTMLDetailsElement;

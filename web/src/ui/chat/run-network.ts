@@ -1,6 +1,6 @@
 /** What a run_python approval card says about the network: plainly on or off, from the call's `network`. */
 
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 
 /** The notice for a `run_python` call (null for other tools): `network: true` is stated as a warning. */
 export function networkNotice(name: string, args: unknown): HTMLElement | null {

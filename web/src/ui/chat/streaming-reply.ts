@@ -3,7 +3,7 @@
  * tail is rendered again each frame (see stableCut); the finished reply is rendered once as a whole.
  */
 
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { highlighterLoaded, withoutGuessing } from "../markdown/highlight-loader";
 import { renderInto } from "../markdown/markdown";
 import { piecesDiffer, stableCut } from "./stream-split";

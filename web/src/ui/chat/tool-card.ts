@@ -2,7 +2,7 @@
 
 import type { ApprovalDecision } from "../../protocol/messages";
 import { codeArgument, renderPreview } from "./diff-view";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { toolImages, type ImageLoader } from "../images/message-images";
 import { networkNotice } from "./run-network";
 import "./tool-card.css";

@@ -6,7 +6,7 @@
  */
 
 import type { ApprovalDecision } from "../../protocol/messages";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { renderInto } from "../markdown/markdown";
 import { clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "./endings";
 import { attachActions, placeRegenerate, removeAfter, type MessageActionHost } from "./message-actions";

@@ -7,7 +7,7 @@ import { isJsonObject } from "../../protocol/codec";
 import type { ImageAttachment } from "../../protocol/messages";
 import type { RequestResult } from "../../protocol/main-worker-messages";
 import type { WorkspaceRequest } from "../../protocol/workspace";
-import { byTestId } from "../shared/dom";
+import { byTestId } from "../common/dom";
 import { ComposerAttachments, type SentImage } from "./composer-attachments";
 import { ImageLoader, sentImages, storedImages, type Request, type StoredImageRef } from "./message-images";
 

@@ -10,7 +10,7 @@
  */
 
 import { IMAGES_PER_MESSAGE, MESSAGE_IMAGES_MAX_BYTES, type ImageAttachment } from "../../protocol/messages";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { isImageFile, prepareImage, type PreparedImage } from "./image-prep";
 import { rasterDataUrl } from "./safe-image";
 import "./attachments.css";

@@ -9,7 +9,7 @@
 import { isJsonObject, type JsonObject } from "../../protocol/codec";
 import type { RequestResult } from "../../protocol/main-worker-messages";
 import { IMAGE_MEDIA_TYPES, type ImageAttachment } from "../../protocol/messages";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { fromBase64 } from "../../protocol/base64";
 import { shownImage, type ShownImage } from "./safe-image";
 import "./attachments.css";

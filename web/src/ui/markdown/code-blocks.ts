@@ -1,7 +1,7 @@
 /** Rendered code blocks get a `code-copy` button (its label drawn by CSS, so the code's text is unchanged). */
 
-import { copyText } from "../shared/clipboard";
-import { el } from "../shared/dom";
+import { copyText } from "../common/clipboard";
+import { el } from "../common/dom";
 import "./code-blocks.css";
 
 export function decorateCodeBlocks(root: HTMLElement): void {

@@ -4,7 +4,7 @@
  * rest of the phone layout (one-row top bar, full-screen panels, `100dvh`) is in phone.css.
  */
 
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import "./phone.css";
 
 export interface Drawer {

@@ -10,8 +10,8 @@
 import type { RequestResult } from "../../protocol/main-worker-messages";
 import { shown } from "../../protocol/names";
 import type { Changed, FileView, WorkspaceEntry, WorkspaceRequest } from "../../protocol/workspace";
-import { el } from "../shared/dom";
-import { saveFile } from "../shared/save-file";
+import { el } from "../common/dom";
+import { saveFile } from "../common/save-file";
 import "./files.css";
 import { registerPanel, type PanelHandle } from "./registry";
 

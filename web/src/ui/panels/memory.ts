@@ -5,7 +5,7 @@
  */
 
 import type { UiEvent } from "../../protocol/messages";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { toolsWithEffect } from "./tool-catalog";
 import { registerPanel, type PanelHandle } from "./registry";
 import { parseMemories, parseTags, relativeTime, type MemoryInfo, type Requester } from "./records";

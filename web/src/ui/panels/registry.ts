@@ -4,7 +4,7 @@
  * module calls `registerPanel` once; main.ts does not need to know its markup.
  */
 
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import "./registry.css";
 
 export interface PanelSpec {

@@ -6,8 +6,8 @@
  */
 
 import type { UiEvent } from "../../protocol/messages";
-import { el } from "../shared/dom";
-import { saveFile } from "../shared/save-file";
+import { el } from "../common/dom";
+import { saveFile } from "../common/save-file";
 import { parseExport, parseSessions, relativeTime, sessionLabel, type Requester, type SessionInfo } from "./records";
 
 export interface SessionsActions {

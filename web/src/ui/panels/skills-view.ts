@@ -4,7 +4,7 @@
  * (skills.ts) wires the actions.
  */
 
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { renderInto } from "../markdown/markdown";
 import {
   describeCompatibility,

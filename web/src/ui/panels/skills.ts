@@ -8,7 +8,7 @@
 import type { JsonObject } from "../../protocol/codec";
 import type { Attachment, RequestResult } from "../../protocol/main-worker-messages";
 import { PROXY_PATH } from "../../protocol/routes";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import { registerPanel, type PanelHandle } from "./registry";
 import {
   ACCEPT,

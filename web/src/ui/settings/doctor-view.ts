@@ -5,7 +5,7 @@
  */
 
 import { summary, type CheckResult } from "../../settings/doctor";
-import { byTestId, el } from "../shared/dom";
+import { byTestId, el } from "../common/dom";
 
 const MARKS: Record<CheckResult["state"], string> = { ok: "✓", warn: "!", fail: "✕" };
 

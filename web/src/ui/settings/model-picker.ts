@@ -5,7 +5,7 @@
  */
 
 import type { ModelInfo } from "../../protocol/messages";
-import { byTestId, el } from "../shared/dom";
+import { byTestId, el } from "../common/dom";
 
 /** The model a fresh connection should use: the first that can call tools (an agent needs them). */
 export function defaultModel(models: readonly ModelInfo[]): string | null {

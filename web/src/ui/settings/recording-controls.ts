@@ -5,8 +5,8 @@
  */
 
 import type { RequestResult } from "../../protocol/main-worker-messages";
-import { byTestId } from "../shared/dom";
-import { saveFile } from "../shared/save-file";
+import { byTestId } from "../common/dom";
+import { saveFile } from "../common/save-file";
 
 export interface RecordingActions {
   exportRecording(): Promise<RequestResult>;

@@ -5,7 +5,7 @@
 
 import type { ModelInfo, ProviderKind } from "../../protocol/messages";
 import { KEY_STORAGE_HELP, isProviderKind, providerInfo, type AppSettings, type KeyStorage } from "../../settings/model";
-import { byTestId } from "../shared/dom";
+import { byTestId } from "../common/dom";
 import { ModelPicker } from "./model-picker";
 
 export interface SettingsForm {

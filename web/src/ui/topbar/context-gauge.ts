@@ -8,7 +8,7 @@
 
 import { isJsonObject } from "../../protocol/codec";
 import type { WorkerToMain } from "../../protocol/main-worker-messages";
-import { el } from "../shared/dom";
+import { el } from "../common/dom";
 import type { Requester } from "../panels/records";
 import "./context-gauge.css";
 

@@ -1,6 +1,6 @@
 /** `runtime-status`: booting (with progress) → ready ⇄ busy, or error with a restart control. */
 
-import { byTestId } from "../shared/dom";
+import { byTestId } from "../common/dom";
 
 export type RuntimeState = "booting" | "ready" | "busy" | "error";
 

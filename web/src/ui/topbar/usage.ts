@@ -1,7 +1,7 @@
 /** `usage`: the session's tokens and cost, summed over the runtime's `usage` events. */
 
 import type { UiEvent } from "../../protocol/messages";
-import { byTestId } from "../shared/dom";
+import { byTestId } from "../common/dom";
 
 type UsageEvent = Extract<UiEvent, { kind: "usage" }>;
 

@@ -14,7 +14,7 @@ from runtime.chat.history import tool_calls_of
 from runtime.host.constants import ToolEffect
 from runtime.store import Store
 from runtime.store.export import content_text
-from runtime.store.values import LedgerEntry, Session, StoredMessage
+from runtime.store.values import CallStatus, LedgerEntry, MessageStatus, Session, StoredMessage
 from runtime.tools.registry import Registry
 
 MAX_RESULT_CHARS = 20_000
@@ -45,7 +45,7 @@ class ViewCall(TypedDict):
     call_id: str
     name: str
     arguments: Any
-    status: str
+    status: CallStatus | Literal["interrupted"]  # interrupted: the ledger has no entry (the page went away)
     decision: str | None
     duration_ms: int | None
     ok: bool | None
@@ -57,7 +57,7 @@ class ViewMessage(TypedDict):
     seq: int
     role: Literal["user", "assistant", "summary", "system", "tool"]
     turn_id: str | None
-    status: str
+    status: MessageStatus
     text: str
     created: str
     tool_calls: list[ViewCall]

@@ -84,7 +84,7 @@ class ModelInfo:
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "name": self.name,
+            "name": self.name or self.id,
             "context_length": self.context_length,
             "prompt_price": self.prompt_price,
             "completion_price": self.completion_price,

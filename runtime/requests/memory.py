@@ -25,7 +25,7 @@ class MemoryHitRecord(MemoryRecord):
     rank: float  # lower is a better match
 
 
-class ListParams(TypedDict):
+class MemoryListParams(TypedDict):
     limit: NotRequired[int]
     offset: NotRequired[int]
 
@@ -35,7 +35,7 @@ class MemoryList(TypedDict):
     total: int
 
 
-class SearchParams(TypedDict):
+class MemorySearchParams(TypedDict):
     query: str
     limit: NotRequired[int]
 
@@ -44,13 +44,13 @@ class MemorySearch(TypedDict):
     memories: list[MemoryHitRecord]
 
 
-class SaveParams(TypedDict):
+class MemorySaveParams(TypedDict):
     text: str
     tags: NotRequired[list[str] | None]
     pinned: NotRequired[bool]
 
 
-class UpdateParams(TypedDict):
+class MemoryUpdateParams(TypedDict):
     id: int
     text: NotRequired[str | None]
     tags: NotRequired[list[str] | None]
@@ -61,11 +61,11 @@ class MemoryId(TypedDict):
     id: int
 
 
-class OneMemory(TypedDict):
+class MemoryReply(TypedDict):
     memory: MemoryRecord
 
 
-class Deleted(TypedDict):
+class MemoryDeleted(TypedDict):
     deleted: int
 
 
@@ -81,7 +81,7 @@ def _memory(memory: Memory) -> MemoryRecord:
     }
 
 
-async def memory_list(ports: "Ports", params: ListParams) -> MemoryList:
+async def memory_list(ports: "Ports", params: MemoryListParams) -> MemoryList:
     store = await ports.state.store()
     limit = integer(params, "limit", default=100, low=1, high=10_000)
     offset = integer(params, "offset", default=0)
@@ -89,7 +89,7 @@ async def memory_list(ports: "Ports", params: ListParams) -> MemoryList:
     return {"memories": [_memory(m) for m in memories], "total": store.memory_count()}
 
 
-async def memory_search(ports: "Ports", params: SearchParams) -> MemorySearch:
+async def memory_search(ports: "Ports", params: MemorySearchParams) -> MemorySearch:
     """Every word must match; the last one may be half-typed."""
     store = await ports.state.store()
     query = text(params, "query", empty=True)
@@ -99,7 +99,7 @@ async def memory_search(ports: "Ports", params: SearchParams) -> MemorySearch:
     return {"memories": rows}
 
 
-async def memory_save(ports: "Ports", params: SaveParams) -> OneMemory:
+async def memory_save(ports: "Ports", params: MemorySaveParams) -> MemoryReply:
     store = await ports.state.store()
     pinned = flag(params, "pinned", default=False)
     memory = store.memory_save(text(params, "text"), optional_tags(params), pinned=pinned)
@@ -107,7 +107,7 @@ async def memory_save(ports: "Ports", params: SaveParams) -> OneMemory:
     return {"memory": _memory(memory)}
 
 
-async def memory_update(ports: "Ports", params: UpdateParams) -> OneMemory:
+async def memory_update(ports: "Ports", params: MemoryUpdateParams) -> MemoryReply:
     store = await ports.state.store()
     memory = store.memory_update(
         integer(params, "id", low=1),
@@ -119,7 +119,7 @@ async def memory_update(ports: "Ports", params: UpdateParams) -> OneMemory:
     return {"memory": _memory(memory)}
 
 
-async def memory_delete(ports: "Ports", params: MemoryId) -> Deleted:
+async def memory_delete(ports: "Ports", params: MemoryId) -> MemoryDeleted:
     store = await ports.state.store()
     memory_id = integer(params, "id", low=1)
     store.memory_delete(memory_id)
@@ -128,9 +128,9 @@ async def memory_delete(ports: "Ports", params: MemoryId) -> Deleted:
 
 
 METHODS: Table = {
-    "memory_list": Method(ListParams, MemoryList, memory_list),
-    "memory_search": Method(SearchParams, MemorySearch, memory_search),
-    "memory_save": Method(SaveParams, OneMemory, memory_save),
-    "memory_update": Method(UpdateParams, OneMemory, memory_update),
-    "memory_delete": Method(MemoryId, Deleted, memory_delete),
+    "memory_list": Method(MemoryListParams, MemoryList, memory_list),
+    "memory_search": Method(MemorySearchParams, MemorySearch, memory_search),
+    "memory_save": Method(MemorySaveParams, MemoryReply, memory_save),
+    "memory_update": Method(MemoryUpdateParams, MemoryReply, memory_update),
+    "memory_delete": Method(MemoryId, MemoryDeleted, memory_delete),
 }

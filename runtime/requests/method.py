@@ -25,11 +25,17 @@ class NoParams(TypedDict):
     """A method that takes no parameters (``params`` may be omitted)."""
 
 
+FILE_PARAMS = ("path", "size")
+"""What the host adds to ``params`` when a request carries a file (``Method.file``): where it stored the
+file in the runtime's file system (under ``INCOMING_DIR``) and its size; the page never sends them."""
+
+
 @dataclass(frozen=True)
 class Method(Generic[P, R]):
     params: type[P]
     result: type[R]
     handler: Callable[[Ports, P], Awaitable[R]]
+    file: bool = False  # the request carries an upload: the host adds FILE_PARAMS to params
 
     def problem(self, params: Mapping[str, Any]) -> str:
         """What is wrong with ``params`` as this method's (``""``: nothing)."""

@@ -20,7 +20,7 @@ class SessionHitRow(SessionRow):
     excerpt: str  # a little text around the first hit in a message ("" when the title matched)
 
 
-class ListParams(TypedDict):
+class SessionListParams(TypedDict):
     limit: NotRequired[int]
 
 
@@ -29,7 +29,7 @@ class SessionList(TypedDict):
     current: str | None
 
 
-class SearchParams(TypedDict):
+class SessionSearchParams(TypedDict):
     query: str
     limit: NotRequired[int]
 
@@ -42,20 +42,20 @@ class SessionId(TypedDict):
     session_id: str
 
 
-class CurrentParams(TypedDict):
+class SessionCurrentParams(TypedDict):
     shown: NotRequired[int]
 
 
-class RenameParams(TypedDict):
+class SessionRenameParams(TypedDict):
     session_id: str
     title: str
 
 
-class Renamed(TypedDict):
+class SessionRenamed(TypedDict):
     session: SessionRecord
 
 
-class Deleted(TypedDict):
+class SessionDeleted(TypedDict):
     deleted: str
     current: str | None
 
@@ -63,19 +63,19 @@ class Deleted(TypedDict):
 ExportFormat = Literal["markdown", "json"]
 
 
-class ExportParams(TypedDict):
+class SessionExportParams(TypedDict):
     session_id: NotRequired[str]
     format: NotRequired[ExportFormat]
 
 
-class Exported(TypedDict):
+class SessionExport(TypedDict):
     format: ExportFormat
     filename: str
     mime: Literal["text/markdown", "application/json"]
     text: str
 
 
-async def sessions_list(ports: "Ports", params: ListParams) -> SessionList:
+async def sessions_list(ports: "Ports", params: SessionListParams) -> SessionList:
     store = await ports.state.store()
     limit = integer(params, "limit", default=200, low=1, high=10_000)
     current = ports.state.session_id
@@ -83,7 +83,7 @@ async def sessions_list(ports: "Ports", params: ListParams) -> SessionList:
     return {"sessions": rows, "current": current}
 
 
-async def sessions_search(ports: "Ports", params: SearchParams) -> SessionSearch:
+async def sessions_search(ports: "Ports", params: SessionSearchParams) -> SessionSearch:
     """Sessions whose title or messages hold every word of ``query``, newest first, with an excerpt."""
     store = await ports.state.store()
     query = text(params, "query", empty=True)
@@ -109,20 +109,20 @@ async def session_open(ports: "Ports", params: SessionId) -> SessionView:
     return await ports.sessions.switch(text(params, "session_id"))
 
 
-async def session_current(ports: "Ports", params: CurrentParams) -> SessionView:
+async def session_current(ports: "Ports", params: SessionCurrentParams) -> SessionView:
     """The open session's view; ``shown``: how many of its last messages (0: all; default 200)."""
     await ports.state.store()
     return ports.sessions.view(integer(params, "shown", default=SHOWN_MESSAGES, low=0, high=10_000_000))
 
 
-async def session_rename(ports: "Ports", params: RenameParams) -> Renamed:
+async def session_rename(ports: "Ports", params: SessionRenameParams) -> SessionRenamed:
     store = await ports.state.store()
     renamed = store.rename_session(text(params, "session_id"), text(params, "title", empty=True))
     await ports.state.save()
     return {"session": session_record(renamed)}
 
 
-async def session_delete(ports: "Ports", params: SessionId) -> Deleted:
+async def session_delete(ports: "Ports", params: SessionId) -> SessionDeleted:
     """Delete a session; deleting the current one opens the latest other one (or a new one)."""
     store = await ports.state.store()
     session_id = text(params, "session_id")
@@ -137,7 +137,7 @@ async def session_delete(ports: "Ports", params: SessionId) -> Deleted:
     return {"deleted": session_id, "current": ports.state.session_id}
 
 
-async def session_export(ports: "Ports", params: ExportParams) -> Exported:
+async def session_export(ports: "Ports", params: SessionExportParams) -> SessionExport:
     store = await ports.state.store()
     session_id = text(params, "session_id", default=ports.state.session_id)
     fmt = params.get("format", "markdown")
@@ -153,13 +153,13 @@ async def session_export(ports: "Ports", params: ExportParams) -> Exported:
 
 
 METHODS: Table = {
-    "sessions_list": Method(ListParams, SessionList, sessions_list),
-    "sessions_search": Method(SearchParams, SessionSearch, sessions_search),
+    "sessions_list": Method(SessionListParams, SessionList, sessions_list),
+    "sessions_search": Method(SessionSearchParams, SessionSearch, sessions_search),
     "session_new": Method(NoParams, SessionView, session_new),
     "new_session": Method(NoParams, SessionView, session_new),  # the older name
     "session_open": Method(SessionId, SessionView, session_open),
-    "session_current": Method(CurrentParams, SessionView, session_current),
-    "session_rename": Method(RenameParams, Renamed, session_rename),
-    "session_delete": Method(SessionId, Deleted, session_delete),
-    "session_export": Method(ExportParams, Exported, session_export),
+    "session_current": Method(SessionCurrentParams, SessionView, session_current),
+    "session_rename": Method(SessionRenameParams, SessionRenamed, session_rename),
+    "session_delete": Method(SessionId, SessionDeleted, session_delete),
+    "session_export": Method(SessionExportParams, SessionExport, session_export),
 }

@@ -33,23 +33,23 @@ class SkillWarning(TypedDict):
     message: str
 
 
-class Finding(TypedDict):
+class ScanFinding(TypedDict):
     path: str
     kind: FindingKind
     detail: str
     line: int
 
 
-class Scan(TypedDict):
+class SkillScan(TypedDict):
     """What the skill's scripts need of the browser (``verdict``), and why."""
 
     verdict: SkillVerdict
     needs: list[str]
-    findings: list[Finding]
+    findings: list[ScanFinding]
     scripts: list[str]
 
 
-class Outcome(TypedDict):
+class SkillOutcome(TypedDict):
     """What became of one SKILL.md folder of an archive (``folder``: its path in the archive)."""
 
     folder: str
@@ -58,23 +58,23 @@ class Outcome(TypedDict):
     reason: str
     message: str
     warnings: list[SkillWarning]
-    scan: Scan | None
+    scan: SkillScan | None
     location: str
 
 
-class ImportParams(TypedDict):
+class SkillImportParams(TypedDict):
     path: str  # where the host stored the archive (under INCOMING_DIR); the host adds it
     filename: str
     size: NotRequired[int]
     replace: NotRequired[bool]
 
 
-class ImportReport(TypedDict):
+class SkillImportReport(TypedDict):
     state: ImportState
     reason: str
     message: str
     needs_confirmation: bool  # some skill exists: ask, then import again with ``replace``
-    skills: list[Outcome]
+    skills: list[SkillOutcome]
 
 
 class ListedSkill(TypedDict):
@@ -87,26 +87,26 @@ class ListedSkill(TypedDict):
     unknown_tools: list[str]  # those of ``allowed_tools`` not in the tool catalog
 
 
-class Skipped(TypedDict):
+class SkippedSkill(TypedDict):
     folder: str  # a folder under .agents/skills/ that is not a skill
     message: str  # why
 
 
 class SkillList(TypedDict):
     skills: list[ListedSkill]
-    skipped: list[Skipped]
+    skipped: list[SkippedSkill]
 
 
 class SkillName(TypedDict):
     name: str
 
 
-class EnabledParams(TypedDict):
+class SkillEnabledParams(TypedDict):
     name: str
     enabled: bool
 
 
-class Removed(TypedDict):
+class SkillRemoved(TypedDict):
     removed: str
 
 
@@ -133,7 +133,7 @@ def _installed(ports: "Ports", name: str) -> "InstalledSkill":
     return skill
 
 
-async def skill_import(ports: "Ports", params: ImportParams) -> ImportReport:
+async def skill_import(ports: "Ports", params: SkillImportParams) -> SkillImportReport:
     """Import the archive the host stored at ``params.path`` (an absolute path in the runtime's file
     system; the host writes it there and removes it after the reply), named ``params.filename``."""
     await on_demand(ports.workspace).tree(SKILLS_TREE)
@@ -149,7 +149,7 @@ async def skill_import(ports: "Ports", params: ImportParams) -> ImportReport:
     )
     changed = [s.location for s in report.skills if s.status in ("installed", "replaced") and s.location]
     await ports.state.flusher.workspace(changed)
-    return cast(ImportReport, report.to_dict())
+    return cast(SkillImportReport, report.to_dict())
 
 
 async def skills_list(ports: "Ports", params: NoParams) -> SkillList:
@@ -160,7 +160,7 @@ async def skills_list(ports: "Ports", params: NoParams) -> SkillList:
     tools = _tool_names(ports)
     return {
         "skills": [_listed(tools, s) for s in list_skills(ports.workspace)],
-        "skipped": [cast(Skipped, asdict(s)) for s in skipped_skills(ports.workspace)],
+        "skipped": [cast(SkippedSkill, asdict(s)) for s in skipped_skills(ports.workspace)],
     }
 
 
@@ -173,7 +173,7 @@ def _listed(tools: frozenset[str], skill: "InstalledSkill") -> ListedSkill:
     return cast(ListedSkill, {**asdict(skill), "unknown_tools": [n for n in skill.allowed_tools if n not in tools]})
 
 
-async def skill_set_enabled(ports: "Ports", params: EnabledParams) -> SkillList:
+async def skill_set_enabled(ports: "Ports", params: SkillEnabledParams) -> SkillList:
     await on_demand(ports.workspace).tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, set_enabled
     from runtime.skills.importer import SKILLS_DIR
@@ -183,7 +183,7 @@ async def skill_set_enabled(ports: "Ports", params: EnabledParams) -> SkillList:
     return await skills_list(ports, {})
 
 
-async def skill_remove(ports: "Ports", params: SkillName) -> Removed:
+async def skill_remove(ports: "Ports", params: SkillName) -> SkillRemoved:
     await on_demand(ports.workspace).tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, forget
     from runtime.skills.importer import SKILLS_DIR, skills_dir
@@ -223,9 +223,9 @@ async def skill_show(ports: "Ports", params: SkillName) -> SkillDetail:
 
 
 METHODS: Table = {
-    "skill_import": Method(ImportParams, ImportReport, skill_import),
+    "skill_import": Method(SkillImportParams, SkillImportReport, skill_import, file=True),
     "skills_list": Method(NoParams, SkillList, skills_list),
-    "skill_set_enabled": Method(EnabledParams, SkillList, skill_set_enabled),
-    "skill_remove": Method(SkillName, Removed, skill_remove),
+    "skill_set_enabled": Method(SkillEnabledParams, SkillList, skill_set_enabled),
+    "skill_remove": Method(SkillName, SkillRemoved, skill_remove),
     "skill_show": Method(SkillName, SkillDetail, skill_show),
 }

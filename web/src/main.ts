@@ -14,7 +14,7 @@ import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat";
 import { mountChatMedia } from "./ui/chat-media";
-import type { ModelInfo } from "./protocol/messages";
+import type { ModelRecord } from "./protocol/requests";
 import { ContextGauge } from "./ui/context-gauge";
 import { withholdContinue } from "./ui/endings";
 import { explainFailure, type HttpFailureInfo } from "./ui/connection";
@@ -25,7 +25,6 @@ import { runChecks } from "./settings/doctor";
 import { DoctorView } from "./ui/doctor-view";
 import { mountRecordingControls } from "./ui/recording-controls";
 import { defaultModel } from "./ui/model-picker";
-import { parseSessionView } from "./ui/session-view";
 import { SettingsPanel, type SettingsForm } from "./ui/settings-panel";
 import { StatusView } from "./ui/status";
 import { UsageView } from "./ui/usage";
@@ -41,7 +40,7 @@ let lastFailure: HttpFailureInfo | null = null;
 let ready = false;
 let readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
-let models: ModelInfo[] = []; // the provider's list, as last checked (what each model can do)
+let models: ModelRecord[] = []; // the provider's list, as last checked (what each model can do)
 /** Package indexes for run_python's micropip from a test server's config (never the URL); empty: PyPI. */
 let packageIndexUrls: string[] = [];
 /** Benchmarks only (a test server's `streamProbe`): reply text is counted, not rendered. */
@@ -204,9 +203,7 @@ async function showSession(shown?: number): Promise<void> {
     console.warn(`[ui] could not load the session: ${reply.message}`);
     return;
   }
-  const view = parseSessionView(reply.value);
-  if (!view) return;
-  chat.showHistory(view);
+  chat.showHistory(reply.value);
   if (shown !== undefined) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
 }
 

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { ModelInfo } from "../src/protocol/messages";
+import type { ModelRecord } from "../src/protocol/requests";
 import { runChecks, summary, type DoctorInput } from "../src/settings/doctor";
 import { PROVIDERS, parseMaxOutput, providerName, sanitizeSettings } from "../src/settings/model";
 import { CONTINUE_ROOM, continueFits } from "../src/ui/endings";
 
 const BASE = "http://127.0.0.1:8081/v1";
-const gguf: ModelInfo = {
+const gguf: ModelRecord = {
   id: "qwen2.5-0.5b-instruct-q4_k_m.gguf",
   name: "qwen2.5-0.5b-instruct-q4_k_m.gguf",
   context_length: 4096,

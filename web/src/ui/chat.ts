@@ -10,7 +10,7 @@ import type { ApprovalDecision, ImageAttachment, UiEvent } from "../protocol/mes
 import type { ChatMedia } from "./chat-media";
 import type { SentImage } from "./composer-attachments";
 import { byTestId, el } from "./dom";
-import type { SessionView } from "./session-view";
+import type { SessionView } from "../protocol/requests";
 import { onHighlighterReady } from "./highlight-loader";
 import { renderInto, rerenderCode } from "./markdown";
 import { attachActions, editLast, placeRegenerate, removeAfter, setSource, sourceOf, type MessageActionHost } from "./message-actions";
@@ -175,23 +175,24 @@ export class ChatView {
         this.note("Earlier messages were summarized for the model.");
         continue;
       }
+      if (message.role !== "user" && message.role !== "assistant") continue; // system and tool rows are not shown
       if (message.role === "user") endTurn();
-      this.turnId = message.turnId;
+      this.turnId = message.turn_id;
       if (message.reasoning) this.scroll.push(new ReasoningBlock(message.reasoning, false).root);
       if (message.text || message.images.length) {
         const node = this.addMessage(message.role, message.text);
-        if (message.role === "assistant" && message.finishReason) this.markEnding(node, message.finishReason);
+        if (message.role === "assistant" && message.finish_reason) this.markEnding(node, message.finish_reason);
         this.media?.showStored(node, message.images);
       }
-      for (const call of message.calls) this.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result, call.images, this.media?.loader);
+      for (const call of message.tool_calls) this.card(call.call_id, call.name, call.arguments, true).restore(call.status, call.result, call.images, this.media?.loader);
       if (message.role === "user" && message.status === "interrupted") interrupted = true;
     }
     endTurn();
     if (view.earlier > 0) this.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => this.actions.showEarlier(n)));
-    for (const call of view.pending) this.card(call.callId, call.name, call.arguments, true).askApproval();
+    for (const call of view.pending_approvals) this.card(call.call_id, call.name, call.arguments, true).askApproval();
     this.list.append(...notices);
     this.empty.hidden = this.list.childElementCount > 0;
-    if (view.runningTurn) this.setRunning(true);
+    if (view.running_turn) this.setRunning(true);
     placeRegenerate(this.list, this.messageHost);
     this.scroll.toEnd();
   }

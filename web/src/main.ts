@@ -7,6 +7,7 @@ import { RuntimeClient } from "./runtime-client";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/stream-probe";
 import { wireAdvanced } from "./settings/advanced";
+import { fillSettingsOptions } from "./settings/options";
 import { agentSettings, isPermissionMode, providerInfo, providerName, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
 import { SettingsOrder } from "./settings/ordering";
@@ -32,6 +33,8 @@ import { FilesPanel } from "./ui/panels/files";
 import { mountConversationPanels } from "./ui/panels/conversation-panels";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
+
+fillSettingsOptions(); // before anything reads or sets the settings selects
 
 const keys = new KeyRing();
 const order = new SettingsOrder(); // messages go after the settings changes made before them

@@ -72,14 +72,14 @@ export class Adapter {
       },
       credentials: () => ({
         policy: {
-          providerBaseUrl: this.settings?.provider === "replay" ? (this.replay?.recording.base_url ?? null) : (this.settings?.baseUrl ?? null),
+          providerBaseUrl: this.settings?.provider.kind === "replay" ? (this.replay?.recording.base_url ?? null) : (this.settings?.provider.base_url ?? null),
           appOrigin: io.appOrigin,
         },
         key: this.key,
       }),
       failure: (f) => this.io.toMain({ type: "http_failure", ...f }),
       recorder: this.recorder,
-      replay: () => (this.settings?.provider === "replay" ? this.replay : null),
+      replay: () => (this.settings?.provider.kind === "replay" ? this.replay : null),
     });
   }
 
@@ -148,7 +148,7 @@ export class Adapter {
       }
       case "recording_export": {
         const s = this.settings;
-        void this.recorder.export(s?.provider ?? "", s?.baseUrl ?? "", s?.model ?? null).then((recording) =>
+        void this.recorder.export(s?.provider.kind ?? "", s?.provider.base_url ?? "", s?.model ?? null).then((recording) =>
           this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value: JSON.stringify(recording, null, 1) } }),
         );
         return;
@@ -324,21 +324,17 @@ export class Adapter {
     const s = this.settings;
     if (!s) return;
     // Replaying: the runtime talks to the recorded provider (its real client code); answers come from the file.
-    const recorded = s.provider === "replay" ? this.replay?.recording : undefined;
+    const recorded = s.provider.kind === "replay" ? this.replay?.recording : undefined;
     this.send({
+      ...s, // the page's settings are already config's fields
       type: "config",
       provider: recorded
-        ? { kind: recorded.provider as AgentSettings["provider"], base_url: recorded.base_url, has_key: false }
-        : { kind: s.provider, base_url: s.baseUrl, has_key: this.key !== null },
+        ? { kind: recorded.provider, base_url: recorded.base_url, has_key: false }
+        : { ...s.provider, has_key: this.key !== null },
       // The recording's calls were made with its model: replaying, that one, whatever the picker holds.
       model: recorded ? (this.replay?.model ?? s.model) : s.model,
-      permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
-      replay: s.provider === "replay", // then every call that would reach the network asks (docs/recording.md)
-      ...(s.reasoning ? { reasoning: s.reasoning } : {}),
-      ...(s.contextLength !== undefined ? { context_length: s.contextLength } : {}),
-      ...(s.maxOutput !== undefined ? { max_output: s.maxOutput } : {}),
-      ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
+      replay: s.provider.kind === "replay", // then every call that would reach the network asks (docs/recording.md)
     });
   }
 

@@ -7,7 +7,8 @@ Reads ``runtime/host/constants.py`` (shared values and enumerations), ``runtime/
 (the frames) and ``runtime/host/events.py`` (the UI events); writes ``constants.gen.ts`` and
 ``messages.gen.ts``: a type per TypedDict, the discriminated unions of both directions, the tag lists,
 and the field tables the adapter checks incoming frames with (``web/src/protocol/validate.ts``).
-``scripts/gen_requests.py`` writes ``requests.gen.ts`` from the request method table.
+``scripts/gen_requests.py`` writes ``requests.gen.ts`` and ``request-shapes.gen.ts`` from the request
+method table.
 Standard library only; ``npm run protocol:gen`` / ``npm run protocol:check`` run it.
 """
 
@@ -270,12 +271,13 @@ def _aliases_in(hint: Any) -> set[str]:
 
 
 def generated() -> dict[Path, str]:
-    from scripts.gen_requests import requests_ts  # it builds on this module's spellings
+    from scripts.gen_requests import request_shapes_ts, requests_ts  # they build on this module's spellings
 
     return {
         OUT / "constants.gen.ts": constants_ts(),
         OUT / "messages.gen.ts": messages_ts(),
         OUT / "requests.gen.ts": requests_ts(),
+        OUT / "request-shapes.gen.ts": request_shapes_ts(),
     }
 
 

@@ -1,8 +1,9 @@
 """The TypeScript request map, written from the one request method table (``runtime.requests.dispatch``).
 
 ``requests.gen.ts`` holds a type per params and result TypedDict, ``RequestMap`` (method → params,
-result), the method list and the field tables the page checks a reply's result with
-(``web/src/runtime-client.ts``). Shapes that ``messages.gen.ts`` already defines are imported from it.
+result) and the method list; ``request-shapes.gen.ts`` the field tables the page checks a reply's
+result with (``web/src/protocol/requests.ts``). Shapes that ``messages.gen.ts`` already defines are
+imported from it.
 Called by ``scripts/gen_protocol.py`` (``npm run protocol:gen`` / ``protocol:check``).
 """
 
@@ -16,6 +17,7 @@ from runtime.requests.method import FILE_PARAMS, Method
 from scripts.gen_protocol import HEADER, UNIONS, Shapes, _aliases_in, _doc, _fields, schema, ts_type
 
 SOURCE = "the request method table (runtime/requests/, runtime/persist/display.py)"
+MAX_LINE = 120  # a type that fits is written on one line
 
 
 def frame_shapes() -> set[str]:
@@ -45,9 +47,11 @@ def _type(cls: type) -> list[str]:
     fields = _fields(cls)
     if not fields:
         return [*out, f"export type {cls.__name__} = Record<string, never>;\n"]
-    out.append(f"export type {cls.__name__} = {{")
-    out.extend(f"  {name}{'' if required else '?'}: {ts_type(hint)};" for name, hint, required in fields)
-    return [*out, "};\n"]
+    members = [f"{name}{'' if required else '?'}: {ts_type(hint)};" for name, hint, required in fields]
+    one_line = f"export type {cls.__name__} = {{ {' '.join(members)[:-1]} }};"
+    if len(one_line) <= MAX_LINE:
+        return [*out, one_line, ""]
+    return [*out, f"export type {cls.__name__} = {{", *(f"  {m}" for m in members), "};\n"]
 
 
 def _params(method: Method[Any, Any]) -> str:
@@ -68,7 +72,7 @@ def requests_ts() -> str:
     frames = sorted(c.__name__ for c in shapes if c.__name__ in imported)
     if frames:
         out.append(f'import type {{ {", ".join(frames)} }} from "./messages.gen";')
-    out.append('import type { FieldTable } from "./validate";\n')
+    out.append("")
     for cls in shapes:
         if cls.__name__ not in imported:
             out.extend(_type(cls))
@@ -79,12 +83,18 @@ def requests_ts() -> str:
         out.append(f"  {name}: {{ params: {_params(method)}; result: {method.result.__name__}{file} }};")
     out.append("}\n")
     out.append(f"export const REQUEST_METHODS = [{', '.join(json.dumps(n) for n in table)}] as const;")
-    out.append("\n/** The result shape (in REQUEST_SHAPES) of each method. */")
+    return "\n".join(out) + "\n"
+
+
+def request_shapes_ts() -> str:
+    table = methods()
+    out = [HEADER.format(source=SOURCE), 'import type { FieldTable } from "./validate";\n']
+    out.append("/** The result shape (in REQUEST_SHAPES) of each method. */")
     pairs = ", ".join(f"{n}: {json.dumps(m.result.__name__)}" for n, m in table.items())
     out.append(f"export const REQUEST_RESULT_SHAPES = {{ {pairs} }} as const;")
     out.append("\n/** The fields of every request shape, for checking a reply's result (runtime-client.ts). */")
     out.append("export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {")
-    for cls in shapes:
+    for cls in request_shapes(table):
         fields = {n: {"schema": schema(h), "required": r} for n, h, r in _fields(cls)}
         out.append(f"  {cls.__name__}: {json.dumps(fields)},")
     out.append("};")

@@ -3,19 +3,13 @@
 
 import type { ToolEffect } from "./constants.gen";
 import type { ProviderSettings, ToolInfo } from "./messages.gen";
-import type { FieldTable } from "./validate";
 
 /** A method that takes no parameters (``params`` may be omitted). */
 export type NoParams = Record<string, never>;
 
-export type Pong = {
-  pong: true;
-  version: string;
-};
+export type Pong = { pong: true; version: string };
 
-export type ModelsParams = {
-  provider?: ProviderSettings;
-};
+export type ModelsParams = { provider?: ProviderSettings };
 
 /** One model (prices per token in USD; ``tools``, ``reasoning``, ``vision``: null when not known). */
 export type ModelRecord = {
@@ -29,17 +23,11 @@ export type ModelRecord = {
   vision: boolean | null;
 };
 
-export type Models = {
-  models: ModelRecord[];
-};
+export type Models = { models: ModelRecord[] };
 
-export type Tools = {
-  tools: ToolInfo[];
-};
+export type Tools = { tools: ToolInfo[] };
 
-export type SessionListParams = {
-  limit?: number;
-};
+export type SessionListParams = { limit?: number };
 
 export type SessionRow = {
   id: string;
@@ -50,15 +38,9 @@ export type SessionRow = {
   current: boolean;
 };
 
-export type SessionList = {
-  sessions: SessionRow[];
-  current: string | null;
-};
+export type SessionList = { sessions: SessionRow[]; current: string | null };
 
-export type SessionSearchParams = {
-  query: string;
-  limit?: number;
-};
+export type SessionSearchParams = { query: string; limit?: number };
 
 export type SessionHitRow = {
   id: string;
@@ -70,18 +52,10 @@ export type SessionHitRow = {
   excerpt: string;
 };
 
-export type SessionSearch = {
-  sessions: SessionHitRow[];
-};
+export type SessionSearch = { sessions: SessionHitRow[] };
 
 /** A stored session (*Session* in docs/protocol.md; timestamps ISO 8601 UTC). */
-export type SessionRecord = {
-  id: string;
-  title: string;
-  created: string;
-  updated: string;
-  model: string | null;
-};
+export type SessionRecord = { id: string; title: string; created: string; updated: string; model: string | null };
 
 /** A tool call of an assistant message with what came of it (``ok``/``result`` null while it runs). */
 export type ViewCall = {
@@ -97,12 +71,7 @@ export type ViewCall = {
 };
 
 /** An image a user message carries, without its bytes (``message_image`` reads them). */
-export type ViewImage = {
-  id: number;
-  media_type: string;
-  name: string;
-  size: number;
-};
+export type ViewImage = { id: number; media_type: string; name: string; size: number };
 
 export type ViewMessage = {
   seq: number;
@@ -135,32 +104,17 @@ export type SessionView = {
   running_turn: string | null;
 };
 
-export type SessionId = {
-  session_id: string;
-};
+export type SessionId = { session_id: string };
 
-export type SessionCurrentParams = {
-  shown?: number;
-};
+export type SessionCurrentParams = { shown?: number };
 
-export type SessionRenameParams = {
-  session_id: string;
-  title: string;
-};
+export type SessionRenameParams = { session_id: string; title: string };
 
-export type SessionRenamed = {
-  session: SessionRecord;
-};
+export type SessionRenamed = { session: SessionRecord };
 
-export type SessionDeleted = {
-  deleted: string;
-  current: string | null;
-};
+export type SessionDeleted = { deleted: string; current: string | null };
 
-export type SessionExportParams = {
-  session_id?: string;
-  format?: "markdown" | "json";
-};
+export type SessionExportParams = { session_id?: string; format?: "markdown" | "json" };
 
 export type SessionExport = {
   format: "markdown" | "json";
@@ -169,10 +123,7 @@ export type SessionExport = {
   text: string;
 };
 
-export type MemoryListParams = {
-  limit?: number;
-  offset?: number;
-};
+export type MemoryListParams = { limit?: number; offset?: number };
 
 /** *Memory* in docs/protocol.md. */
 export type MemoryRecord = {
@@ -184,15 +135,9 @@ export type MemoryRecord = {
   updated: string;
 };
 
-export type MemoryList = {
-  memories: MemoryRecord[];
-  total: number;
-};
+export type MemoryList = { memories: MemoryRecord[]; total: number };
 
-export type MemorySearchParams = {
-  query: string;
-  limit?: number;
-};
+export type MemorySearchParams = { query: string; limit?: number };
 
 export type MemoryHitRecord = {
   id: number;
@@ -204,41 +149,19 @@ export type MemoryHitRecord = {
   rank: number;
 };
 
-export type MemorySearch = {
-  memories: MemoryHitRecord[];
-};
+export type MemorySearch = { memories: MemoryHitRecord[] };
 
-export type MemorySaveParams = {
-  text: string;
-  tags?: string[] | null;
-  pinned?: boolean;
-};
+export type MemorySaveParams = { text: string; tags?: string[] | null; pinned?: boolean };
 
-export type MemoryReply = {
-  memory: MemoryRecord;
-};
+export type MemoryReply = { memory: MemoryRecord };
 
-export type MemoryUpdateParams = {
-  id: number;
-  text?: string | null;
-  tags?: string[] | null;
-  pinned?: boolean | null;
-};
+export type MemoryUpdateParams = { id: number; text?: string | null; tags?: string[] | null; pinned?: boolean | null };
 
-export type MemoryId = {
-  id: number;
-};
+export type MemoryId = { id: number };
 
-export type MemoryDeleted = {
-  deleted: number;
-};
+export type MemoryDeleted = { deleted: number };
 
-export type SkillImportParams = {
-  path: string;
-  filename: string;
-  size?: number;
-  replace?: boolean;
-};
+export type SkillImportParams = { path: string; filename: string; size?: number; replace?: boolean };
 
 /** What does not follow the Agent Skills spec (the skill is installed and works). */
 export type SkillWarning = {
@@ -291,33 +214,17 @@ export type ListedSkill = {
   unknown_tools: string[];
 };
 
-export type SkippedSkill = {
-  folder: string;
-  message: string;
-};
+export type SkippedSkill = { folder: string; message: string };
 
-export type SkillList = {
-  skills: ListedSkill[];
-  skipped: SkippedSkill[];
-};
+export type SkillList = { skills: ListedSkill[]; skipped: SkippedSkill[] };
 
-export type SkillEnabledParams = {
-  name: string;
-  enabled: boolean;
-};
+export type SkillEnabledParams = { name: string; enabled: boolean };
 
-export type SkillName = {
-  name: string;
-};
+export type SkillName = { name: string };
 
-export type SkillRemoved = {
-  removed: string;
-};
+export type SkillRemoved = { removed: string };
 
-export type SkillFile = {
-  path: string;
-  size: number;
-};
+export type SkillFile = { path: string; size: number };
 
 export type SkillDetail = {
   name: string;
@@ -336,33 +243,15 @@ export type SkillDetail = {
 };
 
 /** Tokens the next request would take, the window the turn budgets against, where compaction starts, and which prompt is in use (``compact``: the small-window prompt and tools). */
-export type ContextUsage = {
-  used: number;
-  limit: number;
-  compact_at: number;
-  prompt: "compact" | "full";
-};
+export type ContextUsage = { used: number; limit: number; compact_at: number; prompt: "compact" | "full" };
 
-export type ImageId = {
-  id: number;
-};
+export type ImageId = { id: number };
 
-export type MessageImage = {
-  id: number;
-  media_type: string;
-  name: string;
-  data: string;
-};
+export type MessageImage = { id: number; media_type: string; name: string; data: string };
 
-export type ImagePath = {
-  path: string;
-};
+export type ImagePath = { path: string };
 
-export type WorkspaceImage = {
-  path: string;
-  media_type: string;
-  data: string;
-};
+export type WorkspaceImage = { path: string; media_type: string; data: string };
 
 /** Every request method: what the page sends (`params`) and what the reply's `result` is. */
 export interface RequestMap {
@@ -394,67 +283,3 @@ export interface RequestMap {
 }
 
 export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image"] as const;
-
-/** The result shape (in REQUEST_SHAPES) of each method. */
-export const REQUEST_RESULT_SHAPES = { ping: "Pong", list_models: "Models", tools_list: "Tools", sessions_list: "SessionList", sessions_search: "SessionSearch", session_new: "SessionView", new_session: "SessionView", session_open: "SessionView", session_current: "SessionView", session_rename: "SessionRenamed", session_delete: "SessionDeleted", session_export: "SessionExport", memory_list: "MemoryList", memory_search: "MemorySearch", memory_save: "MemoryReply", memory_update: "MemoryReply", memory_delete: "MemoryDeleted", skill_import: "SkillImportReport", skills_list: "SkillList", skill_set_enabled: "SkillList", skill_remove: "SkillRemoved", skill_show: "SkillDetail", context_usage: "ContextUsage", message_image: "MessageImage", workspace_image: "WorkspaceImage" } as const;
-
-/** The fields of every request shape, for checking a reply's result (runtime-client.ts). */
-export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
-  NoParams: {},
-  Pong: {"pong": {"schema": {"literal": [true]}, "required": true}, "version": {"schema": "string", "required": true}},
-  ProviderSettings: {"kind": {"schema": "string", "required": true}, "base_url": {"schema": "string", "required": true}, "has_key": {"schema": "boolean", "required": true}},
-  ModelsParams: {"provider": {"schema": {"shape": "ProviderSettings"}, "required": false}},
-  ModelRecord: {"id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": true}, "prompt_price": {"schema": {"anyOf": ["number", "null"]}, "required": true}, "completion_price": {"schema": {"anyOf": ["number", "null"]}, "required": true}, "tools": {"schema": {"anyOf": ["boolean", "null"]}, "required": true}, "reasoning": {"schema": {"anyOf": ["boolean", "null"]}, "required": true}, "vision": {"schema": {"anyOf": ["boolean", "null"]}, "required": true}},
-  Models: {"models": {"schema": {"list": {"shape": "ModelRecord"}}, "required": true}},
-  ToolInfo: {"name": {"schema": "string", "required": true}, "description": {"schema": "string", "required": true}, "effect": {"schema": {"literal": ["read", "write", "network", "execute", "memory"]}, "required": true}, "parameters": {"schema": {"map": "unknown"}, "required": true}},
-  Tools: {"tools": {"schema": {"list": {"shape": "ToolInfo"}}, "required": true}},
-  SessionListParams: {"limit": {"schema": "integer", "required": false}},
-  SessionRow: {"id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "created": {"schema": "string", "required": true}, "updated": {"schema": "string", "required": true}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "current": {"schema": "boolean", "required": true}},
-  SessionList: {"sessions": {"schema": {"list": {"shape": "SessionRow"}}, "required": true}, "current": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
-  SessionSearchParams: {"query": {"schema": "string", "required": true}, "limit": {"schema": "integer", "required": false}},
-  SessionHitRow: {"id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "created": {"schema": "string", "required": true}, "updated": {"schema": "string", "required": true}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "current": {"schema": "boolean", "required": true}, "excerpt": {"schema": "string", "required": true}},
-  SessionSearch: {"sessions": {"schema": {"list": {"shape": "SessionHitRow"}}, "required": true}},
-  SessionRecord: {"id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "created": {"schema": "string", "required": true}, "updated": {"schema": "string", "required": true}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
-  ViewCall: {"call_id": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": "unknown", "required": true}, "status": {"schema": {"anyOf": [{"literal": ["pending-approval", "running", "ok", "error", "denied"]}, {"literal": ["interrupted"]}]}, "required": true}, "decision": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "duration_ms": {"schema": {"anyOf": ["integer", "null"]}, "required": true}, "ok": {"schema": {"anyOf": ["boolean", "null"]}, "required": true}, "result": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "images": {"schema": {"list": "string"}, "required": false}},
-  ViewImage: {"id": {"schema": "integer", "required": true}, "media_type": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "size": {"schema": "integer", "required": true}},
-  ViewMessage: {"seq": {"schema": "integer", "required": true}, "role": {"schema": {"literal": ["user", "assistant", "summary", "system", "tool"]}, "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "status": {"schema": {"literal": ["complete", "streaming", "interrupted", "error"]}, "required": true}, "text": {"schema": "string", "required": true}, "created": {"schema": "string", "required": true}, "tool_calls": {"schema": {"list": {"shape": "ViewCall"}}, "required": true}, "reasoning": {"schema": "string", "required": true}, "finish_reason": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "images": {"schema": {"list": {"shape": "ViewImage"}}, "required": true}},
-  PendingApproval: {"call_id": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "name": {"schema": "string", "required": true}, "arguments": {"schema": "unknown", "required": true}, "effect": {"schema": {"literal": ["read", "write", "network", "execute", "memory"]}, "required": true}, "created": {"schema": "string", "required": true}},
-  SessionView: {"session": {"schema": {"shape": "SessionRecord"}, "required": true}, "messages": {"schema": {"list": {"shape": "ViewMessage"}}, "required": true}, "earlier": {"schema": "integer", "required": true}, "pending_approvals": {"schema": {"list": {"shape": "PendingApproval"}}, "required": true}, "running_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
-  SessionId: {"session_id": {"schema": "string", "required": true}},
-  SessionCurrentParams: {"shown": {"schema": "integer", "required": false}},
-  SessionRenameParams: {"session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}},
-  SessionRenamed: {"session": {"schema": {"shape": "SessionRecord"}, "required": true}},
-  SessionDeleted: {"deleted": {"schema": "string", "required": true}, "current": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
-  SessionExportParams: {"session_id": {"schema": "string", "required": false}, "format": {"schema": {"literal": ["markdown", "json"]}, "required": false}},
-  SessionExport: {"format": {"schema": {"literal": ["markdown", "json"]}, "required": true}, "filename": {"schema": "string", "required": true}, "mime": {"schema": {"literal": ["text/markdown", "application/json"]}, "required": true}, "text": {"schema": "string", "required": true}},
-  MemoryListParams: {"limit": {"schema": "integer", "required": false}, "offset": {"schema": "integer", "required": false}},
-  MemoryRecord: {"id": {"schema": "integer", "required": true}, "text": {"schema": "string", "required": true}, "tags": {"schema": {"list": "string"}, "required": true}, "pinned": {"schema": "boolean", "required": true}, "created": {"schema": "string", "required": true}, "updated": {"schema": "string", "required": true}},
-  MemoryList: {"memories": {"schema": {"list": {"shape": "MemoryRecord"}}, "required": true}, "total": {"schema": "integer", "required": true}},
-  MemorySearchParams: {"query": {"schema": "string", "required": true}, "limit": {"schema": "integer", "required": false}},
-  MemoryHitRecord: {"id": {"schema": "integer", "required": true}, "text": {"schema": "string", "required": true}, "tags": {"schema": {"list": "string"}, "required": true}, "pinned": {"schema": "boolean", "required": true}, "created": {"schema": "string", "required": true}, "updated": {"schema": "string", "required": true}, "rank": {"schema": "number", "required": true}},
-  MemorySearch: {"memories": {"schema": {"list": {"shape": "MemoryHitRecord"}}, "required": true}},
-  MemorySaveParams: {"text": {"schema": "string", "required": true}, "tags": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "pinned": {"schema": "boolean", "required": false}},
-  MemoryReply: {"memory": {"schema": {"shape": "MemoryRecord"}, "required": true}},
-  MemoryUpdateParams: {"id": {"schema": "integer", "required": true}, "text": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "tags": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "pinned": {"schema": {"anyOf": ["boolean", "null"]}, "required": false}},
-  MemoryId: {"id": {"schema": "integer", "required": true}},
-  MemoryDeleted: {"deleted": {"schema": "integer", "required": true}},
-  SkillImportParams: {"path": {"schema": "string", "required": true}, "filename": {"schema": "string", "required": true}, "size": {"schema": "integer", "required": false}, "replace": {"schema": "boolean", "required": false}},
-  SkillWarning: {"code": {"schema": {"literal": ["unquoted-colon", "not-yaml", "duplicate-key", "invalid-name", "name-mismatch", "description-too-long", "compatibility-too-long", "unknown-field", "bad-field"]}, "required": true}, "message": {"schema": "string", "required": true}},
-  ScanFinding: {"kind": {"schema": {"literal": ["unavailable-module", "process-call", "third-party", "shell-script", "native-binary", "syntax-error", "not-scanned"]}, "required": true}, "path": {"schema": "string", "required": true}, "detail": {"schema": "string", "required": true}, "line": {"schema": "integer", "required": true}},
-  SkillScan: {"verdict": {"schema": {"literal": ["runnable", "instructions-only", "needs"]}, "required": true}, "needs": {"schema": {"list": "string"}, "required": true}, "findings": {"schema": {"list": {"shape": "ScanFinding"}}, "required": true}, "scripts": {"schema": {"list": "string"}, "required": true}},
-  SkillOutcome: {"folder": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "status": {"schema": {"literal": ["installed", "replaced", "exists", "skipped"]}, "required": true}, "reason": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "warnings": {"schema": {"list": {"shape": "SkillWarning"}}, "required": true}, "scan": {"schema": {"anyOf": [{"shape": "SkillScan"}, "null"]}, "required": true}, "location": {"schema": "string", "required": true}},
-  SkillImportReport: {"state": {"schema": {"literal": ["ok", "partial", "rejected"]}, "required": true}, "reason": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "needs_confirmation": {"schema": "boolean", "required": true}, "skills": {"schema": {"list": {"shape": "SkillOutcome"}}, "required": true}},
-  ListedSkill: {"name": {"schema": "string", "required": true}, "description": {"schema": "string", "required": true}, "location": {"schema": "string", "required": true}, "enabled": {"schema": "boolean", "required": true}, "allowed_tools": {"schema": {"list": "string"}, "required": true}, "warnings": {"schema": {"list": {"shape": "SkillWarning"}}, "required": true}, "unknown_tools": {"schema": {"list": "string"}, "required": true}},
-  SkippedSkill: {"folder": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}},
-  SkillList: {"skills": {"schema": {"list": {"shape": "ListedSkill"}}, "required": true}, "skipped": {"schema": {"list": {"shape": "SkippedSkill"}}, "required": true}},
-  SkillEnabledParams: {"name": {"schema": "string", "required": true}, "enabled": {"schema": "boolean", "required": true}},
-  SkillName: {"name": {"schema": "string", "required": true}},
-  SkillRemoved: {"removed": {"schema": "string", "required": true}},
-  SkillFile: {"path": {"schema": "string", "required": true}, "size": {"schema": "integer", "required": true}},
-  SkillDetail: {"name": {"schema": "string", "required": true}, "description": {"schema": "string", "required": true}, "location": {"schema": "string", "required": true}, "enabled": {"schema": "boolean", "required": true}, "allowed_tools": {"schema": {"list": "string"}, "required": true}, "warnings": {"schema": {"list": {"shape": "SkillWarning"}}, "required": true}, "unknown_tools": {"schema": {"list": "string"}, "required": true}, "declared_name": {"schema": "string", "required": true}, "body": {"schema": "string", "required": true}, "license": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "compatibility": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "metadata": {"schema": {"map": "string"}, "required": true}, "files": {"schema": {"list": {"shape": "SkillFile"}}, "required": true}},
-  ContextUsage: {"used": {"schema": "integer", "required": true}, "limit": {"schema": "integer", "required": true}, "compact_at": {"schema": "integer", "required": true}, "prompt": {"schema": {"literal": ["compact", "full"]}, "required": true}},
-  ImageId: {"id": {"schema": "integer", "required": true}},
-  MessageImage: {"id": {"schema": "integer", "required": true}, "media_type": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
-  ImagePath: {"path": {"schema": "string", "required": true}},
-  WorkspaceImage: {"path": {"schema": "string", "required": true}, "media_type": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
-};

@@ -6,9 +6,11 @@
  */
 
 import { isJsonObject } from "./codec";
-import { REQUEST_RESULT_SHAPES, REQUEST_SHAPES, type RequestMap } from "./requests.gen";
+import { REQUEST_RESULT_SHAPES, REQUEST_SHAPES } from "./request-shapes.gen";
+import type { RequestMap } from "./requests.gen";
 import { fieldProblem } from "./validate";
 
+export * from "./request-shapes.gen";
 export * from "./requests.gen";
 
 export type RequestMethod = keyof RequestMap;

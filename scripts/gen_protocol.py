@@ -7,6 +7,8 @@ Reads ``runtime/host/constants.py`` (shared values and enumerations), ``runtime/
 (the frames) and ``runtime/host/events.py`` (the UI events); writes ``constants.gen.ts`` and
 ``messages.gen.ts``: a type per TypedDict, the discriminated unions of both directions, the tag lists,
 and the field tables the adapter checks incoming frames with (``web/src/protocol/validate.ts``).
+``scripts/gen_requests.py`` writes ``requests.gen.ts`` and ``request-shapes.gen.ts`` from the request
+method table.
 Standard library only; ``npm run protocol:gen`` / ``npm run protocol:check`` run it.
 """
 
@@ -269,7 +271,14 @@ def _aliases_in(hint: Any) -> set[str]:
 
 
 def generated() -> dict[Path, str]:
-    return {OUT / "constants.gen.ts": constants_ts(), OUT / "messages.gen.ts": messages_ts()}
+    from scripts.gen_requests import request_shapes_ts, requests_ts  # they build on this module's spellings
+
+    return {
+        OUT / "constants.gen.ts": constants_ts(),
+        OUT / "messages.gen.ts": messages_ts(),
+        OUT / "requests.gen.ts": requests_ts(),
+        OUT / "request-shapes.gen.ts": request_shapes_ts(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from runtime.agent.context import TRIGGER
 from runtime.chat.history import estimate_tokens, model_view
@@ -19,6 +18,7 @@ from runtime.host.workspace_fetch import OnDemand
 from runtime.persist.state import State
 from runtime.prompts.fit import PromptPlan
 from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
+from runtime.requests.ports import ContextUsage
 
 
 class ContextMeter:
@@ -28,7 +28,7 @@ class ContextMeter:
         self._plan = plan  # the next turn's system prompt and tools, planned against the window
         self._workspace = workspace
 
-    async def usage(self) -> dict[str, Any]:
+    async def usage(self) -> ContextUsage:
         """``used``, ``limit``, ``compact_at`` (tokens) and ``prompt``: "compact" when the small-window
         prompt and tools are in use, else "full"."""
         await self._state.store()
@@ -38,5 +38,5 @@ class ContextMeter:
         view = model_view(plan.text, journal.context() if journal is not None else [])
         used = estimate_tokens(view, plan.tools.openai_tools(self._workspace))
         limit = plan.window
-        prompt = "compact" if plan.compact else "full"
-        return {"used": used, "limit": limit, "compact_at": int(TRIGGER * limit), "prompt": prompt}
+        compact_at = int(TRIGGER * limit)
+        return {"used": used, "limit": limit, "compact_at": compact_at, "prompt": "compact" if plan.compact else "full"}

@@ -6,14 +6,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from runtime.agent.approvals import Approvals
 from runtime.chat.history import chat_history
 from runtime.chat.messages import ChatMessage
 from runtime.conversation.turns import TurnRunner
 from runtime.host.messages import Event
-from runtime.persist.display import SHOWN_MESSAGES, session_view
+from runtime.persist.display import SHOWN_MESSAGES, SessionView, session_view
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.store import StoreError
@@ -57,7 +56,7 @@ class SessionSwitcher:
     def turn_running(self) -> bool:
         return self._turns.running
 
-    async def switch(self, session_id: str | None, *, create: bool = False) -> dict[str, Any]:
+    async def switch(self, session_id: str | None, *, create: bool = False) -> SessionView:
         """Leave the current session (a running turn stops as if the page went away) and open another."""
         await self.ready()
         if session_id is not None:
@@ -72,7 +71,7 @@ class SessionSwitcher:
         self._approvals.clear()
         await self._turns.stop()
 
-    def view(self, shown: int = SHOWN_MESSAGES) -> dict[str, Any]:
+    def view(self, shown: int = SHOWN_MESSAGES) -> SessionView:
         """The open session as the UI shows it (``session_opened`` plus its last ``shown`` messages)."""
         opened, sid = self._state.opened, self._state.session_id
         if opened is None or sid is None:

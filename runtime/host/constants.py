@@ -55,6 +55,9 @@ PROVIDER_DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
 }
 
 PermissionMode = Literal["ask", "auto-edit", "full-auto", "read-only"]
+ReasoningEffort = Literal["auto", "off", "low", "medium", "high"]
+"""How hard a reasoning model thinks (OpenRouter's ``reasoning.effort``); ``auto``: medium for models that
+reason, nothing for the others; ``off``: none."""
 Decision = Literal["allow", "allow_session", "deny"]
 HttpErrorKind = _errors.HostErrorKind  # how a request through the host failed (errors.py sits below host/)
 HttpAuth = Literal["provider", "none"]

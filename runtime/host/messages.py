@@ -17,6 +17,7 @@ from runtime.host.constants import Decision as Decision
 from runtime.host.constants import ExecErrorKind, FlushWhat, HttpAuth, ImageMediaType
 from runtime.host.constants import HttpErrorKind as HttpErrorKind
 from runtime.host.constants import PermissionMode as PermissionMode
+from runtime.host.constants import ReasoningEffort as ReasoningEffort
 from runtime.host.constants import ToolStatus as ToolStatus
 from runtime.host.constants import TurnEndReason as TurnEndReason
 from runtime.host.events import ApprovalNeeded as ApprovalNeeded
@@ -128,7 +129,7 @@ class Config(TypedDict):
     page_origin: NotRequired[str | None]
     context_length: NotRequired[int | None]
     max_output: NotRequired[int | None]  # the most tokens one answer may take (max_tokens); null: the default
-    reasoning: NotRequired[Literal["auto", "off", "low", "medium", "high"]]
+    reasoning: NotRequired[ReasoningEffort]
     package_index_urls: NotRequired[list[str] | None]
     # True while the model's answers come from a recording (provider "replay"; ``provider`` is then the
     # recorded one): calls that reach the network ask in every mode (runtime.policy.protected).

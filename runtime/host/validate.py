@@ -67,14 +67,15 @@ def parse_host_message(raw: dict[str, Any]) -> HostMessage | None:
     if cls is None:
         log.debug("skipping a message of unknown type %r", type_)
         return None
-    problem = _check_typed_dict(raw, cls)
+    problem = typed_dict_problem(raw, cls)
     if problem:
         rid = raw.get("id")
         raise BadMessage(str(type_), problem, rid if isinstance(rid, str) else None)
     return typing.cast(HostMessage, raw)
 
 
-def _check_typed_dict(value: dict[str, Any], cls: Any) -> str:
+def typed_dict_problem(value: dict[str, Any], cls: Any) -> str:
+    """What is wrong with ``value`` as an instance of the TypedDict ``cls`` (``""``: nothing)."""
     for key in cls.__required_keys__:
         if key not in value:
             return f"missing field {key!r}"
@@ -101,7 +102,7 @@ def _conforms(value: Any, hint: Any) -> bool:
         args = get_args(hint)
         return isinstance(value, list) and (not args or all(_conforms(v, args[0]) for v in value))
     if isinstance(hint, type) and typing.is_typeddict(hint):
-        return isinstance(value, dict) and not _check_typed_dict(value, hint)
+        return isinstance(value, dict) and not typed_dict_problem(value, hint)
     if hint is float:
         return isinstance(value, int | float) and not isinstance(value, bool)
     if hint is int:

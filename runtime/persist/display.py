@@ -6,19 +6,87 @@ were made, as ``role: "summary"``. A user message lists its images (id, type, na
 their bytes: the UI reads each with the ``message_image`` request, so the view stays one small frame.
 """
 
-from __future__ import annotations
-
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from runtime.chat.history import tool_calls_of
+from runtime.host.constants import ToolEffect
 from runtime.store import Store
 from runtime.store.export import content_text
-from runtime.store.values import LedgerEntry, StoredMessage
+from runtime.store.values import CallStatus, LedgerEntry, MessageStatus, Session, StoredMessage
 from runtime.tools.registry import Registry
 
 MAX_RESULT_CHARS = 20_000
+
+
+class SessionRecord(TypedDict):
+    """A stored session (*Session* in docs/protocol.md; timestamps ISO 8601 UTC)."""
+
+    id: str
+    title: str
+    created: str
+    updated: str
+    model: str | None
+
+
+class ViewImage(TypedDict):
+    """An image a user message carries, without its bytes (``message_image`` reads them)."""
+
+    id: int
+    media_type: str
+    name: str
+    size: int
+
+
+class ViewCall(TypedDict):
+    """A tool call of an assistant message with what came of it (``ok``/``result`` null while it runs)."""
+
+    call_id: str
+    name: str
+    arguments: Any
+    status: CallStatus | Literal["interrupted"]  # interrupted: the ledger has no entry (the page went away)
+    decision: str | None
+    duration_ms: int | None
+    ok: bool | None
+    result: str | None
+    images: NotRequired[list[str]]
+
+
+class ViewMessage(TypedDict):
+    seq: int
+    role: Literal["user", "assistant", "summary", "system", "tool"]
+    turn_id: str | None
+    status: MessageStatus
+    text: str
+    created: str
+    tool_calls: list[ViewCall]
+    reasoning: str
+    finish_reason: str | None
+    images: list[ViewImage]
+
+
+class PendingApproval(TypedDict):
+    call_id: str
+    turn_id: str | None
+    name: str
+    arguments: Any
+    effect: ToolEffect
+    created: str
+
+
+class SessionView(TypedDict):
+    """A session as the UI shows it: its last messages, how many come before, what waits for approval."""
+
+    session: SessionRecord
+    messages: list[ViewMessage]
+    earlier: int
+    pending_approvals: list[PendingApproval]
+    running_turn: str | None
+
+
+def session_record(session: Session) -> SessionRecord:
+    return cast(SessionRecord, asdict(session))
 
 
 def _arguments(text: str) -> Any:
@@ -34,7 +102,7 @@ def _shown(text: str) -> str:
     return f"{text[:MAX_RESULT_CHARS]}\n… [{len(text) - MAX_RESULT_CHARS} more characters]"
 
 
-def _call(call_id: str, name: str, arguments: str, ledger: dict[str, LedgerEntry]) -> dict[str, Any]:
+def _call(call_id: str, name: str, arguments: str, ledger: dict[str, LedgerEntry]) -> ViewCall:
     entry = ledger.get(call_id)
     return {
         "call_id": call_id,
@@ -48,8 +116,10 @@ def _call(call_id: str, name: str, arguments: str, ledger: dict[str, LedgerEntry
     }
 
 
-def _entry(message: StoredMessage, ledger: dict[str, LedgerEntry]) -> dict[str, Any]:
-    role = "summary" if message.kind == "summary" else message.role
+def _entry(message: StoredMessage, ledger: dict[str, LedgerEntry]) -> ViewMessage:
+    role: Literal["user", "assistant", "summary", "system", "tool"] = (
+        "summary" if message.kind == "summary" else message.role
+    )
     calls = [_call(c.id, c.name, c.arguments, ledger) for c in tool_calls_of(message)]
     return {
         "seq": message.seq,
@@ -72,12 +142,12 @@ SHOWN_MESSAGES = 200
 
 def session_view(
     store: Store, session_id: str, tools: Registry, running_turn: str | None, shown: int = SHOWN_MESSAGES
-) -> dict[str, Any]:
+) -> SessionView:
     """The session as the UI shows it: its last ``shown`` messages (0: all) and how many come before."""
     after_seq, earlier = store.shown_from(session_id, shown) if shown > 0 else (0, 0)
     ledger = {e.call_id: e for e in store.ledger_list(session_id)}
-    out: list[dict[str, Any]] = []
-    calls: dict[str, dict[str, Any]] = {}
+    out: list[ViewMessage] = []
+    calls: dict[str, ViewCall] = {}
     for message in store.with_images(store.list_messages(session_id, after_seq=after_seq), data=False):
         if message.role == "tool" and message.kind == "message":
             call = calls.get(message.tool_call_id or "")
@@ -90,7 +160,7 @@ def session_view(
         entry = _entry(message, ledger)
         calls.update({c["call_id"]: c for c in entry["tool_calls"]})
         out.append(entry)
-    pending = [
+    pending: list[PendingApproval] = [
         {
             "call_id": p.call_id,
             "turn_id": p.turn_id,
@@ -101,9 +171,8 @@ def session_view(
         }
         for p in store.approvals_pending(session_id)
     ]
-    session = asdict(store.get_session(session_id))
     return {
-        "session": session,
+        "session": session_record(store.get_session(session_id)),
         "messages": out,
         "earlier": earlier,
         "pending_approvals": pending,

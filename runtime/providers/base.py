@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from runtime.chat.messages import ChatMessage, ToolCall
+from runtime.host.constants import ReasoningEffort
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class ModelInfo:
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "name": self.name,
+            "name": self.name or self.id,
             "context_length": self.context_length,
             "prompt_price": self.prompt_price,
             "completion_price": self.completion_price,
@@ -102,7 +103,7 @@ class ProviderEndpoint:
     base_url: str
     has_key: bool = False
     page_origin: str | None = None
-    reasoning: str = "auto"  # "auto" (on for models that reason), "off", "low", "medium", "high"
+    reasoning: ReasoningEffort = "auto"
     context_length: int | None = None  # the context window asked for (Ollama's num_ctx); None: the default
     max_output: int | None = None  # the most tokens one answer may take (``max_tokens``); None: the provider's default
 

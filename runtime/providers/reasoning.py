@@ -12,14 +12,16 @@ that call tools refuse the next round without it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
-EFFORTS = ("off", "low", "medium", "high")
-DEFAULT_EFFORT = "medium"  # what "auto" asks of a model that reasons
+from runtime.host.constants import ReasoningEffort
+
+EFFORTS = tuple(e for e in get_args(ReasoningEffort) if e != "auto")
+DEFAULT_EFFORT: ReasoningEffort = "medium"  # what "auto" asks of a model that reasons
 _JOINED = ("text", "summary", "data", "signature")
 
 
-def reasoning_option(setting: str, supports: bool | None) -> dict[str, Any] | None:
+def reasoning_option(setting: ReasoningEffort, supports: bool | None) -> dict[str, Any] | None:
     """The request's ``reasoning`` object for a setting and a model, or ``None`` to send none.
 
     ``auto`` asks a model that lists ``reasoning`` among its supported parameters for medium effort
@@ -30,7 +32,7 @@ def reasoning_option(setting: str, supports: bool | None) -> dict[str, Any] | No
         return None
     if setting == "off":
         return {"effort": "none"} if supports else None
-    if setting in ("low", "medium", "high"):
+    if setting in EFFORTS:
         return {"effort": setting}
     return {"effort": DEFAULT_EFFORT} if supports else None
 

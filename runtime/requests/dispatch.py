@@ -1,7 +1,8 @@
 """Host ``request`` → handler, through one table (``methods``), and the reply for each outcome.
 
-A handler gets the ``Ports`` (``runtime.requests.ports``) and the request's ``params`` (an object)
-and returns the ``result``. A failure replies ``ok: false`` with ``error: {"code", "message",
+A handler gets the ``Ports`` (``runtime.requests.ports``) and the request's ``params``, checked here
+against its method's params ``TypedDict`` (``runtime.requests.method``), and returns the ``result``
+(its result ``TypedDict``). A failure replies ``ok: false`` with ``error: {"code", "message",
 "retryable"}``: ``RequestError`` (``bad_params``, ...), a store error (``not_found``, ``invalid``,
 ...), a skill error (its reason), a provider error (its code), ``cancelled`` or ``internal``.
 """
@@ -16,7 +17,9 @@ from typing import Any
 from runtime.errors import ProviderError, TidepoolError
 from runtime.host.messages import Reply, ReplyError, Request, RuntimeMessage
 from runtime.host.outgoing import fit_reply
-from runtime.requests.ports import Handler, Ports
+from runtime.requests.method import Table
+from runtime.requests.params import RequestError
+from runtime.requests.ports import Ports
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +64,10 @@ class Requests:
         self._send(fit_reply(reply) if self._shares_files() else reply)
 
 
-_METHODS: dict[str, Handler] = {}
+_METHODS: Table = {}
 
 
-def methods() -> dict[str, Handler]:
+def methods() -> Table:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
         from runtime.requests import context, images, memory, runtime_info, sessions, skills
@@ -86,11 +89,14 @@ def methods() -> dict[str, Handler]:
 
 async def answer(ports: Ports, method: str, params: dict[str, Any]) -> tuple[Any, ErrorBody | None]:
     """Run ``method``; ``(result, None)`` or ``(None, error)``."""
-    handler = methods().get(method)
-    if handler is None:
+    entry = methods().get(method)
+    if entry is None:
         return None, {"code": "unknown_method", "message": f"no method {method!r}", "retryable": False}
     try:
-        return await handler(ports, params), None
+        problem = entry.problem(params)
+        if problem:
+            raise RequestError("bad_params", f"{method}: params {problem}")
+        return await entry.handler(ports, params), None
     except ProviderError as exc:
         return None, {"code": exc.code, "message": exc.message, "retryable": exc.retryable}
     except TidepoolError as exc:

@@ -5,17 +5,16 @@
 image types, at most ``MAX_WORKSPACE_IMAGE_BYTES``.
 """
 
-from __future__ import annotations
-
 import base64
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
+from runtime.requests.method import Method, Table
 from runtime.requests.params import RequestError, integer, text
 from runtime.tools.base import ToolError
 from runtime.tools.paths import resolve
 
 if TYPE_CHECKING:
-    from runtime.requests.ports import Handler, Ports
+    from runtime.requests.ports import Ports
 
 MAX_WORKSPACE_IMAGE_BYTES = 6 * 1024 * 1024  # its base64 stays far under the frame limit
 MEDIA_TYPES = {
@@ -28,14 +27,35 @@ MEDIA_TYPES = {
 }
 
 
-async def message_image(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+class ImageId(TypedDict):
+    id: int
+
+
+class MessageImage(TypedDict):
+    id: int
+    media_type: str
+    name: str
+    data: str  # base64
+
+
+class ImagePath(TypedDict):
+    path: str  # workspace-relative
+
+
+class WorkspaceImage(TypedDict):
+    path: str
+    media_type: str
+    data: str  # base64
+
+
+async def message_image(ports: "Ports", params: ImageId) -> MessageImage:
     store = await ports.state.store()
     image = store.get_image(integer(params, "id", low=1))
     data = base64.b64encode(image.data or b"").decode("ascii")
     return {"id": image.id, "media_type": image.media_type, "name": image.name, "data": data}
 
 
-async def workspace_image(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+async def workspace_image(ports: "Ports", params: ImagePath) -> WorkspaceImage:
     path = text(params, "path")
     suffix = "." + path.rsplit(".", 1)[-1].lower() if "." in path else ""
     media_type = MEDIA_TYPES.get(suffix)
@@ -52,4 +72,7 @@ async def workspace_image(ports: Ports, params: dict[str, Any]) -> dict[str, Any
     return {"path": path, "media_type": media_type, "data": base64.b64encode(data).decode("ascii")}
 
 
-METHODS: dict[str, Handler] = {"message_image": message_image, "workspace_image": workspace_image}
+METHODS: Table = {
+    "message_image": Method(ImageId, MessageImage, message_image),
+    "workspace_image": Method(ImagePath, WorkspaceImage, workspace_image),
+}

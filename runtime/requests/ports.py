@@ -1,18 +1,19 @@
 """What request handlers may use of the conversation: narrow interfaces, one per concern.
 
-Every handler gets a ``Ports`` and the request's ``params``; the conversation fills ``Ports`` with
-its pieces (the stored state, the session switcher, the provider cache, the tool registry).
+Every handler gets a ``Ports`` and the request's ``params`` (its method's params ``TypedDict``, see
+``runtime.requests.method``); the conversation fills ``Ports`` with its pieces (the stored state, the
+session switcher, the provider cache, the tool registry).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Literal, Protocol, TypedDict
 
 from runtime.host.events import ToolInfo
 from runtime.host.workspace_fetch import OnDemand
+from runtime.persist.display import SessionView
 from runtime.providers.base import ModelInfo, Provider, ProviderEndpoint
 from runtime.store import Store
 
@@ -43,9 +44,9 @@ class SessionSwitch(Protocol):
     @property
     def turn_running(self) -> bool: ...
 
-    def view(self, shown: int = ...) -> dict[str, Any]: ...
+    def view(self, shown: int = ...) -> SessionView: ...
 
-    async def switch(self, session_id: str | None, *, create: bool = False) -> dict[str, Any]: ...
+    async def switch(self, session_id: str | None, *, create: bool = False) -> SessionView: ...
 
     async def leave(self) -> None: ...
 
@@ -66,10 +67,20 @@ class ToolCatalog(Protocol):
     def catalog(self) -> list[ToolInfo]: ...
 
 
+class ContextUsage(TypedDict):
+    """Tokens the next request would take, the window the turn budgets against, where compaction starts,
+    and which prompt is in use (``compact``: the small-window prompt and tools)."""
+
+    used: int
+    limit: int
+    compact_at: int
+    prompt: Literal["compact", "full"]
+
+
 class ContextMeasure(Protocol):
     """How full the model's context is (``context_usage``)."""
 
-    async def usage(self) -> dict[str, Any]: ...
+    async def usage(self) -> ContextUsage: ...
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,3 @@ class Ports:
     workspace: Path
     on_demand: OnDemand  # lists the workspace's folders from the host's storage before a handler reads them
     context: ContextMeasure | None = None
-
-
-Handler = Callable[[Ports, dict[str, Any]], Awaitable[Any]]

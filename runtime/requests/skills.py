@@ -4,26 +4,126 @@ Every change to the workspace is saved to the host as a workspace flush; a path 
 means "this whole folder" (see docs/protocol.md).
 """
 
-from __future__ import annotations
-
 import shutil
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 from runtime.host.constants import SKILL_ARCHIVE_MAX_BYTES
 from runtime.host.workspace_fetch import SKILLS_DIR as SKILLS_TREE
+from runtime.requests.method import Method, NoParams, Table
 from runtime.requests.params import RequestError, flag, text
 from runtime.skills.errors import SkillError
+from runtime.skills.importer import ImportState, SkillStatus
+from runtime.skills.scan import FindingKind, SkillVerdict
+from runtime.skills.spec import WarningCode
 
 if TYPE_CHECKING:
-    from runtime.requests.ports import Handler, Ports
+    from runtime.requests.ports import Ports
     from runtime.skills.catalog import InstalledSkill
 
 MAX_ARCHIVE_BYTES = SKILL_ARCHIVE_MAX_BYTES
 
 
-def _installed(ports: Ports, name: str) -> InstalledSkill:
+class SkillWarning(TypedDict):
+    """What does not follow the Agent Skills spec (the skill is installed and works)."""
+
+    code: WarningCode
+    message: str
+
+
+class ScanFinding(TypedDict):
+    path: str
+    kind: FindingKind
+    detail: str
+    line: int
+
+
+class SkillScan(TypedDict):
+    """What the skill's scripts need of the browser (``verdict``), and why."""
+
+    verdict: SkillVerdict
+    needs: list[str]
+    findings: list[ScanFinding]
+    scripts: list[str]
+
+
+class SkillOutcome(TypedDict):
+    """What became of one SKILL.md folder of an archive (``folder``: its path in the archive)."""
+
+    folder: str
+    name: str
+    status: SkillStatus
+    reason: str
+    message: str
+    warnings: list[SkillWarning]
+    scan: SkillScan | None
+    location: str
+
+
+class SkillImportParams(TypedDict):
+    path: str  # where the host stored the archive (under INCOMING_DIR); the host adds it
+    filename: str
+    size: NotRequired[int]
+    replace: NotRequired[bool]
+
+
+class SkillImportReport(TypedDict):
+    state: ImportState
+    reason: str
+    message: str
+    needs_confirmation: bool  # some skill exists: ask, then import again with ``replace``
+    skills: list[SkillOutcome]
+
+
+class ListedSkill(TypedDict):
+    name: str
+    description: str
+    location: str
+    enabled: bool
+    allowed_tools: list[str]  # its ``allowed-tools``, as written
+    warnings: list[SkillWarning]
+    unknown_tools: list[str]  # those of ``allowed_tools`` not in the tool catalog
+
+
+class SkippedSkill(TypedDict):
+    folder: str  # a folder under .agents/skills/ that is not a skill
+    message: str  # why
+
+
+class SkillList(TypedDict):
+    skills: list[ListedSkill]
+    skipped: list[SkippedSkill]
+
+
+class SkillName(TypedDict):
+    name: str
+
+
+class SkillEnabledParams(TypedDict):
+    name: str
+    enabled: bool
+
+
+class SkillRemoved(TypedDict):
+    removed: str
+
+
+class SkillFile(TypedDict):
+    path: str  # relative to the skill's folder
+    size: int
+
+
+class SkillDetail(ListedSkill):
+    declared_name: str
+    body: str
+    license: str | None
+    compatibility: str | None
+    metadata: dict[str, str]
+    files: list[SkillFile]
+
+
+def _installed(ports: "Ports", name: str) -> "InstalledSkill":
     from runtime.skills.catalog import list_skills
 
     skill = next((s for s in list_skills(ports.workspace) if s.name == name), None)
@@ -32,7 +132,7 @@ def _installed(ports: Ports, name: str) -> InstalledSkill:
     return skill
 
 
-async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_import(ports: "Ports", params: SkillImportParams) -> SkillImportReport:
     """Import the archive the host stored at ``params.path`` (an absolute path in the runtime's file
     system; the host writes it there and removes it after the reply), named ``params.filename``."""
     await ports.on_demand.tree(SKILLS_TREE)
@@ -48,10 +148,10 @@ async def skill_import(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     )
     changed = [s.location for s in report.skills if s.status in ("installed", "replaced") and s.location]
     await ports.state.flusher.workspace(changed)
-    return report.to_dict()
+    return cast(SkillImportReport, report.to_dict())
 
 
-async def skills_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+async def skills_list(ports: "Ports", params: NoParams) -> SkillList:
     """The installed skills, and the folders that are not skills with why (``skipped``)."""
     await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.catalog import list_skills, skipped_skills
@@ -59,20 +159,20 @@ async def skills_list(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     tools = _tool_names(ports)
     return {
         "skills": [_listed(tools, s) for s in list_skills(ports.workspace)],
-        "skipped": [asdict(s) for s in skipped_skills(ports.workspace)],
+        "skipped": [cast(SkippedSkill, asdict(s)) for s in skipped_skills(ports.workspace)],
     }
 
 
-def _tool_names(ports: Ports) -> frozenset[str]:
+def _tool_names(ports: "Ports") -> frozenset[str]:
     return frozenset(t["name"] for t in ports.tools.catalog())
 
 
-def _listed(tools: frozenset[str], skill: InstalledSkill) -> dict[str, Any]:
+def _listed(tools: frozenset[str], skill: "InstalledSkill") -> ListedSkill:
     """A skill as the panel lists it; ``unknown_tools``: its ``allowed-tools`` that are not tools here."""
-    return {**asdict(skill), "unknown_tools": [name for name in skill.allowed_tools if name not in tools]}
+    return cast(ListedSkill, {**asdict(skill), "unknown_tools": [n for n in skill.allowed_tools if n not in tools]})
 
 
-async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_set_enabled(ports: "Ports", params: SkillEnabledParams) -> SkillList:
     await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, set_enabled
     from runtime.skills.importer import SKILLS_DIR
@@ -82,7 +182,7 @@ async def skill_set_enabled(ports: Ports, params: dict[str, Any]) -> dict[str, A
     return await skills_list(ports, {})
 
 
-async def skill_remove(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_remove(ports: "Ports", params: SkillName) -> SkillRemoved:
     await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.catalog import STATE_FILE, forget
     from runtime.skills.importer import SKILLS_DIR, skills_dir
@@ -94,7 +194,7 @@ async def skill_remove(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     return {"removed": name}
 
 
-async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
+async def skill_show(ports: "Ports", params: SkillName) -> SkillDetail:
     await ports.on_demand.tree(SKILLS_TREE)
     from runtime.skills.importer import SKILL_FILE, skills_dir
     from runtime.skills.spec import InvalidSkill, check_skill_bytes
@@ -105,7 +205,7 @@ async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     if isinstance(check, InvalidSkill):
         raise SkillError("invalid", check.message, name=skill.name)
     spec = check.spec
-    files = [
+    files: list[SkillFile] = [
         {"path": p.relative_to(folder).as_posix(), "size": p.stat().st_size}
         for p in sorted(folder.rglob("*"))
         if p.is_file() and p.name != SKILL_FILE
@@ -121,10 +221,10 @@ async def skill_show(ports: Ports, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-METHODS: dict[str, Handler] = {
-    "skill_import": skill_import,
-    "skills_list": skills_list,
-    "skill_set_enabled": skill_set_enabled,
-    "skill_remove": skill_remove,
-    "skill_show": skill_show,
+METHODS: Table = {
+    "skill_import": Method(SkillImportParams, SkillImportReport, skill_import, file=True),
+    "skills_list": Method(NoParams, SkillList, skills_list),
+    "skill_set_enabled": Method(SkillEnabledParams, SkillList, skill_set_enabled),
+    "skill_remove": Method(SkillName, SkillRemoved, skill_remove),
+    "skill_show": Method(SkillName, SkillDetail, skill_show),
 }

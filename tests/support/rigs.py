@@ -19,8 +19,10 @@ from typing import Any
 from runtime.boot import BootConfig, boot
 from runtime.conversation.conversation import Conversation
 from runtime.host.http import HttpClient
+from runtime.host.validate import typed_dict_problem
 from runtime.providers.base import ProviderEndpoint
 from runtime.providers.registry import ProviderRegistry
+from runtime.requests.dispatch import methods
 from runtime.tools import memory
 from runtime.tools.base import ToolContext, ToolOutput, tool
 from runtime.tools.registry import Registry
@@ -78,8 +80,11 @@ class Driver:
         return await self.host.wait_for(replied)  # type: ignore[no-any-return]
 
     async def result(self, method: str, **params: Any) -> Any:
+        """The reply's result, checked against its method's result TypedDict (the one definition)."""
         reply = await self.request(method, **params)
         assert reply["ok"], reply
+        problem = typed_dict_problem(reply["result"], methods()[method].result)
+        assert not problem, f"{method}'s result is not its result TypedDict: {problem}"
         return reply["result"]
 
 

@@ -15,14 +15,15 @@ import { byTestId } from "./ui/common/dom";
 import { installKeyboard } from "./ui/page/keyboard";
 import { mountSidebarDrawer } from "./ui/page/sidebar-drawer";
 import { mountRecordingControls } from "./ui/settings/recording-controls";
-import { parseSessionView } from "./ui/chat/session-view";
 import { StatusView } from "./ui/topbar/status";
 import { UsageView } from "./ui/topbar/usage";
+import { fillSettingsOptions } from "./settings/options";
 import { FilesPanel } from "./ui/panels/files";
 import { mountConversationPanels } from "./ui/panels/conversation-panels";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 
+fillSettingsOptions(); // before anything reads or sets the settings selects
 let ready = false;
 const readyWaiters: (() => void)[] = [];
 let holdsWorkspace = false;
@@ -168,9 +169,7 @@ async function showSession(shown?: number): Promise<void> {
     console.warn(`[ui] could not load the session: ${reply.message}`);
     return;
   }
-  const view = parseSessionView(reply.value);
-  if (!view) return;
-  chat.showHistory(view);
+  chat.showHistory(reply.value);
   if (shown !== undefined) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
 }
 

@@ -1,16 +1,17 @@
 /**
  * The main thread's handle on the agent worker: create it, restart it (terminate + recreate),
  * post typed messages, route what it posts back to one listener, and ask for the model list.
+ * A runtime `request` is typed by its method (protocol/requests.gen.ts); its reply's result is
+ * checked here, once, against the method's result shape.
  */
 
-import type { JsonObject } from "./protocol/codec";
-import { parseModels, type ModelInfo } from "./protocol/messages";
+import { checkAnswer, type ModelRecord, type RequestAnswer, type RequestMethod, type RequestParams } from "./protocol/requests";
 import { TAKE_OVER_NAME, type Attachment, type MainToWorker, type RequestResult, type WorkerToMain } from "./protocol/main-worker-messages";
 import type { WorkspaceRequest } from "./protocol/workspace";
 
 const REQUEST_TIMEOUT_MS = 45_000;
 
-export type ModelsResult = { ok: true; models: ModelInfo[] } | { ok: false; message: string };
+export type ModelsResult = { ok: true; models: ModelRecord[] } | { ok: false; message: string };
 
 export type WorkerListener = (message: WorkerToMain) => void;
 
@@ -56,7 +57,7 @@ export class RuntimeClient {
    * A runtime `request`; resolves with its reply (or a failure after a timeout or a restart). `file`
    * reaches the runtime as a file in its file system (never in a frame); its path is added to `params`.
    */
-  request(method: string, params: JsonObject = {}, timeoutMs = REQUEST_TIMEOUT_MS, file?: Attachment): Promise<RequestResult> {
+  request<M extends RequestMethod>(method: M, params: RequestParams<M>, timeoutMs = REQUEST_TIMEOUT_MS, file?: Attachment): Promise<RequestAnswer<M>> {
     const requestId = `q${this.nextRequest++}`;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -65,7 +66,7 @@ export class RuntimeClient {
       }, timeoutMs);
       this.waiters.set(requestId, (result) => {
         clearTimeout(timer);
-        resolve(result);
+        resolve(checkAnswer(method, result));
       });
       this.post({ type: "request", requestId, method, params, ...(file ? { file } : {}) });
     });
@@ -113,10 +114,8 @@ export class RuntimeClient {
   }
 
   async listModels(): Promise<ModelsResult> {
-    const result = await this.request("list_models");
-    if (!result.ok) return { ok: false, message: result.message };
-    const models = parseModels(result.value);
-    return models ? { ok: true, models } : { ok: false, message: "the model list was not understood" };
+    const result = await this.request("list_models", {});
+    return result.ok ? { ok: true, models: result.value.models } : { ok: false, message: result.message };
   }
 
   private route(message: WorkerToMain): void {

@@ -56,7 +56,7 @@ class Harness extends AdapterHarness {
     this.adapter.start();
     this.adapter.onMain({
       type: "configure",
-      settings: { provider: "openrouter", baseUrl: `${base}/api/v1`, model: "m", permissionMode: "ask" },
+      settings: { provider: { kind: "openrouter", base_url: `${base}/api/v1` }, model: "m", permission_mode: "ask" },
       key: KEY,
     });
     this.fromRuntime({ type: "hello", protocol: 1, capabilities: [], agent: "test" });
@@ -171,7 +171,7 @@ describe("http", () => {
     dead.adapter.start();
     dead.adapter.onMain({
       type: "configure",
-      settings: { provider: "ollama", baseUrl: "http://127.0.0.1:9", model: null, permissionMode: "ask" },
+      settings: { provider: { kind: "ollama", base_url: "http://127.0.0.1:9" }, model: null, permission_mode: "ask" },
       key: null,
     });
     dead.fromRuntime({ type: "hello", protocol: 1 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ModelInfo } from "../src/protocol/messages";
+import type { ModelRecord } from "../src/protocol/requests";
 import { mixedContent, runChecks, summary, type DoctorInput } from "../src/settings/doctor";
 
 const ORIGIN = "http://127.0.0.1:8000";
-const llama: ModelInfo = {
+const llama: ModelRecord = {
   id: "llama3.2:3b",
   name: "llama3.2:3b",
   context_length: 8192,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ModelInfo } from "../src/protocol/messages";
+import type { ModelRecord } from "../src/protocol/requests";
 import { badges, defaultModel, describeModel, matches } from "../src/ui/settings/model-picker";
 
-const model = (id: string, extra: Partial<ModelInfo> = {}): ModelInfo => ({
+const model = (id: string, extra: Partial<ModelRecord> = {}): ModelRecord => ({
   id,
   name: id,
   context_length: null,

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { WireMessage } from "../src/protocol/codec";
 import { parseFromSandbox, runOf } from "../src/protocol/sandbox-messages";
+import { agentSettings, defaultSettings } from "../src/settings/model";
 import type { AgentSettings } from "../src/protocol/main-worker-messages";
 import { AdapterHarness } from "./support/adapter-harness";
 
@@ -59,19 +60,23 @@ describe("config.package_index_urls", () => {
     return h.sent("config")[0];
   }
 
-  const settings: AgentSettings = { provider: "ollama", baseUrl: "http://127.0.0.1:9", model: null, permissionMode: "ask" };
+  const settings: AgentSettings = { provider: { kind: "ollama", base_url: "http://127.0.0.1:9" }, model: null, permission_mode: "ask" };
 
   it("is sent when the page names an index", () => {
-    const config = configSent({ ...settings, packageIndexUrls: ["http://127.0.0.1:9/simple"] });
+    const config = configSent({ ...settings, package_index_urls: ["http://127.0.0.1:9/simple"] });
     expect(config).toMatchObject({ type: "config", package_index_urls: ["http://127.0.0.1:9/simple"] });
   });
 
-  it.each([
-    { name: "absent", extra: {} },
-    { name: "empty", extra: { packageIndexUrls: [] } },
-  ])("is left out when $name", ({ extra }) => {
-    const config = configSent({ ...settings, ...extra });
+  it("is left out when the page names none", () => {
+    const config = configSent(settings);
     expect(config).toBeDefined();
     expect(config).not.toHaveProperty("package_index_urls");
+  });
+
+  it.each([
+    { name: "none", urls: [], sent: undefined },
+    { name: "one", urls: ["http://127.0.0.1:9/simple"], sent: ["http://127.0.0.1:9/simple"] },
+  ])("the page's settings carry $name as config's package_index_urls", ({ urls, sent }) => {
+    expect(agentSettings(defaultSettings(), urls).package_index_urls).toEqual(sent);
   });
 });

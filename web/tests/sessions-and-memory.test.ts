@@ -1,36 +1,14 @@
 import { describe, expect, it } from "vitest";
+import type { SessionExport } from "../src/protocol/requests";
 import {
-  parseExport,
-  parseMemories,
-  parseSessions,
+  exportFile,
   parseTags,
   relativeTime,
   safeFilename,
   sessionLabel,
 } from "../src/ui/panels/records";
 
-describe("sessions_list results", () => {
-  it("reads sessions and marks the current one", () => {
-    const value = {
-      current: "s2",
-      sessions: [
-        { id: "s2", title: "Trip", created: "2026-11-29T10:00:00.000Z", updated: "2026-11-29T11:00:00.000Z", model: null },
-        { id: "s1", title: "", created: "2026-11-28T10:00:00.000Z", updated: "2026-11-28T10:00:00.000Z", current: false, excerpt: "…a hit…" },
-        { id: "", title: "no id" },
-        { title: "missing id" },
-        "junk",
-      ],
-    };
-    expect(parseSessions(value)).toEqual([
-      { id: "s2", title: "Trip", created: "2026-11-29T10:00:00.000Z", updated: "2026-11-29T11:00:00.000Z", current: true, excerpt: "" },
-      { id: "s1", title: "", created: "2026-11-28T10:00:00.000Z", updated: "2026-11-28T10:00:00.000Z", current: false, excerpt: "…a hit…" },
-    ]);
-  });
-
-  it.each([null, [], { sessions: "x" }, "text"])("%j is an empty list", (value) => {
-    expect(parseSessions(value)).toEqual([]);
-  });
-
+describe("session labels", () => {
   it.each([
     ["Trip", "Trip"],
     ["  ", "New conversation"],
@@ -40,22 +18,7 @@ describe("sessions_list results", () => {
   });
 });
 
-describe("memory results", () => {
-  it("reads memories with integer ids, tags and pinned", () => {
-    const value = {
-      memories: [
-        { id: 7, text: "Likes tea", tags: ["drinks", 3], pinned: true, created: "a", updated: "2026-11-29T11:00:00Z", rank: -1.5 },
-        { id: "x9", text: "odd id", tags: null, pinned: "yes" },
-        { text: "no id" },
-      ],
-      total: 3,
-    };
-    expect(parseMemories(value)).toEqual([
-      { id: "7", text: "Likes tea", tags: ["drinks"], pinned: true, updated: "2026-11-29T11:00:00Z" },
-      { id: "x9", text: "odd id", tags: [], pinned: false, updated: "" },
-    ]);
-  });
-
+describe("memory tags", () => {
   it.each([
     ["a, b  c,,a", ["a", "b", "c"]],
     ["", []],
@@ -74,12 +37,8 @@ describe("session exports", () => {
     [{ format: "markdown", filename: "plot.html", mime: "text/html", text: "<script>" }, { filename: "plot.html.md", mime: "text/markdown", text: "<script>" }],
     [{ format: "json", filename: "x.svg", mime: "image/svg+xml", text: "{}" }, { filename: "x.svg.json", mime: "application/json", text: "{}" }],
     [{ format: "json", filename: "Trip.JSON", text: "{}" }, { filename: "Trip.JSON", mime: "application/json", text: "{}" }],
-  ])("%j downloads as %j", (value, file) => {
-    expect(parseExport(value)).toEqual(file);
-  });
-
-  it.each([null, { text: 3 }, { filename: "a.md" }])("%j is not an export", (value) => {
-    expect(parseExport(value)).toBeNull();
+  ] as [SessionExport, unknown][])("%j downloads as %j", (value, file) => {
+    expect(exportFile(value)).toEqual(file);
   });
 
   it.each([

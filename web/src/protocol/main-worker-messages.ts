@@ -7,9 +7,10 @@
 import type { JsonObject } from "./codec";
 import type {
   ApprovalDecision,
+  Config,
   ImageAttachment,
-  PermissionMode,
   ProviderKind,
+  ProviderSettings,
   ToolInfo,
   UiEvent,
 } from "./messages";
@@ -21,19 +22,13 @@ export interface Attachment {
   data: Uint8Array;
 }
 
-export interface AgentSettings {
-  provider: ProviderKind;
-  baseUrl: string;
-  model: string | null;
-  permissionMode: PermissionMode;
-  /** OpenRouter's reasoning effort (`auto`: medium for models that reason). */
-  reasoning?: "auto" | "off" | "low" | "medium" | "high";
-  /** The context window to ask for (Ollama's num_ctx) and budget against; null: the default. */
-  contextLength?: number | null;
-  maxOutput?: number | null;
-  /** Package indexes for run_python's micropip (from a test server's config, never the URL); absent: PyPI. */
-  packageIndexUrls?: string[];
-}
+/**
+ * What the page's settings tell the runtime: the runtime's `config` (runtime/host/messages.py, generated)
+ * without what only the worker knows (whether it holds a key, the page's origin, whether it replays).
+ * `package_index_urls`: run_python's micropip indexes (from a test server's config, never the URL); absent: PyPI.
+ */
+export type AgentSettings = Omit<Config, "type" | "provider" | "model" | "permission_mode" | "page_origin" | "replay"> &
+  Required<Pick<Config, "model" | "permission_mode">> & { provider: Omit<ProviderSettings, "has_key"> & { kind: ProviderKind } };
 
 export type BootStep =
   | "load-pyodide"

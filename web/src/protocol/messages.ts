@@ -2,12 +2,12 @@
  * The frames of docs/protocol.md for the TypeScript side. Their one definition is Python
  * (runtime/host/messages.py, events.py, constants.py); the types, tag lists and field tables are
  * generated from it into messages.gen.ts and constants.gen.ts (`npm run protocol:gen`). This module
- * adds what only TypeScript needs: checking what the runtime sent (`parseRuntimeMessage`) and the
- * `list_models` reply. Unknown fields are ignored; unknown types are reported as `unknown_type` so the
+ * adds what only TypeScript needs: checking what the runtime sent (`parseRuntimeMessage`). Request
+ * methods and their results are in requests.ts. Unknown fields are ignored; unknown types are reported as `unknown_type` so the
  * adapter can skip them with a debug log (forward compatible).
  */
 
-import { isJsonObject, type WireMessage } from "./codec";
+import type { WireMessage } from "./codec";
 import type { Decision } from "./constants.gen";
 import { RUNTIME_MESSAGE_SHAPES, SHAPES, type HostMessage, type RuntimeMessage, type UiEvent } from "./messages.gen";
 import { fieldProblem } from "./validate";
@@ -35,37 +35,4 @@ export function parseRuntimeMessage(wire: WireMessage): ParsedRuntimeMessage {
     return { ok: false, reason: "bad_fields", type: wire.type, detail, id };
   }
   return { ok: true, message: wire as unknown as RuntimeMessage };
-}
-
-/** One model in the `list_models` reply. */
-export interface ModelInfo {
-  id: string;
-  name: string;
-  context_length: number | null;
-  prompt_price: number | null;
-  completion_price: number | null;
-  tools: boolean | null;
-  reasoning: boolean | null;
-  vision: boolean | null;
-}
-
-const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-
-export function parseModels(result: unknown): ModelInfo[] | null {
-  if (!isJsonObject(result) || !Array.isArray(result.models)) return null;
-  const models: ModelInfo[] = [];
-  for (const m of result.models) {
-    if (!isJsonObject(m) || typeof m.id !== "string") continue;
-    models.push({
-      id: m.id,
-      name: typeof m.name === "string" && m.name ? m.name : m.id,
-      context_length: finite(m.context_length) ? m.context_length : null,
-      prompt_price: finite(m.prompt_price) ? m.prompt_price : null,
-      completion_price: finite(m.completion_price) ? m.completion_price : null,
-      tools: typeof m.tools === "boolean" ? m.tools : null,
-      reasoning: typeof m.reasoning === "boolean" ? m.reasoning : null,
-      vision: typeof m.vision === "boolean" ? m.vision : null,
-    });
-  }
-  return models;
 }

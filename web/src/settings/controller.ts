@@ -5,7 +5,7 @@
  * and the connection check that fetches the provider's model list. main.ts only wires it.
  */
 
-import type { ModelInfo } from "../protocol/messages";
+import type { ModelRecord } from "../protocol/requests";
 import type { RuntimeClient } from "../runtime-client";
 import { explainFailure, type HttpFailureInfo } from "../ui/settings/connection";
 import { DoctorView } from "../ui/settings/doctor-view";
@@ -36,7 +36,7 @@ export class SettingsController {
   readonly panel: SettingsPanel;
   private readonly keys = new KeyRing();
   private settings!: AppSettings; // set by load(), before the worker's messages are handled
-  private models: ModelInfo[] = []; // the provider's list, as last checked (what each model can do)
+  private models: ModelRecord[] = []; // the provider's list, as last checked (what each model can do)
   /** Package indexes for run_python's micropip from a test server's config (never the URL); empty: PyPI. */
   private packageIndexUrls: string[] = [];
   private lastFailure: HttpFailureInfo | null = null;

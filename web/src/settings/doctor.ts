@@ -6,7 +6,8 @@
  * vLLM…) is named by its host; its key is optional and never checked. Each result says what to do.
  */
 
-import type { ModelInfo, ProviderKind } from "../protocol/messages";
+import type { ProviderKind } from "../protocol/messages";
+import type { ModelRecord } from "../protocol/requests";
 
 export type CheckName = "mixed-content" | "reachable" | "origin" | "key" | "model" | "context";
 export type CheckState = "ok" | "warn" | "fail";
@@ -25,7 +26,7 @@ export interface DoctorInput {
   key: string | null;
   model: string | null;
   /** The provider's model list, or null when it could not be read. */
-  models: readonly ModelInfo[] | null;
+  models: readonly ModelRecord[] | null;
   fetch: typeof fetch;
 }
 

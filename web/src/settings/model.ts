@@ -3,16 +3,24 @@
 import {
   PERMISSION_MODES as MODES,
   PROVIDER_DEFAULT_BASE_URLS,
+  PROVIDER_KINDS,
+  REASONING_EFFORTS,
   type PermissionMode,
   type ProviderKind,
+  type ReasoningEffort,
 } from "../protocol/messages";
 import type { AgentSettings } from "../protocol/main-worker-messages";
 
 export type KeyStorage = "encrypted" | "session";
 
-/** How hard a reasoning model thinks (OpenRouter `reasoning.effort`); `auto`: medium for models that reason. */
-export const REASONING_EFFORTS = ["auto", "off", "low", "medium", "high"] as const;
-export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+/** The words Settings → Advanced shows for each effort the runtime knows (runtime/host/constants.py). */
+export const REASONING_LABELS: Record<ReasoningEffort, string> = {
+  auto: "Auto (medium for models that reason)",
+  off: "Off",
+  low: "Low",
+  medium: "Medium",
+  high: "High",
+};
 
 export function isReasoningEffort(value: unknown): value is ReasoningEffort {
   return typeof value === "string" && (REASONING_EFFORTS as readonly string[]).includes(value);
@@ -33,23 +41,23 @@ export interface AppSettings {
   authBase: string;
 }
 
-export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = [
-  { kind: "openrouter", label: "OpenRouter", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.openrouter, keyRequired: true },
-  { kind: "ollama", label: "Ollama (local)", defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS.ollama, keyRequired: false },
+const PROVIDER_LABELS: Record<ProviderKind, { label: string; keyRequired: boolean }> = {
+  openrouter: { label: "OpenRouter", keyRequired: true },
+  ollama: { label: "Ollama (local)", keyRequired: false },
   /** llama.cpp's llama-server, LM Studio, vLLM, LiteLLM…: named after its host, key optional. */
-  {
-    kind: "openai-compatible",
-    label: "OpenAI-compatible server (llama.cpp, LM Studio, vLLM…)",
-    defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS["openai-compatible"],
-    keyRequired: false,
-  },
+  "openai-compatible": { label: "OpenAI-compatible server (llama.cpp, LM Studio, vLLM…)", keyRequired: false },
   /** Answers model requests from a recording file (replay-file-input): no network, for tests and bug reports. */
-  { kind: "replay", label: "Replay a recording", defaultBaseUrl: "", keyRequired: false },
-];
+  replay: { label: "Replay a recording", keyRequired: false },
+};
+
+/** Every provider kind the runtime knows (runtime/host/constants.py), in its order, with what the settings show. */
+export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = PROVIDER_KINDS.map(
+  (kind) => ({ kind, ...PROVIDER_LABELS[kind], defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS[kind] }),
+);
 
 const MODE_LABELS: Record<PermissionMode, string> = {
-  ask: "Ask before edits, network and code",
-  "auto-edit": "Auto-edit files, ask for network and code",
+  ask: "Ask (default)",
+  "auto-edit": "Auto-edit",
   "full-auto": "Full auto",
   "read-only": "Read-only",
 };
@@ -146,5 +154,13 @@ export function sanitizeSettings(stored: unknown): AppSettings {
 /** What the agent worker is told of the settings (never the key, which travels beside them). */
 export function agentSettings(settings: AppSettings, packageIndexUrls: string[]): AgentSettings {
   const { provider, baseUrl, model, permissionMode, reasoning, contextLength, maxOutput } = settings;
-  return { provider, baseUrl, model, permissionMode, reasoning, contextLength, maxOutput, packageIndexUrls };
+  return {
+    provider: { kind: provider, base_url: baseUrl },
+    model,
+    permission_mode: permissionMode,
+    reasoning,
+    context_length: contextLength,
+    max_output: maxOutput,
+    ...(packageIndexUrls.length ? { package_index_urls: packageIndexUrls } : {}),
+  };
 }

@@ -281,16 +281,12 @@ export class Adapter {
     // Replaying: the runtime talks to the recorded provider (its real client code); answers come from the file.
     const { provider, model } = this.recordings.configured(s, this.key !== null);
     this.send({
+      ...s, // the page's settings are already config's fields
       type: "config",
       provider,
       model,
-      permission_mode: s.permissionMode,
       page_origin: this.io.appOrigin,
-      replay: s.provider === "replay", // then every call that would reach the network asks (docs/recording.md)
-      ...(s.reasoning ? { reasoning: s.reasoning } : {}),
-      ...(s.contextLength !== undefined ? { context_length: s.contextLength } : {}),
-      ...(s.maxOutput !== undefined ? { max_output: s.maxOutput } : {}),
-      ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
+      replay: s.provider.kind === "replay", // then every call that would reach the network asks (docs/recording.md)
     });
   }
 

@@ -11,7 +11,7 @@ import { parseRecording, Recorder, ReplaySource, type RecordingSink } from "./re
 
 /** What the runtime's `config` says of the provider and model (replaying: the recording's). */
 export interface ConfiguredProvider {
-  provider: { kind: AgentSettings["provider"]; base_url: string; has_key: boolean };
+  provider: { kind: AgentSettings["provider"]["kind"]; base_url: string; has_key: boolean };
   model: string | null;
 }
 
@@ -27,17 +27,17 @@ export class RecordReplay {
 
   /** The recording that answers provider requests now (only while the provider is `replay`). */
   source(settings: AgentSettings | null): ReplaySource | null {
-    return settings?.provider === "replay" ? this.replay : null;
+    return settings?.provider.kind === "replay" ? this.replay : null;
   }
 
   /** The provider base URL the egress rule allows (replaying: the recorded one). */
   providerBaseUrl(settings: AgentSettings | null): string | null {
-    return settings?.provider === "replay" ? (this.replay?.recording.base_url ?? null) : (settings?.baseUrl ?? null);
+    return settings?.provider.kind === "replay" ? (this.replay?.recording.base_url ?? null) : (settings?.provider.base_url ?? null);
   }
 
   /** The open session's recording, as the JSON text the page downloads. */
   async export(settings: AgentSettings | null): Promise<RequestResult> {
-    const recording = await this.recorder.export(settings?.provider ?? "", settings?.baseUrl ?? "", settings?.model ?? null);
+    const recording = await this.recorder.export(settings?.provider.kind ?? "", settings?.provider.base_url ?? "", settings?.model ?? null);
     return { ok: true, value: JSON.stringify(recording, null, 1) };
   }
 
@@ -53,10 +53,10 @@ export class RecordReplay {
 
   /** What `config` says of the provider and model: replaying, the recording's (its calls were made with its model). */
   configured(settings: AgentSettings, hasKey: boolean): ConfiguredProvider {
-    const recorded = settings.provider === "replay" ? this.replay?.recording : undefined;
-    if (!recorded) return { provider: { kind: settings.provider, base_url: settings.baseUrl, has_key: hasKey }, model: settings.model };
+    const recorded = settings.provider.kind === "replay" ? this.replay?.recording : undefined;
+    if (!recorded) return { provider: { ...settings.provider, has_key: hasKey }, model: settings.model };
     return {
-      provider: { kind: recorded.provider as AgentSettings["provider"], base_url: recorded.base_url, has_key: false },
+      provider: { kind: recorded.provider as AgentSettings["provider"]["kind"], base_url: recorded.base_url, has_key: false },
       model: this.replay?.model ?? settings.model,
     };
   }

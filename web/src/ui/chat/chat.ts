@@ -12,7 +12,7 @@ import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
 import { ReplyStream } from "./reply-stream";
-import type { SessionView } from "./session-view";
+import type { SessionView } from "../../protocol/requests";
 import { newTurnId } from "./streaming-reply";
 import { Transcript } from "./transcript";
 
@@ -110,7 +110,7 @@ export class ChatView {
       markEnding: (node, reason) => this.markEnding(node, reason),
       showEarlier: (n) => this.actions.showEarlier(n),
     });
-    if (view.runningTurn) this.setRunning(true);
+    if (view.running_turn) this.setRunning(true);
     this.transcript.redrawn(kept);
   }
 

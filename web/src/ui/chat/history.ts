@@ -7,7 +7,7 @@
 import type { ChatMedia } from "../images/chat-media";
 import { earlierButton } from "./earlier-messages";
 import { ReasoningBlock } from "./reasoning";
-import type { SessionView } from "./session-view";
+import type { SessionView } from "../../protocol/requests";
 import type { Transcript } from "./transcript";
 
 export interface HistoryHost {
@@ -31,18 +31,19 @@ export function drawHistory(view: SessionView, host: HistoryHost): void {
       transcript.note("Earlier messages were summarized for the model.");
       continue;
     }
+    if (message.role !== "user" && message.role !== "assistant") continue; // system and tool rows are not shown
     if (message.role === "user") endTurn();
-    transcript.turnId = message.turnId;
+    transcript.turnId = message.turn_id;
     if (message.reasoning) transcript.scroll.push(new ReasoningBlock(message.reasoning, false).root);
     if (message.text || message.images.length) {
       const node = transcript.addMessage(message.role, message.text);
-      if (message.role === "assistant" && message.finishReason) host.markEnding(node, message.finishReason);
+      if (message.role === "assistant" && message.finish_reason) host.markEnding(node, message.finish_reason);
       media?.showStored(node, message.images);
     }
-    for (const call of message.calls) transcript.card(call.callId, call.name, call.arguments, true).restore(call.status, call.result, call.images, media?.loader);
+    for (const call of message.tool_calls) transcript.card(call.call_id, call.name, call.arguments, true).restore(call.status, call.result, call.images, media?.loader);
     if (message.role === "user" && message.status === "interrupted") interrupted = true;
   }
   endTurn();
   if (view.earlier > 0) transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
-  for (const call of view.pending) transcript.card(call.callId, call.name, call.arguments, true).askApproval();
+  for (const call of view.pending_approvals) transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
 }

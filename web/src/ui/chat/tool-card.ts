@@ -6,7 +6,7 @@ import { el } from "../common/dom";
 import { toolImages, type ImageLoader } from "../images/message-images";
 import { networkNotice } from "./run-network";
 import "./tool-card.css";
-import type { HistoryCallStatus } from "./session-view";
+import type { ViewCall } from "../../protocol/requests";
 
 export type ToolStatus = "pending-approval" | "running" | "ok" | "error" | "denied";
 
@@ -123,7 +123,7 @@ export class ToolCard {
   }
 
   /** A call shown from history: its recorded status and result. */
-  restore(status: HistoryCallStatus, result: string | null, images: readonly string[] = [], loader?: ImageLoader): void {
+  restore(status: ViewCall["status"], result: string | null, images: readonly string[] = [], loader?: ImageLoader): void {
     if (status === "pending-approval") return this.askApproval();
     if (status === "running") return this.started();
     if (status === "interrupted") return this.finished("error", result ?? "interrupted: the page went away before it finished");

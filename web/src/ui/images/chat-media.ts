@@ -9,10 +9,11 @@ import type { RequestResult } from "../../protocol/main-worker-messages";
 import type { WorkspaceRequest } from "../../protocol/workspace";
 import { byTestId } from "../common/dom";
 import { ComposerAttachments, type SentImage } from "./composer-attachments";
-import { ImageLoader, sentImages, storedImages, type Request, type StoredImageRef } from "./message-images";
+import type { Requester } from "../../protocol/requests";
+import { ImageLoader, sentImages, storedImages, type StoredImageRef } from "./message-images";
 
 export interface ChatMediaDeps {
-  request: Request;
+  request: Requester;
   workspace(request: WorkspaceRequest): Promise<RequestResult>;
   /** Whether the chosen model takes images (null: not known), and its id. */
   vision(): boolean | null;

@@ -6,15 +6,13 @@
  * Stored images are read one at a time from the runtime (`message_image`, `workspace_image`).
  */
 
-import { isJsonObject, type JsonObject } from "../../protocol/codec";
-import type { RequestResult } from "../../protocol/main-worker-messages";
+import type { Answer, MessageImage, Requester, WorkspaceImage } from "../../protocol/requests";
 import { IMAGE_MEDIA_TYPES, type ImageAttachment } from "../../protocol/messages";
 import { el } from "../common/dom";
 import { fromBase64 } from "../../protocol/base64";
 import { shownImage, type ShownImage } from "./safe-image";
 import "./attachments.css";
 
-export type Request = (method: string, params: JsonObject) => Promise<RequestResult>;
 
 export interface StoredImageRef {
   id: number;
@@ -41,14 +39,14 @@ export function fluidSvg(bytes: Uint8Array): boolean {
 export class ImageLoader {
   private readonly cache = new Map<string, Promise<LoadedImage | string>>();
 
-  constructor(private readonly request: Request) {}
+  constructor(private readonly request: Requester) {}
 
   message(id: number): Promise<LoadedImage | string> {
-    return this.once(`m${id}`, () => this.load("message_image", { id }));
+    return this.once(`m${id}`, async () => this.load(await this.request("message_image", { id })));
   }
 
   workspace(path: string): Promise<LoadedImage | string> {
-    return this.load("workspace_image", { path }); // the file may change between runs: never cached
+    return this.request("workspace_image", { path }).then((reply) => this.load(reply)); // the file may change between runs: never cached
   }
 
   private once(key: string, make: () => Promise<LoadedImage | string>): Promise<LoadedImage | string> {
@@ -60,12 +58,10 @@ export class ImageLoader {
     return found;
   }
 
-  private async load(method: string, params: JsonObject): Promise<LoadedImage | string> {
-    const reply = await this.request(method, params);
+  private async load(reply: Answer<MessageImage | WorkspaceImage>): Promise<LoadedImage | string> {
     if (!reply.ok) return reply.message;
     const v = reply.value;
-    if (!isJsonObject(v) || typeof v.media_type !== "string" || typeof v.data !== "string") return "the image was not understood";
-    const name = typeof v.name === "string" ? v.name : typeof v.path === "string" ? v.path : "image";
+    const name = ("name" in v ? v.name : v.path) || "image";
     const mediaType = IMAGE_MEDIA_TYPES.find((t) => t === v.media_type);
     const attachment = mediaType ? { media_type: mediaType, name, data: v.data } : null;
     const fluid = v.media_type === "image/svg+xml" && fluidSvg(fromBase64(v.data.slice(0, SVG_HEAD_BASE64)));

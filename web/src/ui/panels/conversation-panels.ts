@@ -6,7 +6,7 @@
 import type { WorkerToMain } from "../../protocol/main-worker-messages";
 import { MemoryPanel } from "./memory";
 import { SessionsPanel } from "./sessions";
-import type { Requester } from "./records";
+import type { Requester } from "../../protocol/requests";
 import "./panels.css";
 
 export type WorkerFollower = (message: WorkerToMain) => void;

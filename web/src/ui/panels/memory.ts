@@ -8,7 +8,8 @@ import type { UiEvent } from "../../protocol/messages";
 import { el } from "../common/dom";
 import { toolsWithEffect } from "./tool-catalog";
 import { registerPanel, type PanelHandle } from "./registry";
-import { parseMemories, parseTags, relativeTime, type MemoryInfo, type Requester } from "./records";
+import type { MemoryRecord, RequestParams, Requester } from "../../protocol/requests";
+import { parseTags, relativeTime } from "./records";
 
 const SEARCH_DELAY_MS = 120;
 const LIST_LIMIT = 500;
@@ -19,8 +20,8 @@ export class MemoryPanel {
   private readonly list: HTMLElement;
   private readonly summary: HTMLElement;
   private readonly addText: HTMLTextAreaElement;
-  private memories: MemoryInfo[] = [];
-  private editing: string | null = null;
+  private memories: MemoryRecord[] = [];
+  private editing: number | null = null;
   private searchTimer: ReturnType<typeof setTimeout> | null = null;
   private memoryTools: ReadonlySet<string> = new Set();
   private generation = 0;
@@ -96,7 +97,7 @@ export class MemoryPanel {
       this.summary.textContent = `Could not load memories: ${reply.message}`;
       return;
     }
-    this.memories = parseMemories(reply.value);
+    this.memories = reply.value.memories;
     const n = this.memories.length;
     this.summary.textContent = query ? `${n} match${n === 1 ? "" : "es"}` : `${n} memor${n === 1 ? "y" : "ies"}`;
     this.render();
@@ -108,7 +109,7 @@ export class MemoryPanel {
     this.list.replaceChildren(...(entries.length ? entries : [empty]));
   }
 
-  private entry(memory: MemoryInfo): HTMLElement {
+  private entry(memory: MemoryRecord): HTMLElement {
     const edit = el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": "memory-edit", title: "Edit", "aria-label": "Edit this memory" }, "Edit");
     const del = el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": "memory-delete", title: "Delete", "aria-label": "Delete this memory" }, "Delete");
     edit.addEventListener("click", () => {
@@ -116,11 +117,11 @@ export class MemoryPanel {
       this.render();
       this.list.querySelector<HTMLTextAreaElement>(".memory-edit-text")?.focus();
     });
-    del.addEventListener("click", () => void this.call("memory_delete", { id: memoryKey(memory.id) }));
+    del.addEventListener("click", () => void this.call("memory_delete", { id: memory.id }));
     const tags = memory.tags.map((t) => el("span", { class: "memory-tag" }, t));
     return el(
       "div",
-      { class: `memory-entry${memory.pinned ? " memory-pinned" : ""}`, "data-testid": "memory-entry", "data-memory-id": memory.id, "data-pinned": String(memory.pinned), role: "listitem" },
+      { class: `memory-entry${memory.pinned ? " memory-pinned" : ""}`, "data-testid": "memory-entry", "data-memory-id": String(memory.id), "data-pinned": String(memory.pinned), role: "listitem" },
       el("div", { class: "memory-text", "data-testid": "memory-text" }, memory.text),
       el(
         "div",
@@ -135,7 +136,7 @@ export class MemoryPanel {
     );
   }
 
-  private editor(memory: MemoryInfo): HTMLElement {
+  private editor(memory: MemoryRecord): HTMLElement {
     const text = el("textarea", { class: "memory-edit-text", "data-testid": "memory-edit-text", rows: "3", "aria-label": "Memory text" });
     text.value = memory.text;
     const tags = el("input", { type: "text", "data-testid": "memory-edit-tags", placeholder: "tags, comma separated", "aria-label": "Tags" });
@@ -150,14 +151,14 @@ export class MemoryPanel {
     });
     const form = el(
       "form",
-      { class: "memory-entry memory-editing", "data-testid": "memory-entry", "data-memory-id": memory.id, role: "listitem" },
+      { class: "memory-entry memory-editing", "data-testid": "memory-entry", "data-memory-id": String(memory.id), role: "listitem" },
       text,
       tags,
       el("div", { class: "memory-edit-actions" }, el("label", { class: "radio" }, pinned, "Pinned"), el("span", { class: "topbar-spacer" }), cancel, save),
     );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
-      const params = { id: memoryKey(memory.id), text: text.value.trim(), tags: parseTags(tags.value), pinned: pinned.checked };
+      const params = { id: memory.id, text: text.value.trim(), tags: parseTags(tags.value), pinned: pinned.checked };
       void this.call("memory_update", params).then((ok) => {
         if (ok) this.editing = null;
         return this.load();
@@ -167,15 +168,10 @@ export class MemoryPanel {
   }
 
   /** A change request; shows its failure and reloads the list. True when it worked. */
-  private async call(method: string, params: Record<string, string | number | boolean | string[]>): Promise<boolean> {
+  private async call<M extends "memory_save" | "memory_update" | "memory_delete">(method: M, params: RequestParams<M>): Promise<boolean> {
     const reply = await this.request(method, params);
     if (!reply.ok) this.summary.textContent = `That did not work: ${reply.message}`;
     if (reply.ok) await this.load();
     return reply.ok;
   }
-}
-
-/** The runtime's memory ids are integers; keep anything else as it came. */
-function memoryKey(id: string): number | string {
-  return /^\d+$/.test(id) ? Number(id) : id;
 }

@@ -1,31 +1,13 @@
 /**
- * The runtime's sessions and memories (docs/protocol.md, Requests) as plain values the panels show,
- * and the small pure helpers around them (labels, relative times, export downloads).
+ * Small pure helpers around the runtime's sessions and memories (docs/protocol.md, Requests): labels,
+ * relative times, tags, and the export download. The values are the generated request types
+ * (protocol/requests.gen.ts); the reply's shape is checked once, by the client.
  */
 
-import { isJsonObject, type JsonObject } from "../../protocol/codec";
-import type { RequestResult } from "../../protocol/main-worker-messages";
+import type { SessionExport, SessionHitRow, SessionRow } from "../../protocol/requests";
 
-/** A runtime `request` as the panels see it (RuntimeClient.request). */
-export type Requester = (method: string, params?: JsonObject) => Promise<RequestResult>;
-
-export interface SessionInfo {
-  id: string;
-  title: string;
-  created: string;
-  updated: string;
-  current: boolean;
-  /** `sessions_search`: a little text around the first hit (empty when the title matched). */
-  excerpt: string;
-}
-
-export interface MemoryInfo {
-  id: string;
-  text: string;
-  tags: string[];
-  pinned: boolean;
-  updated: string;
-}
+/** A session as the sidebar lists it: `sessions_list`'s row, or `sessions_search`'s with its excerpt. */
+export type SessionEntry = SessionRow & Partial<Pick<SessionHitRow, "excerpt">>;
 
 /** A session export as the page saves it: its name ends in the format's extension, its type is the format's. */
 export interface ExportFile {
@@ -34,46 +16,12 @@ export interface ExportFile {
   text: string;
 }
 
-const str = (v: unknown): string => (typeof v === "string" ? v : "");
-const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isJsonObject) : []);
-
-/** `sessions_list`'s result; an unreadable one is an empty list. */
-export function parseSessions(value: unknown): SessionInfo[] {
-  if (!isJsonObject(value)) return [];
-  const current = str(value.current);
-  return objects(value.sessions)
-    .filter((s) => typeof s.id === "string" && s.id !== "")
-    .map((s) => ({
-      id: String(s.id),
-      title: str(s.title),
-      created: str(s.created),
-      updated: str(s.updated),
-      current: s.current === true || s.id === current,
-      excerpt: str(s.excerpt),
-    }));
-}
-
-function parseMemory(m: JsonObject): MemoryInfo | null {
-  if (typeof m.id !== "string" && typeof m.id !== "number") return null;
-  const tags = Array.isArray(m.tags) ? m.tags.filter((t): t is string => typeof t === "string") : [];
-  return { id: String(m.id), text: str(m.text), tags, pinned: m.pinned === true, updated: str(m.updated) };
-}
-
-/** `memory_list` / `memory_search` results. */
-export function parseMemories(value: unknown): MemoryInfo[] {
-  if (!isJsonObject(value)) return [];
-  return objects(value.memories)
-    .map(parseMemory)
-    .filter((m): m is MemoryInfo => m !== null);
-}
-
-/** `session_export`'s result, or null when it is not one. Name and type follow the format, not what the
- * runtime says (a name or type of its choosing, `x.html` or `text/html`, is not kept). */
-export function parseExport(value: unknown): ExportFile | null {
-  if (!isJsonObject(value) || typeof value.text !== "string") return null;
+/** The file to save for `session_export`'s result. Name and type follow the format, not what the runtime
+ * says (a name or type of its choosing, `x.html` or `text/html`, is not kept). */
+export function exportFile(value: SessionExport): ExportFile {
   const json = value.format === "json";
   const ext = json ? ".json" : ".md";
-  const name = safeFilename(str(value.filename)) || "session";
+  const name = safeFilename(value.filename) || "session";
   return { filename: name.toLowerCase().endsWith(ext) ? name : `${name}${ext}`, mime: json ? "application/json" : "text/markdown", text: value.text };
 }
 
@@ -84,7 +32,7 @@ export function safeFilename(name: string): string {
   return base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^\.+/, "").slice(0, 120);
 }
 
-export function sessionLabel(session: Pick<SessionInfo, "title">): string {
+export function sessionLabel(session: Pick<SessionRow, "title">): string {
   return session.title.trim() || "New conversation";
 }
 

@@ -8,7 +8,8 @@
 import type { UiEvent } from "../../protocol/messages";
 import { el } from "../common/dom";
 import { saveFile } from "../common/save-file";
-import { parseExport, parseSessions, relativeTime, sessionLabel, type Requester, type SessionInfo } from "./records";
+import type { Requester } from "../../protocol/requests";
+import { exportFile, relativeTime, sessionLabel, type SessionEntry } from "./records";
 
 export interface SessionsActions {
   /** Show a failure to the person (an error message in the chat). */
@@ -21,7 +22,7 @@ export class SessionsPanel {
   readonly root: HTMLElement;
   private readonly list: HTMLElement;
   private readonly newButton: HTMLButtonElement;
-  private sessions: SessionInfo[] = [];
+  private sessions: SessionEntry[] = [];
   private editing: string | null = null;
   private confirming: string | null = null;
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
@@ -75,13 +76,13 @@ export class SessionsPanel {
   async refresh(): Promise<void> {
     if (!this.available) return;
     const query = this.search.value.trim();
-    const reply = await (query ? this.request("sessions_search", { query }) : this.request("sessions_list"));
+    const reply = query ? await this.request("sessions_search", { query }) : await this.request("sessions_list", {});
     if (query !== this.search.value.trim()) return; // typed on: the next refresh shows that
     if (!reply.ok) {
       if (reply.code !== "restarted") console.warn(`[sessions] could not list sessions: ${reply.message}`);
       return;
     }
-    this.sessions = parseSessions(reply.value);
+    this.sessions = reply.value.sessions;
     this.render();
   }
 
@@ -100,7 +101,7 @@ export class SessionsPanel {
     this.list.replaceChildren(...(entries.length ? entries : [el("p", { class: "hint sessions-empty" }, none)]));
   }
 
-  private entry(session: SessionInfo): HTMLElement {
+  private entry(session: SessionEntry): HTMLElement {
     const attrs: Record<string, string> = { class: "session-entry", "data-testid": "session-entry", "data-session-id": session.id, role: "link", tabindex: "0" };
     if (session.current) attrs["aria-current"] = "true";
     const node = el("div", attrs);
@@ -122,7 +123,7 @@ export class SessionsPanel {
     return node;
   }
 
-  private toolbar(session: SessionInfo): HTMLElement {
+  private toolbar(session: SessionEntry): HTMLElement {
     const label = sessionLabel(session);
     const button = (testid: string, text: string, title: string, run: () => void): HTMLButtonElement => {
       const b = el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": testid, title, "aria-label": `${title}: ${label}` }, text);
@@ -139,7 +140,7 @@ export class SessionsPanel {
     );
   }
 
-  private confirmBar(session: SessionInfo): HTMLElement {
+  private confirmBar(session: SessionEntry): HTMLElement {
     const yes = el("button", { type: "button", class: "btn btn-small btn-danger", "data-testid": "session-delete-confirm" }, "Delete");
     const no = el("button", { type: "button", class: "btn btn-small", "data-testid": "session-delete-cancel" }, "Keep");
     yes.addEventListener("click", () => void this.remove(session.id));
@@ -150,7 +151,7 @@ export class SessionsPanel {
     return el("div", { class: "session-confirm", role: "group" }, el("span", {}, "Delete this chat?"), yes, no);
   }
 
-  private renameField(session: SessionInfo): HTMLInputElement {
+  private renameField(session: SessionEntry): HTMLInputElement {
     const input = el("input", { type: "text", class: "session-rename-input", "data-testid": "session-rename-input", "aria-label": "New name", value: session.title });
     let done = false;
     const finish = (save: boolean): void => {
@@ -190,7 +191,7 @@ export class SessionsPanel {
   }
 
   private async create(): Promise<void> {
-    const reply = await this.request("session_new");
+    const reply = await this.request("session_new", {});
     if (!reply.ok) this.actions.error(`Could not start a new chat: ${reply.message}`);
     await this.refresh();
   }
@@ -220,11 +221,11 @@ export class SessionsPanel {
 
   private async export(sessionId: string, format: "markdown" | "json"): Promise<void> {
     const reply = await this.request("session_export", { session_id: sessionId, format });
-    const file = reply.ok ? parseExport(reply.value) : null;
-    if (!file) {
-      this.actions.error(`Could not export that chat: ${reply.ok ? "the runtime's answer was not understood" : reply.message}`);
+    if (!reply.ok) {
+      this.actions.error(`Could not export that chat: ${reply.message}`);
       return;
     }
+    const file = exportFile(reply.value);
     saveFile(file.filename, file.text);
   }
 }

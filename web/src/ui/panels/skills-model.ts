@@ -1,71 +1,24 @@
 /**
  * The skills panel's data, without the DOM: the runtime's replies (`skill_import`, `skills_list`,
- * `skill_show`, see docs/protocol.md) checked into typed values, archive names, and the words the
- * panel shows for an import outcome and a skill's browser compatibility.
+ * `skill_show`, see docs/protocol.md) as their generated types (protocol/requests.gen.ts; the client
+ * checks a reply's shape), archive names, and the words the panel shows for an import outcome and a
+ * skill's browser compatibility.
  */
 
 import { SKILL_ARCHIVE_MAX_BYTES } from "../../protocol/messages";
+import type { SkillImportReport, SkillOutcome, SkillScan } from "../../protocol/requests";
 
-export type ImportState = "ok" | "partial" | "rejected";
-export type OutcomeStatus = "installed" | "replaced" | "exists" | "skipped";
-export type Verdict = "runnable" | "instructions-only" | "needs";
-
-export interface ScanFinding {
-  path: string;
-  kind: string;
-  detail: string;
-}
-
-export interface SkillScan {
-  verdict: Verdict;
-  needs: string[];
-  findings: ScanFinding[];
-  scripts: string[];
-}
-
-export interface SkillOutcome {
-  folder: string;
-  name: string;
-  status: OutcomeStatus;
-  reason: string;
-  message: string;
-  warnings: SpecWarning[];
-  scan: SkillScan | null;
-  location: string;
-}
-
-export interface ImportReport {
-  state: ImportState;
-  reason: string;
-  message: string;
-  needsConfirmation: boolean;
-  skills: SkillOutcome[];
-}
-
-export interface SpecWarning {
-  code: string;
-  message: string;
-}
-
-export interface SkillSummary {
-  name: string;
-  description: string;
-  location: string;
-  enabled: boolean;
-  /** Its frontmatter's `allowed-tools`, as written (other agents' names too, e.g. `Bash(git:*)`). */
-  allowedTools: string[];
-  /** Those of `allowedTools` that are not tools of this runtime's catalog. */
-  unknownTools: string[];
-  /** What does not follow the Agent Skills spec (the skill is installed and works). */
-  warnings: SpecWarning[];
-}
-
-export interface SkillDetail extends SkillSummary {
-  body: string;
-  license: string;
-  compatibility: string;
-  files: { path: string; size: number }[];
-}
+export type {
+  ListedSkill,
+  SkillDetail,
+  SkillImportReport,
+  SkillOutcome,
+  SkillScan,
+  SkillWarning,
+  SkippedSkill,
+} from "../../protocol/requests";
+export type ImportState = SkillImportReport["state"];
+export type OutcomeStatus = SkillOutcome["status"];
 
 /** File name endings of skill archives (a `.skill` file is a zip); the runtime reads the type from the bytes. */
 export const ARCHIVE_SUFFIXES = [".tar.gz", ".tgz", ".zip", ".tar", ".skill"] as const;
@@ -82,130 +35,6 @@ export function sizeProblem(size: number): string | null {
   if (size === 0) return "The file is empty.";
   if (size <= MAX_IMPORT_BYTES) return null;
   return `The archive is ${formatSize(size)}; archives up to ${formatSize(MAX_IMPORT_BYTES)} can be imported here.`;
-}
-
-type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function strings(value: unknown): string[] {
-  return list(value).filter((s): s is string => typeof s === "string");
-}
-
-function parseWarnings(value: unknown): SpecWarning[] {
-  return list(value)
-    .filter(isObj)
-    .map((w) => ({ code: str(w.code), message: str(w.message) }));
-}
-
-function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | null {
-  return typeof value === "string" && (allowed as readonly string[]).includes(value) ? (value as T) : null;
-}
-
-function parseScan(value: unknown): SkillScan | null {
-  if (!isObj(value)) return null;
-  const verdict = oneOf(value.verdict, ["runnable", "instructions-only", "needs"] as const);
-  if (!verdict) return null;
-  return {
-    verdict,
-    needs: list(value.needs).filter((n): n is string => typeof n === "string"),
-    findings: list(value.findings)
-      .filter(isObj)
-      .map((f) => ({ path: str(f.path), kind: str(f.kind), detail: str(f.detail) })),
-    scripts: list(value.scripts).filter((s): s is string => typeof s === "string"),
-  };
-}
-
-function parseOutcome(value: unknown): SkillOutcome | null {
-  if (!isObj(value)) return null;
-  const status = oneOf(value.status, ["installed", "replaced", "exists", "skipped"] as const);
-  if (!status) return null;
-  return {
-    folder: str(value.folder),
-    name: str(value.name),
-    status,
-    reason: str(value.reason),
-    message: str(value.message),
-    warnings: parseWarnings(value.warnings),
-    scan: parseScan(value.scan),
-    location: str(value.location),
-  };
-}
-
-/** The `skill_import` reply as a report, or null when it is not one. */
-export function parseImportReport(value: unknown): ImportReport | null {
-  if (!isObj(value)) return null;
-  const state = oneOf(value.state, ["ok", "partial", "rejected"] as const);
-  if (!state) return null;
-  const skills = list(value.skills).map(parseOutcome);
-  if (skills.some((s) => s === null)) return null;
-  return {
-    state,
-    reason: str(value.reason),
-    message: str(value.message),
-    needsConfirmation: value.needs_confirmation === true,
-    skills: skills as SkillOutcome[],
-  };
-}
-
-function parseSummary(value: unknown): SkillSummary | null {
-  if (!isObj(value) || typeof value.name !== "string" || !value.name) return null;
-  return {
-    name: value.name,
-    description: str(value.description),
-    location: str(value.location),
-    enabled: value.enabled !== false,
-    allowedTools: strings(value.allowed_tools),
-    unknownTools: strings(value.unknown_tools),
-    warnings: parseWarnings(value.warnings),
-  };
-}
-
-/** The `skills_list` (or `skill_set_enabled`) reply, or null when it is not one. */
-export function parseSkillList(value: unknown): SkillSummary[] | null {
-  if (!isObj(value) || !Array.isArray(value.skills)) return null;
-  const skills = value.skills.map(parseSummary);
-  return skills.some((s) => s === null) ? null : (skills as SkillSummary[]);
-}
-
-/** A folder under `.agents/skills/` that is not a skill (its SKILL.md is missing or invalid), and why. */
-export interface SkippedFolder {
-  folder: string;
-  message: string;
-}
-
-/** The `skipped` folders of a `skills_list` reply (none when it has no such list). */
-export function parseSkippedList(value: unknown): SkippedFolder[] {
-  if (!isObj(value)) return [];
-  return list(value.skipped)
-    .filter(isObj)
-    .map((s) => ({ folder: str(s.folder), message: str(s.message) }))
-    .filter((s) => s.folder !== "");
-}
-
-/** The `skill_show` reply, or null when it is not one. */
-export function parseSkillDetail(value: unknown): SkillDetail | null {
-  const summary = parseSummary(value);
-  if (!summary || !isObj(value)) return null;
-  return {
-    ...summary,
-    body: str(value.body),
-    license: str(value.license),
-    compatibility: str(value.compatibility),
-    files: list(value.files)
-      .filter(isObj)
-      .map((f) => ({ path: str(f.path), size: typeof f.size === "number" ? f.size : 0 })),
-  };
 }
 
 export function hasArchiveSuffix(name: string): boolean {
@@ -267,7 +96,7 @@ export function describeStatus(status: OutcomeStatus): string {
 }
 
 /** The report's headline, e.g. "Installed 4 skills." or "Rejected: …". */
-export function reportHeadline(report: ImportReport): string {
+export function reportHeadline(report: SkillImportReport): string {
   const done = report.skills.filter((s) => s.status === "installed" || s.status === "replaced");
   const names = done.map((s) => s.name).join(", ");
   const count = `${done.length} skill${done.length === 1 ? "" : "s"}`;

@@ -11,16 +11,16 @@ import {
   describeStatus,
   formatSize,
   reportHeadline,
-  type ImportReport,
+  type ListedSkill,
   type SkillDetail,
+  type SkillImportReport,
   type SkillOutcome,
-  type SkillSummary,
-  type SkippedFolder,
-  type SpecWarning,
+  type SkillWarning,
+  type SkippedSkill,
 } from "./skills-model";
 
 /** What does not follow the spec, one `skill-warning` per item (`data-code` = the warning's code). */
-function warningList(warnings: SpecWarning[]): HTMLElement {
+function warningList(warnings: SkillWarning[]): HTMLElement {
   return el("ul", { class: "skill-warnings" },
     ...warnings.map((w) => el("li", { "data-testid": "skill-warning", "data-code": w.code }, `⚠ ${w.message}`)));
 }
@@ -29,10 +29,10 @@ function warningList(warnings: SpecWarning[]): HTMLElement {
  * The skill's `allowed-tools`: each name, those that are not tools here flagged (`skill-unknown-tool`).
  * Only shown, never enforced: names of other agents' tools (`Bash(git:*)`, `Read`) are common.
  */
-function allowedTools(skill: SkillSummary): HTMLElement | null {
-  if (skill.allowedTools.length === 0) return null;
-  const unknown = new Set(skill.unknownTools);
-  const names = skill.allowedTools.map((name) => unknown.has(name)
+function allowedTools(skill: ListedSkill): HTMLElement | null {
+  if (skill.allowed_tools.length === 0) return null;
+  const unknown = new Set(skill.unknown_tools);
+  const names = skill.allowed_tools.map((name) => unknown.has(name)
     ? el("code", { class: "skill-tool skill-tool-unknown", "data-testid": "skill-unknown-tool", "data-tool": name,
       title: "Not a tool of this agent: the skill was written for another one" }, `${name} ?`)
     : el("code", { class: "skill-tool", "data-tool": name }, name));
@@ -75,7 +75,7 @@ function outcomeItem(outcome: SkillOutcome): HTMLElement {
 }
 
 /** One archive's part of the report: its headline, then each skill folder's outcome. */
-export function reportSection(source: string, report: ImportReport): HTMLElement {
+export function reportSection(source: string, report: SkillImportReport): HTMLElement {
   const section = el("section", { class: "skill-report-item", "data-state": report.state },
     el("div", { class: "skill-report-head" },
       el("strong", { class: "skill-report-headline" }, reportHeadline(report)),
@@ -101,13 +101,13 @@ export function unansweredSection(source: string, why: string): HTMLElement {
 }
 
 /** A folder under .agents/skills/ that is not a skill: its name and why (text, never markup). */
-export function renderSkipped(skipped: SkippedFolder): HTMLElement {
+export function renderSkipped(skipped: SkippedSkill): HTMLElement {
   return el("li", { class: "skill-skipped", "data-testid": "skill-skipped", "data-folder": skipped.folder },
     el("strong", {}, `${skipped.folder}: skipped`), " ", el("span", { class: "hint" }, skipped.message));
 }
 
 /** One installed skill: name, description, enable toggle, Show and Remove. */
-export function renderEntry(skill: SkillSummary, actions: EntryActions): HTMLElement {
+export function renderEntry(skill: ListedSkill, actions: EntryActions): HTMLElement {
   const toggle = el("input", { type: "checkbox", class: "skill-toggle", "data-testid": "skill-toggle", "aria-label": `Enable ${skill.name}` });
   toggle.checked = skill.enabled;
   toggle.addEventListener("change", () => actions.toggle(skill.name, toggle.checked));

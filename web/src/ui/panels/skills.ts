@@ -5,23 +5,18 @@
  * (docs/protocol.md); the runtime updates the agent's skill catalog itself.
  */
 
-import type { JsonObject } from "../../protocol/codec";
-import type { Attachment, RequestResult } from "../../protocol/main-worker-messages";
+import type { RequestAnswer, RequestMethod, RequestParams, SkillImportReport } from "../../protocol/requests";
+import type { Attachment } from "../../protocol/main-worker-messages";
 import { PROXY_PATH } from "../../protocol/routes";
 import { el } from "../common/dom";
 import { registerPanel, type PanelHandle } from "./registry";
 import {
   ACCEPT,
   archiveNameFromUrl,
-  parseImportReport,
-  parseSkillDetail,
-  parseSkillList,
-  parseSkippedList,
   sizeProblem,
-  type ImportReport,
   type ImportState,
-  type SkillSummary,
-  type SkippedFolder,
+  type ListedSkill,
+  type SkippedSkill,
 } from "./skills-model";
 import { failureSection, renderDetail, renderEntry, renderSkipped, reportSection, unansweredSection } from "./skills-view";
 import "./skills.css";
@@ -30,7 +25,7 @@ const IMPORT_TIMEOUT_MS = 120_000;
 
 export interface SkillsDeps {
   /** `file` reaches the runtime as a file (its path is added to `params`), not inside the frame. */
-  request(method: string, params?: JsonObject, timeoutMs?: number, file?: Attachment): Promise<RequestResult>;
+  request<M extends RequestMethod>(method: M, params: RequestParams<M>, timeoutMs?: number, file?: Attachment): Promise<RequestAnswer<M>>;
   whenReady(): Promise<void>;
 }
 
@@ -87,14 +82,12 @@ class SkillsPanel {
 
   async refresh(): Promise<void> {
     await this.deps.whenReady();
-    const result = await this.deps.request("skills_list");
+    const result = await this.deps.request("skills_list", {});
     if (!result.ok) return this.showError(`Could not list the skills: ${result.message}`);
-    const skills = parseSkillList(result.value);
-    if (!skills) return this.showError("The skill list was not understood.");
-    this.renderList(skills, parseSkippedList(result.value));
+    this.renderList(result.value.skills, result.value.skipped);
   }
 
-  private renderList(skills: SkillSummary[], skipped: SkippedFolder[]): void {
+  private renderList(skills: ListedSkill[], skipped: SkippedSkill[]): void {
     this.skipped.replaceChildren(...skipped.map(renderSkipped));
     const names = new Set(skills.map((s) => s.name));
     for (const name of [...this.shown]) if (!names.has(name)) this.shown.delete(name);
@@ -159,7 +152,7 @@ class SkillsPanel {
     const file = { name: archive.filename, data: archive.bytes };
     let report = await this.requestImport(params, file);
     if (!isReport(report)) return notImported(source, report);
-    if (report.needsConfirmation && confirm(replaceQuestion(report))) {
+    if (report.needs_confirmation && confirm(replaceQuestion(report))) {
       const again = await this.requestImport({ ...params, replace: true }, file);
       if (!isReport(again)) return notImported(source, again);
       report = again;
@@ -169,10 +162,10 @@ class SkillsPanel {
 
   /** The import report, or why there is none (`unknown`: no answer in time, or the runtime restarted meanwhile,
    *  so the import may have finished or may still finish). */
-  private async requestImport(params: JsonObject, file: Attachment): Promise<ImportReport | NoReport> {
+  private async requestImport(params: RequestParams<"skill_import">, file: Attachment): Promise<SkillImportReport | NoReport> {
     const result = await this.deps.request("skill_import", params, IMPORT_TIMEOUT_MS, file);
     if (!result.ok) return { message: result.message || result.code, unknown: UNANSWERED.has(result.code) };
-    return parseImportReport(result.value) ?? { message: "the import report was not understood", unknown: false };
+    return result.value;
   }
 
   private showOutcomes(outcomes: Outcome[]): void {
@@ -189,10 +182,11 @@ class SkillsPanel {
   private async setEnabled(name: string, enabled: boolean): Promise<void> {
     this.clearError();
     const result = await this.deps.request("skill_set_enabled", { name, enabled });
-    if (!result.ok) this.showError(`Could not ${enabled ? "enable" : "disable"} ${name}: ${result.message}`);
-    const skills = result.ok ? parseSkillList(result.value) : null;
-    if (skills) this.renderList(skills, result.ok ? parseSkippedList(result.value) : []);
-    else await this.refresh();
+    if (!result.ok) {
+      this.showError(`Could not ${enabled ? "enable" : "disable"} ${name}: ${result.message}`);
+      return this.refresh();
+    }
+    this.renderList(result.value.skills, result.value.skipped);
   }
 
   private async remove(name: string): Promise<void> {
@@ -220,12 +214,11 @@ class SkillsPanel {
     const result = await this.deps.request("skill_show", { name });
     const slot = this.detailSlot(name);
     if (!slot || !this.shown.has(name)) return;
-    const detail = result.ok ? parseSkillDetail(result.value) : null;
-    if (!detail) {
-      slot.replaceChildren(el("p", { class: "skill-error" }, `Could not show ${name}: ${result.ok ? "not understood" : result.message}`));
+    if (!result.ok) {
+      slot.replaceChildren(el("p", { class: "skill-error" }, `Could not show ${name}: ${result.message}`));
       return;
     }
-    slot.replaceChildren(renderDetail(detail));
+    slot.replaceChildren(renderDetail(result.value));
     this.showButton(name)?.replaceChildren("Hide");
   }
 
@@ -296,7 +289,7 @@ interface NoReport {
 /** Failures after which what the runtime did is not known (runtime-client.ts's own codes). */
 const UNANSWERED = new Set(["timeout", "restarted"]);
 
-function isReport(value: ImportReport | NoReport): value is ImportReport {
+function isReport(value: SkillImportReport | NoReport): value is SkillImportReport {
   return "state" in value;
 }
 
@@ -306,7 +299,7 @@ function notImported(source: string, why: NoReport): Outcome {
   return { state: "unknown", section: unansweredSection(source, why.message) };
 }
 
-function replaceQuestion(report: ImportReport): string {
+function replaceQuestion(report: SkillImportReport): string {
   const names = report.skills.filter((s) => s.status === "exists").map((s) => s.name);
   const which = names.length === 1 ? `The skill "${names[0]}" is` : `The skills ${names.map((n) => `"${n}"`).join(", ")} are`;
   return `${which} already installed. Replace ${names.length === 1 ? "it" : "them"} with the imported version?`;

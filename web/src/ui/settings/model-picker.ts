@@ -4,21 +4,21 @@
  * chosen model's context window, price and what it can do (tools / reasoning / vision badges).
  */
 
-import type { ModelInfo } from "../../protocol/messages";
+import type { ModelRecord } from "../../protocol/requests";
 import { byTestId, el } from "../common/dom";
 
 /** The model a fresh connection should use: the first that can call tools (an agent needs them). */
-export function defaultModel(models: readonly ModelInfo[]): string | null {
+export function defaultModel(models: readonly ModelRecord[]): string | null {
   return (models.find((m) => m.tools === true) ?? models[0])?.id ?? null;
 }
 
-export function matches(m: ModelInfo, filter: string): boolean {
+export function matches(m: ModelRecord, filter: string): boolean {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   const hay = `${m.id} ${m.name} ${badges(m).join(" ")}`.toLowerCase();
   return words.every((w) => hay.includes(w));
 }
 
-export function badges(m: ModelInfo): string[] {
+export function badges(m: ModelRecord): string[] {
   const out: string[] = [];
   if (m.tools === true) out.push("tools");
   if (m.reasoning === true) out.push("reasoning");
@@ -30,7 +30,7 @@ export class ModelPicker {
   private readonly select = byTestId<HTMLSelectElement>("model-select");
   private readonly filter = byTestId<HTMLInputElement>("model-filter");
   private readonly info = document.querySelector<HTMLElement>(".model-info") as HTMLElement;
-  private models: ModelInfo[] = [];
+  private models: ModelRecord[] = [];
 
   constructor(private readonly choose: (modelId: string) => void) {
     this.select.addEventListener("change", () => {
@@ -40,7 +40,7 @@ export class ModelPicker {
     this.filter.addEventListener("input", () => this.render(this.select.value));
   }
 
-  setModels(models: ModelInfo[], selected: string | null): void {
+  setModels(models: ModelRecord[], selected: string | null): void {
     this.models = models;
     this.render(selected);
   }
@@ -74,7 +74,7 @@ export class ModelPicker {
   }
 }
 
-export function describeModel(m: ModelInfo): string {
+export function describeModel(m: ModelRecord): string {
   const parts = [m.name === m.id ? m.id : `${m.name} (${m.id})`];
   if (m.context_length) parts.push(`${formatTokens(m.context_length)} ctx`);
   if (m.prompt_price !== null && m.completion_price !== null) parts.push(formatPrice(m));
@@ -82,7 +82,7 @@ export function describeModel(m: ModelInfo): string {
   return parts.join(" · ");
 }
 
-function modelDetails(m: ModelInfo): string {
+function modelDetails(m: ModelRecord): string {
   const context = m.context_length ? `context ${m.context_length.toLocaleString("en-US")} tokens` : "context unknown";
   // No price is shown where the provider gives none (a server of one's own): nothing to be unsure about.
   return m.prompt_price !== null && m.completion_price !== null ? `${context} · ${formatPrice(m)}` : context;
@@ -92,7 +92,7 @@ function formatTokens(n: number): string {
   return n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
 }
 
-function formatPrice(m: ModelInfo): string {
+function formatPrice(m: ModelRecord): string {
   if (m.prompt_price === 0 && m.completion_price === 0) return "free";
   const perMillion = (p: number | null): string => `$${+((p ?? 0) * 1_000_000).toFixed(2)}`;
   return `${perMillion(m.prompt_price)}/${perMillion(m.completion_price)} per 1M`;

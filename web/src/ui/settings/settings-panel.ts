@@ -3,7 +3,8 @@
  * model list and the connection status. It reads and shows values; settings/controller.ts decides what they do.
  */
 
-import type { ModelInfo, ProviderKind } from "../../protocol/messages";
+import type { ProviderKind } from "../../protocol/messages";
+import type { ModelRecord } from "../../protocol/requests";
 import { KEY_STORAGE_HELP, isProviderKind, providerInfo, type AppSettings, type KeyStorage } from "../../settings/model";
 import { byTestId } from "../common/dom";
 import { ModelPicker } from "./model-picker";
@@ -87,7 +88,7 @@ export class SettingsPanel {
         : `${info.kind === "ollama" ? "Ollama" : "A local server"} needs no key unless your server asks for one.`;
   }
 
-  setModels(models: ModelInfo[], selected: string | null): void {
+  setModels(models: ModelRecord[], selected: string | null): void {
     this.picker.setModels(models, selected);
   }
 

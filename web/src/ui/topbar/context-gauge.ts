@@ -6,10 +6,9 @@
  * (`data-prompt="compact"`); the title says so.
  */
 
-import { isJsonObject } from "../../protocol/codec";
 import type { WorkerToMain } from "../../protocol/main-worker-messages";
 import { el } from "../common/dom";
-import type { Requester } from "../panels/records";
+import type { Requester } from "../../protocol/requests";
 import "./context-gauge.css";
 
 const REFRESH_DELAY_MS = 120;
@@ -67,14 +66,13 @@ export class ContextGauge {
 
   private async load(): Promise<void> {
     if (!this.available) return;
-    const reply = await this.request("context_usage");
-    if (!reply.ok || !isJsonObject(reply.value)) return;
+    const reply = await this.request("context_usage", {});
+    if (!reply.ok) return;
     this.measured = true;
     const { used, limit, compact_at: compactAt, prompt } = reply.value;
-    if (typeof used !== "number" || typeof limit !== "number" || limit <= 0) return;
-    const at = typeof compactAt === "number" ? Math.round(compactAt) : limit;
-    this.show(Math.round(used), Math.round(limit), at, prompt === "compact");
-    this.onMeasure(Math.round(used), Math.round(limit));
+    if (limit <= 0) return;
+    this.show(used, limit, compactAt, prompt === "compact");
+    this.onMeasure(used, limit);
   }
 
   private show(used: number, limit: number, compactAt: number, compactPrompt: boolean): void {

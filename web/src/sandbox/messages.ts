@@ -121,7 +121,6 @@ export function runOf(frame: ExecRequestFrame): ExecRequest {
     files: frame.files,
     timeout_s: frame.timeout_s,
     packages: frame.packages ?? [],
-    index_urls: frame.index_urls ?? null,
     network: frame.network === true,
   };
 }

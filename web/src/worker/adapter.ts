@@ -338,7 +338,6 @@ export class Adapter {
       ...(s.reasoning ? { reasoning: s.reasoning } : {}),
       ...(s.contextLength !== undefined ? { context_length: s.contextLength } : {}),
       ...(s.maxOutput !== undefined ? { max_output: s.maxOutput } : {}),
-      ...(s.packageIndexUrls?.length ? { package_index_urls: s.packageIndexUrls } : {}),
     });
   }
 

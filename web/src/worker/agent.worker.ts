@@ -244,6 +244,8 @@ function cleanTraceback(message: string): string {
 
 scope.addEventListener("message", (event) => {
   const message = event.data;
+  // The sandbox is in this worker: its package indexes go to it directly, not through Python.
+  if (message.type === "configure") sandbox.useIndexes(message.settings.packageIndexUrls ?? null);
   if (message.type !== "workspace") return adapter.onMain(message);
   void handleWorkspaceRequest(workspaceFiles, message.request).then((result) => {
     post({ type: "reply", requestId: message.requestId, result });

@@ -26,7 +26,10 @@ export interface AgentSettings {
   /** The context window to ask for (Ollama's num_ctx) and budget against; null: the default. */
   contextLength?: number | null;
   maxOutput?: number | null;
-  /** Package indexes for run_python's micropip (from a test server's config, never the URL); absent: PyPI. */
+  /**
+   * Package indexes for run_python's micropip (from a test server's config, never the URL); absent: PyPI.
+   * The worker hands them to its sandbox runner; the runtime never sees them.
+   */
   packageIndexUrls?: string[];
 }
 

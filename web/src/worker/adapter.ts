@@ -229,12 +229,11 @@ export class Adapter {
       case "event":
         if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.firstToken.arrived(null);
         if (message.event.kind === "session_opened") this.recorder.setSession(message.event.session_id);
+        this.io.toMain({ type: "event", event: message.event }); // the page learns of `ready` from this event alone
         if (message.event.kind === "ready") {
           this.state = "ready";
-          this.io.toMain({ type: "ready", tools: message.event.tools });
           this.settleReady(null);
         }
-        this.io.toMain({ type: "event", event: message.event });
         return;
       case "reply":
         this.sessionDeleted(message.id, message.ok);

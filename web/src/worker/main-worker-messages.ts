@@ -10,7 +10,6 @@ import type {
   ImageAttachment,
   PermissionMode,
   ProviderKind,
-  ToolInfo,
   UiEvent,
 } from "../protocol/messages";
 import type { Attachment } from "./incoming";
@@ -78,7 +77,6 @@ export type WorkerToMain =
   | { type: "boot_failed"; step: BootStep; message: string }
   /** How Python was loaded; `snapshotWanted`: no usable snapshot was stored, the page may make one when idle. */
   | { type: "python_boot"; fromSnapshot: boolean; snapshotWanted: boolean }
-  | { type: "ready"; tools: ToolInfo[] }
   | { type: "event"; event: UiEvent }
   | { type: "reply"; requestId: string; result: RequestResult }
   | { type: "http_failure"; url: string; kind: HttpFailureKind; status: number | null; message: string }

@@ -264,6 +264,7 @@ export type SessionOpened = {
   session_id: string;
   title: string;
   resumed_turn: string | null;
+  view: Record<string, unknown>;
 };
 
 export type EventMessage = {
@@ -354,7 +355,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   TurnFinished: {"kind": {"schema": {"literal": ["turn_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "reason": {"schema": {"literal": ["stop", "aborted", "max_rounds", "error"]}, "required": true}},
   ErrorEvent: {"kind": {"schema": {"literal": ["error"]}, "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": true}},
   Notice: {"kind": {"schema": {"literal": ["notice"]}, "required": true}, "code": {"schema": "string", "required": true}, "text": {"schema": "string", "required": true}},
-  SessionOpened: {"kind": {"schema": {"literal": ["session_opened"]}, "required": true}, "session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "resumed_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
+  SessionOpened: {"kind": {"schema": {"literal": ["session_opened"]}, "required": true}, "session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "resumed_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "view": {"schema": {"map": "unknown"}, "required": true}},
   EventMessage: {"type": {"schema": {"literal": ["event"]}, "required": true}, "event": {"schema": {"tag": "kind", "shapes": {"ready": "Ready", "turn_started": "TurnStarted", "text_delta": "TextDelta", "reasoning_delta": "ReasoningDelta", "reply_finished": "ReplyFinished", "tool_started": "ToolStarted", "tool_finished": "ToolFinished", "tool_output": "ToolOutput", "approval_needed": "ApprovalNeeded", "usage": "Usage", "turn_finished": "TurnFinished", "error": "ErrorEvent", "notice": "Notice", "session_opened": "SessionOpened"}}, "required": true}},
   ExecRequest: {"type": {"schema": {"literal": ["exec_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "code": {"schema": "string", "required": true}, "timeout_s": {"schema": "number", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "packages": {"schema": {"list": "string"}, "required": false}, "network": {"schema": "boolean", "required": false}},
   FlushRequest: {"type": {"schema": {"literal": ["flush_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "what": {"schema": {"literal": ["workspace", "state"]}, "required": true}, "paths": {"schema": {"list": "string"}, "required": true}, "rotate": {"schema": "boolean", "required": false}},

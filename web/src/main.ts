@@ -79,7 +79,7 @@ const chat = new ChatView({
   turnChanged: (running) => {
     if (status.state === "ready" || status.state === "busy") running ? status.busy() : status.ready();
   },
-  showEarlier: (count) => void showEarlier(count),
+  showEarlier: (count) => void showSession(count),
 }, media);
 const panel = new SettingsPanel({
   save: (form) => void order.change(() => save(form)),
@@ -153,7 +153,7 @@ function onWorker(message: WorkerToMain): void {
       if (message.event.kind === "usage") usage.add(message.event);
       if (message.event.kind === "session_opened") {
         usage.reset(); // usage is per session
-        showView(message.event.view); // the event carries what session_current would answer
+        void showSession();
       }
       if (probe?.(message.event)) return;
       return chat.onEvent(message.event);
@@ -198,22 +198,17 @@ function onReady(): void {
   });
 }
 
-/** Show a session view: the one a `session_opened` carries, or more of its messages (`showEarlier`). */
-function showView(value: unknown): boolean {
-  const view = parseSessionView(value);
-  if (view) chat.showHistory(view);
-  else console.warn("[ui] the session view could not be read");
-  return view !== null;
-}
-
-/** The open session's last `shown` messages (the earlier ones, asked for by the reader). */
-async function showEarlier(shown: number): Promise<void> {
-  const reply = await client.request("session_current", { shown });
+/** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
+async function showSession(shown?: number): Promise<void> {
+  const reply = await client.request("session_current", shown === undefined ? {} : { shown });
   if (!reply.ok) {
     console.warn(`[ui] could not load the session: ${reply.message}`);
     return;
   }
-  if (showView(reply.value)) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
+  const view = parseSessionView(reply.value);
+  if (!view) return;
+  chat.showHistory(view);
+  if (shown !== undefined) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
 }
 
 function whenReady(): Promise<void> {

@@ -41,8 +41,6 @@ class AgentToolContext:
         self._save_workspace = save_workspace
         self._store = store
         self.live = live or LiveOutput()  # output of the running call, as it comes
-        # Package indexes run_python's micropip uses (the host's ``config``); empty: the sandbox's default, PyPI.
-        self.package_index_urls: tuple[str, ...] = ()
 
     @property
     def workspace(self) -> Path:

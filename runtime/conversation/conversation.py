@@ -168,8 +168,6 @@ class Conversation:
         change = self.configuration.apply(message)
         if change.provider_changed:
             self.providers.forget()
-        if "package_index_urls" in message:
-            self.context.package_index_urls = tuple(str(url) for url in message["package_index_urls"] or ())
 
     def _send_error(self, code: str, message: str, request_id: Any = None) -> None:
         error: Error = {"type": "error", "code": code, "message": message}

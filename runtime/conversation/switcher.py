@@ -71,12 +71,13 @@ class SessionSwitcher:
         self._approvals.clear()
         await self._turns.stop()
 
-    def view(self, shown: int = SHOWN_MESSAGES) -> SessionView:
-        """The open session as the UI shows it (``session_opened`` plus its last ``shown`` messages)."""
+    def view(self, shown: int = SHOWN_MESSAGES, running: str | None = None) -> SessionView:
+        """The open session as the UI shows it (its last ``shown`` messages; ``running``: the turn that
+        runs, when it is about to and ``turns`` does not know yet)."""
         opened, sid = self._state.opened, self._state.session_id
         if opened is None or sid is None:
             raise StoreError("not_found", "No session is open yet.", entity="session")
-        return session_view(opened.store, sid, self._tools, self._turns.running_id, shown)
+        return session_view(opened.store, sid, self._tools, running or self._turns.running_id, shown)
 
     @property
     def history(self) -> list[ChatMessage]:
@@ -100,7 +101,8 @@ class SessionSwitcher:
             return
         title = opened.store.get_session(sid).title
         resumed = resumable.turn_id if resumable else None
-        self._emit({"kind": "session_opened", "session_id": sid, "title": title, "resumed_turn": resumed})
+        view = self.view(running=resumed)  # what the page shows: it need not ask session_current
+        self._emit({"kind": "session_opened", "session_id": sid, "title": title, "resumed_turn": resumed, "view": dict(view)})
         if resumable is not None:
             self._turns.resume(resumable)
 

@@ -133,6 +133,8 @@ class SessionOpened(TypedDict):
     session_id: str
     title: str
     resumed_turn: str | None
+    # The session as ``session_current`` answers it (its last messages): the page shows it without asking.
+    view: dict[str, Any]
 
 
 Event = Union[  # noqa: UP007 - a runtime value: the generator and the checks iterate it

@@ -58,7 +58,6 @@ class ExecRequestBody(TypedDict):
     timeout_s: float
     files: dict[str, str]  # workspace-relative path → base64 content
     packages: NotRequired[list[str]]  # installed with micropip before the code runs
-    index_urls: NotRequired[list[str] | None]  # micropip's package indexes; None: PyPI
     network: NotRequired[bool]  # approved to reach the web, only through the app's /api/proxy; else no network
 
 
@@ -130,7 +129,6 @@ class Config(TypedDict):
     context_length: NotRequired[int | None]
     max_output: NotRequired[int | None]  # the most tokens one answer may take (max_tokens); null: the default
     reasoning: NotRequired[ReasoningEffort]
-    package_index_urls: NotRequired[list[str] | None]
     # True while the model's answers come from a recording (provider "replay"; ``provider`` is then the
     # recorded one): calls that reach the network ask in every mode (runtime.policy.protected).
     replay: NotRequired[bool]

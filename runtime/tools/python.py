@@ -8,14 +8,14 @@ deletions only of files handed in); the paths are reported as changed.
 The frames (``ExecRequest``, ``ExecResult`` in runtime/host/messages.py)::
 
     {"type": "exec_request", "id": "r7", "code": "...", "timeout_s": 30,
-     "files": {"data/in.csv": "<base64>", ...}, "packages": ["tabulate"], "index_urls": null,
+     "files": {"data/in.csv": "<base64>", ...}, "packages": ["tabulate"],
      "network": false}
     {"type": "exec_result", "id": "r7", "ok": true, "stdout": "...", "stderr": "...",
      "files": {"out.png": "<base64>"}, "deleted": ["old.txt"], "error": null}
 
-``packages`` are installed with micropip before the code runs; ``index_urls`` (from the host's
-``config`` ``package_index_urls``, for tests) replaces PyPI, null keeps it. ``error`` is null when
-``ok``, else ``{"kind": "timeout"|"exception"|"sandbox"|"install", "message": "..."}`` (a plain
+``packages`` are installed with micropip before the code runs, from the indexes the host gave its
+sandbox (PyPI unless a test server configured others; they never pass through the runtime). ``error``
+is null when ``ok``, else ``{"kind": "timeout"|"exception"|"sandbox"|"install", "message": "..."}`` (a plain
 string is accepted as ``sandbox``). ``deleted`` is optional. ``network`` (approved with the call) lets the
 code reach the web through the app's ``/api/proxy``; false: the sandbox has no network at all.
 """
@@ -108,7 +108,6 @@ async def run_python(
         "timeout_s": timeout_s,
         "files": files,
         "packages": wanted,
-        "index_urls": index_urls(ctx) if wanted else None,
         "network": network is True,
     }
     try:
@@ -133,14 +132,6 @@ def check_packages(packages: list[str] | None) -> list[str]:
     if bad:
         raise ToolError(f"not a package requirement (a name with optional version, e.g. 'tabulate>=0.9'): {bad[0]!r}")
     return wanted
-
-
-def index_urls(ctx: ToolContext) -> list[str] | None:
-    """The package indexes the host configured (``package_index_urls``), or None for PyPI."""
-    urls = getattr(ctx, "package_index_urls", ())
-    if not isinstance(urls, (tuple, list)) or not urls:
-        return None
-    return [str(url) for url in urls]
 
 
 def collect_files(workspace: Path) -> tuple[dict[str, str], list[str]]:

@@ -3,7 +3,7 @@
 The fake model calls run_python with `packages=["tidepool-demo"]`; the call is approved; the sandbox's
 micropip (installed offline from /wheels/sandbox/ when it starts) resolves the wheel from a PEP 691
 (`application/vnd.pypi.simple.v1+json`) index on 127.0.0.1, which the test server hands the page
-(`serve.py --test-config`; the app passes it to the runtime as `config.package_index_urls`). The sandbox
+(`serve.py --test-config`; the agent worker hands it to its sandbox runner, not to the runtime). The sandbox
 reaches no index itself: the host fetches the index page and the wheel through the app's /api/proxy (the
 server allows 127.0.0.1 as a private host in tests) and hands them in. Also: `import micropip` works in a
 plain run, a package the index lacks is an `install` failure, and pyodide-http lets `urllib` fetch through

@@ -64,19 +64,37 @@ function decode(bytes) {
 }
 
 // ---- boot --------------------------------------------------------------------------------------------
+// scenario.snapshot: boot the way a second visit does: a first Pyodide runs the entry's warm_up and makes
+// a memory snapshot (as web/src/worker/snapshot.worker.ts does), the runtime's Pyodide is loaded from it
+// and checked by the entry's check_snapshot; the runtime modules imported after that are reported.
 const received = [];
 const t0 = performance.now();
 const { loadPyodide } = await import(pathToFileURL(path.join(root, "web/public/pyodide/pyodide.mjs")).href);
-const pyodide = await loadPyodide({ indexURL: path.join(root, "web/public/pyodide") + path.sep });
-const tLoaded = performance.now();
+const indexURL = path.join(root, "web/public/pyodide") + path.sep;
 const wheelsDir = path.join(root, "web/public/wheels");
 const manifest = JSON.parse(readFileSync(path.join(wheelsDir, "manifest.json"), "utf8"));
-for (const wheel of manifest.wheels) {
-  // scenario.runtime_wheel: a wheel built from the current code, in place of a stale vendored one
-  const fresh = wheel.file.startsWith("tidepool_runtime-") && scenario.runtime_wheel;
-  const file = fresh ? scenario.runtime_wheel : path.join(wheelsDir, wheel.file);
-  pyodide.unpackArchive(new Uint8Array(readFileSync(file)), "wheel");
+function installWheels(py) {
+  for (const wheel of manifest.wheels) {
+    // scenario.runtime_wheel: a wheel built from the current code, in place of a stale vendored one
+    const fresh = wheel.file.startsWith("tidepool_runtime-") && scenario.runtime_wheel;
+    const file = fresh ? scenario.runtime_wheel : path.join(wheelsDir, wheel.file);
+    py.unpackArchive(new Uint8Array(readFileSync(file)), "wheel");
+  }
 }
+let snapshotBytes = null;
+if (scenario.snapshot) {
+  const maker = await loadPyodide({ indexURL, _makeSnapshot: true });
+  installWheels(maker);
+  maker.pyimport("runtime.pyodide_entry").warm_up();
+  snapshotBytes = maker.makeMemorySnapshot();
+}
+const pyodide = await loadPyodide(snapshotBytes ? { indexURL, _loadSnapshot: snapshotBytes } : { indexURL });
+if (snapshotBytes) pyodide.pyimport("runtime.pyodide_entry").check_snapshot(); // before the wheels, as the worker does
+const runtimeModules = () => [...pyodide.pyimport("sys").modules.keys()].filter((m) => m === "runtime" || m.startsWith("runtime."));
+const modulesBeforeStart = new Set(snapshotBytes ? runtimeModules() : []);
+let importedAfterSnapshot = null;
+const tLoaded = performance.now();
+installWheels(pyodide);
 const tInstalled = performance.now();
 pyodide.FS.mkdirTree("/workspace");
 pyodide.FS.mkdirTree("/state");
@@ -113,6 +131,7 @@ function onRuntimeBytes(u8) {
     if (message.type === "flush_request") setTimeout(() => send({ type: "reply", id: message.id, ok: true, result: {} }), 0);
     if (message.type === "event" && message.event.kind === "ready") {
       tReady = performance.now();
+      if (snapshotBytes) importedAfterSnapshot = runtimeModules().filter((m) => !modulesBeforeStart.has(m));
       for (const m of scenario.send) send(m);
     }
     if (message.type === "event" && message.event.kind === scenario.until) finish();
@@ -132,7 +151,8 @@ function finish() {
   const state = pyodide.FS.analyzePath("/state/current.sqlite");
   const stateFileBytes = state.exists ? pyodide.FS.stat("/state/current.sqlite").size : null;
   const stateFile = state.exists ? Buffer.from(pyodide.FS.readFile("/state/current.sqlite")).toString("base64") : null;
-  const out = { ok: true, received, timings, state_file_bytes: stateFileBytes, state_file: stateFile };
+  const snapshot = snapshotBytes ? { bytes: snapshotBytes.byteLength, imported_after: importedAfterSnapshot } : null;
+  const out = { ok: true, received, timings, snapshot, state_file_bytes: stateFileBytes, state_file: stateFile };
   // a long line to a pipe is written asynchronously: exit only once it is out
   process.stdout.write(`RESULT ${JSON.stringify(out)}\n`, () => process.exit(0));
 }

@@ -189,3 +189,23 @@ def test_a_reload_in_pyodide_brings_the_session_back(tmp_path: Path) -> None:
     assert view["session"]["id"] == opened["session_id"] and view["session"]["title"] == "Remember this chat"
     assert [(m["role"], m["status"]) for m in view["messages"]] == [("user", "complete"), ("assistant", "complete")]
     assert view["messages"][1]["text"] == "Hello, **wörld** ☃!\n\nHow can I help?"
+
+
+def test_a_boot_from_the_entry_s_snapshot_is_warm(tmp_path: Path) -> None:
+    """runtime/pyodide_entry.py's warm_up, snapshotted and checked as the worker does: the runtime
+    starts from it, answers a request, and imports none of its own modules on the way to ready."""
+    result = _run(
+        tmp_path,
+        {
+            "timeout_ms": 120_000,
+            "snapshot": True,
+            "send": [CONFIG, {"type": "request", "id": "h1", "method": "sessions_list"}],
+            "responses": [],
+            "until": "reply:h1",
+        },
+    )
+    snapshot = result["snapshot"]
+    assert snapshot["bytes"] > 0
+    assert snapshot["imported_after"] == [], "read from the wheels after the snapshot, on the way to ready"
+    (reply,) = [m for m in result["received"] if m["type"] == "reply"]
+    assert reply["ok"], reply

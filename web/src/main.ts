@@ -111,12 +111,13 @@ function onWorker(message: WorkerToMain): void {
       chat.reset();
       console.error(`[boot] ${message.step}: ${message.message}`);
       return status.error(`Could not start (${message.step}): ${message.message}`);
-    case "ready":
-      onReady();
-      return snapshot.onReady();
     case "python_boot":
       return snapshot.onBoot(message.fromSnapshot, message.snapshotWanted);
     case "event":
+      if (message.event.kind === "ready") {
+        onReady();
+        snapshot.onReady();
+      }
       if (message.event.kind === "usage") usage.add(message.event);
       if (message.event.kind === "session_opened") {
         usage.reset(); // usage is per session

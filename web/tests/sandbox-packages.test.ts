@@ -1,7 +1,7 @@
 /**
- * run_python's `packages`: an `exec_request` carries them (and the configured `index_urls`) to the
- * sandbox, a failed install is an `install` error the runner accepts from the worker, and the page's
- * `package_index` setting reaches the runtime as `config.package_index_urls`.
+ * run_python's `packages`: an `exec_request` carries them to the sandbox, a failed install is an
+ * `install` error the runner accepts from the worker, and the page's package indexes stay in the worker
+ * (agent.worker.ts hands them to the sandbox runner): no `config` carries them to the runtime.
  */
 
 import { describe, expect, it } from "vitest";
@@ -15,16 +15,12 @@ const BASE = { type: "exec_request", id: "x1", code: "print(1)", timeout_s: 5, f
 
 describe("the run an exec_request asks for", () => {
   it.each([
-    { name: "no packages", frame: BASE, packages: [], indexUrls: null },
-    { name: "packages", frame: { ...BASE, packages: ["tabulate"] }, packages: ["tabulate"], indexUrls: null },
-    {
-      name: "packages and an index",
-      frame: { ...BASE, packages: ["tidepool-demo"], index_urls: ["http://127.0.0.1:9/simple"] },
-      packages: ["tidepool-demo"],
-      indexUrls: ["http://127.0.0.1:9/simple"],
-    },
-  ])("carries $name", ({ frame, packages, indexUrls }) => {
-    expect(runOf(frame)).toMatchObject({ id: "x1", timeout_s: 5, packages, index_urls: indexUrls });
+    { name: "no packages", frame: BASE, packages: [] },
+    { name: "packages", frame: { ...BASE, packages: ["tabulate"] }, packages: ["tabulate"] },
+  ])("carries $name and no index (the runner has its own)", ({ frame, packages }) => {
+    const run = runOf(frame);
+    expect(run).toMatchObject({ id: "x1", timeout_s: 5, packages });
+    expect(run).not.toHaveProperty("index_urls");
   });
 });
 
@@ -51,32 +47,28 @@ describe("results from the sandbox worker", () => {
   });
 });
 
-describe("config.package_index_urls", () => {
-  function configSent(settings: AgentSettings): WireMessage | undefined {
+describe("the page's package indexes and config", () => {
+  function configSent(settings: AgentSettings, extra: { packageIndexUrls?: string[] } = {}): WireMessage | undefined {
     const h = new AdapterHarness();
     h.adapter.start();
-    h.adapter.onMain({ type: "configure", settings, key: null });
+    h.adapter.onMain({ type: "configure", settings, key: null, ...extra });
     h.fromRuntime({ type: "hello", protocol: 1, capabilities: [], agent: "test" });
     return h.sent("config")[0];
   }
 
   const settings: AgentSettings = { provider: { kind: "ollama", base_url: "http://127.0.0.1:9" }, model: null, permission_mode: "ask" };
 
-  it("is sent when the page names an index", () => {
-    const config = configSent({ ...settings, package_index_urls: ["http://127.0.0.1:9/simple"] });
-    expect(config).toMatchObject({ type: "config", package_index_urls: ["http://127.0.0.1:9/simple"] });
-  });
-
-  it("is left out when the page names none", () => {
-    const config = configSent(settings);
+  it.each([
+    { name: "absent", extra: {} },
+    { name: "empty", extra: { packageIndexUrls: [] } },
+    { name: "named by the page", extra: { packageIndexUrls: ["http://127.0.0.1:9/simple"] } },
+  ])("is never sent to the runtime: $name", ({ extra }) => {
+    const config = configSent(settings, extra);
     expect(config).toBeDefined();
     expect(config).not.toHaveProperty("package_index_urls");
   });
 
-  it.each([
-    { name: "none", urls: [], sent: undefined },
-    { name: "one", urls: ["http://127.0.0.1:9/simple"], sent: ["http://127.0.0.1:9/simple"] },
-  ])("the page's settings carry $name as config's package_index_urls", ({ urls, sent }) => {
-    expect(agentSettings(defaultSettings(), urls).package_index_urls).toEqual(sent);
+  it("the settings the page gives the worker hold no package index", () => {
+    expect(agentSettings(defaultSettings())).not.toHaveProperty("package_index_urls");
   });
 });

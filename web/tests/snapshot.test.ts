@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { checkSnapshot, importSource, RESTORABLE_HEAP_BYTES, SNAPSHOT_IMPORTS, snapshotKey } from "../src/worker/snapshot";
+import { checkSnapshot, RESTORABLE_HEAP_BYTES, snapshotKey } from "../src/worker/snapshot";
 
 const A = "a".repeat(64);
 const B = "b".repeat(64);
@@ -21,22 +21,6 @@ describe("snapshotKey", () => {
     const key = await snapshotKey("314.0.7", [A, B]);
     expect(await snapshotKey("314.0.7", [A.toUpperCase(), B])).toBe(key);
     expect(key).toMatch(/^\/__tidepool\/snapshot\/314\.0\.7\/[0-9a-f]{64}$/);
-  });
-});
-
-describe("importSource", () => {
-  it("imports each module on its own line", () => {
-    expect(importSource(["runtime.boot", "a_b.c1"])).toBe("import runtime.boot\nimport a_b.c1");
-    expect(importSource(SNAPSHOT_IMPORTS).split("\n")).toHaveLength(SNAPSHOT_IMPORTS.length);
-  });
-
-  it.each([
-    { id: "code injection", name: "os; os.remove('x')" },
-    { id: "leading dot", name: ".runtime" },
-    { id: "empty", name: "" },
-    { id: "digit first", name: "1abc" },
-  ])("refuses $id", ({ name }) => {
-    expect(() => importSource([name])).toThrow(/not a module name/);
   });
 });
 

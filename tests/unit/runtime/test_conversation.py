@@ -177,25 +177,3 @@ async def test_a_malformed_answer_fails_the_request_at_once(started: Any) -> Non
         await asyncio.wait_for(fetch, 5)
 
 
-@pytest.mark.parametrize(
-    ("configs", "expected"),
-    [
-        pytest.param([], (), id="not-configured"),
-        pytest.param([{"package_index_urls": ["http://127.0.0.1:9/simple"]}], ("http://127.0.0.1:9/simple",),
-                     id="configured"),
-        pytest.param([{"package_index_urls": ["http://127.0.0.1:9/simple"]}, {"model": "m"}],
-                     ("http://127.0.0.1:9/simple",), id="kept-when-left-out"),
-        pytest.param([{"package_index_urls": ["http://127.0.0.1:9/simple"]}, {"package_index_urls": None}], (),
-                     id="cleared"),
-    ],
-)  # fmt: skip
-async def test_package_index_urls_reach_the_tools_context(
-    started: Any, configs: list[dict[str, Any]], expected: tuple[str, ...]
-) -> None:
-    host, conversation, _ = started
-    host.send({"type": "hello", "protocol": 1, "capabilities": []})
-    for config in configs:
-        host.send({"type": "config", **config})
-    host.send({"type": "request", "id": "p1", "method": "ping", "params": {}})
-    await host.wait_for(lambda: _ping_replied(host, "p1"))
-    assert conversation.context.package_index_urls == expected

@@ -28,6 +28,13 @@ async def test_a_turn_is_stored_and_comes_back_after_a_restart(rig: StateRig) ->
     (again,) = rig.events("session_opened")
     assert again["session_id"] == opened["session_id"] and again["resumed_turn"] is None
     assert again["title"] == "what is k1?"
+    # The event carries the view the page shows (it does not ask session_current): the stored turn.
+    assert [(m["role"], m["text"]) for m in again["view"]["messages"]] == [
+        ("user", "what is k1?"),
+        ("assistant", "Looking."),
+        ("assistant", "It is value-of-k1."),
+    ]
+    assert again["view"]["session"]["id"] == opened["session_id"] and again["view"]["running_turn"] is None
     assert rig.conversation is not None and rig.conversation.sessions.history == [
         UserMessage("what is k1?"),
         AssistantMessage("Looking.", (call("lookup", {"key": "k1"}, "c1"),)),
@@ -182,6 +189,8 @@ async def test_a_pending_approval_survives_a_restart(rig: StateRig, decision: st
     await rig.restart(configure=False)  # the approval is re-emitted before any config arrives
     (opened,) = rig.events("session_opened")
     assert opened["resumed_turn"] == "t1"
+    assert [p["call_id"] for p in opened["view"]["pending_approvals"]] == ["c1"]
+    assert opened["view"]["running_turn"] == "t1"  # it resumes right after the event
     (ask,) = await rig.host.wait_for(lambda: rig.events("approval_needed"))
     assert (ask["call_id"], ask["turn_id"], ask["name"], ask["arguments"]) == (
         "c1",

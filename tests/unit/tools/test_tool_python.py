@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,37 +37,24 @@ async def test_request_carries_code_timeout_and_workspace_files(ctx: FakeContext
     assert base64.b64decode(payload["files"]["notes/a.md"]) == b"# A\nalpha line\nbeta line\n"
 
 
-@dataclass
-class IndexContext(FakeContext):
-    """A context the host configured with package indexes (``config.package_index_urls``)."""
-
-    package_index_urls: tuple[str, ...] = ()
-
-
 @pytest.mark.parametrize(
-    ("packages", "indexes", "sent_packages", "sent_indexes"),
+    ("packages", "sent_packages"),
     [
-        pytest.param(None, (), [], None, id="no-packages"),
-        pytest.param(["tabulate", " requests>=2 "], (), ["tabulate", "requests>=2"], None, id="pypi"),
-        pytest.param(["tidepool-demo"], ("http://127.0.0.1:9/simple",), ["tidepool-demo"],
-                     ["http://127.0.0.1:9/simple"], id="configured-index"),
-        pytest.param([], ("http://127.0.0.1:9/simple",), [], None, id="index-unused-without-packages"),
-        pytest.param(["a[x]==1.0", "b >= 1, < 2"], (), ["a[x]==1.0", "b >= 1, < 2"], None, id="extras-and-specifiers"),
+        pytest.param(None, [], id="no-packages"),
+        pytest.param(["tabulate", " requests>=2 "], ["tabulate", "requests>=2"], id="pypi"),
+        pytest.param(["a[x]==1.0", "b >= 1, < 2"], ["a[x]==1.0", "b >= 1, < 2"], id="extras-and-specifiers"),
     ],
 )  # fmt: skip
-async def test_request_carries_packages_and_index_urls(
-    workspace: Path,
-    packages: list[str] | None,
-    indexes: tuple[str, ...],
-    sent_packages: list[str],
-    sent_indexes: list[str] | None,
+async def test_request_carries_packages_and_no_index(
+    workspace: Path, packages: list[str] | None, sent_packages: list[str]
 ) -> None:
-    ctx = IndexContext(workspace, package_index_urls=indexes)
+    """The package indexes are the host's (its sandbox has them): the request names none."""
+    ctx = FakeContext(workspace)
     ctx.replies.append(reply(stdout="ok\n"))
     await call(python.run_python, ctx, code="print('ok')", packages=packages)
     [(_, payload, _)] = ctx.requested
     assert payload["packages"] == sent_packages
-    assert payload["index_urls"] == sent_indexes
+    assert "index_urls" not in payload
 
 
 def test_packages_are_in_the_schema_the_model_sees() -> None:

@@ -11,7 +11,6 @@ import type {
   ImageAttachment,
   ProviderKind,
   ProviderSettings,
-  ToolInfo,
   UiEvent,
 } from "./messages";
 import type { WorkspaceRequest } from "./workspace";
@@ -25,7 +24,6 @@ export interface Attachment {
 /**
  * What the page's settings tell the runtime: the runtime's `config` (runtime/host/messages.py, generated)
  * without what only the worker knows (whether it holds a key, the page's origin, whether it replays).
- * `package_index_urls`: run_python's micropip indexes (from a test server's config, never the URL); absent: PyPI.
  */
 export type AgentSettings = Omit<Config, "type" | "provider" | "model" | "permission_mode" | "page_origin" | "replay"> &
   Required<Pick<Config, "model" | "permission_mode">> & { provider: Omit<ProviderSettings, "has_key"> & { kind: ProviderKind } };
@@ -48,7 +46,11 @@ export const BOOT_STEPS: readonly { step: BootStep; label: string }[] = [
 ];
 
 export type MainToWorker =
-  | { type: "configure"; settings: AgentSettings; key: string | null }
+  /**
+   * `packageIndexUrls`: run_python's micropip indexes (from a test server's config, never the URL); absent: PyPI.
+   * The worker hands them to its sandbox runner; the runtime never sees them.
+   */
+  | { type: "configure"; settings: AgentSettings; key: string | null; packageIndexUrls?: string[] }
   /** `replacesTurn`: an edit or a regenerate; that turn and every later one become an earlier branch. */
   | { type: "user_message"; text: string; turnId: string; replacesTurn?: string; images?: ImageAttachment[] }
   | { type: "abort_turn" }
@@ -75,7 +77,6 @@ export type WorkerToMain =
   | { type: "boot_failed"; step: BootStep; message: string }
   /** How Python was loaded; `snapshotWanted`: no usable snapshot was stored, the page may make one when idle. */
   | { type: "python_boot"; fromSnapshot: boolean; snapshotWanted: boolean }
-  | { type: "ready"; tools: ToolInfo[] }
   | { type: "event"; event: UiEvent }
   | { type: "reply"; requestId: string; result: RequestResult }
   | { type: "http_failure"; url: string; kind: HttpFailureKind; status: number | null; message: string }

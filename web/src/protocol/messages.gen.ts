@@ -51,7 +51,6 @@ export type Config = {
   context_length?: number | null;
   max_output?: number | null;
   reasoning?: ReasoningEffort;
-  package_index_urls?: string[] | null;
   replay?: boolean;
 };
 
@@ -265,6 +264,7 @@ export type SessionOpened = {
   session_id: string;
   title: string;
   resumed_turn: string | null;
+  view: Record<string, unknown>;
 };
 
 export type EventMessage = {
@@ -279,7 +279,6 @@ export type ExecRequest = {
   timeout_s: number;
   files: Record<string, string>;
   packages?: string[];
-  index_urls?: string[] | null;
   network?: boolean;
 };
 
@@ -328,7 +327,7 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   HttpEnd: {"type": {"schema": {"literal": ["http_end"]}, "required": true}, "id": {"schema": "string", "required": true}},
   HttpError: {"type": {"schema": {"literal": ["http_error"]}, "required": true}, "id": {"schema": "string", "required": true}, "kind": {"schema": {"literal": ["network", "timeout", "refused", "aborted", "dropped", "unreachable", "cors", "replay"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ProviderSettings: {"kind": {"schema": "string", "required": true}, "base_url": {"schema": "string", "required": true}, "has_key": {"schema": "boolean", "required": true}},
-  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "max_output": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "reasoning": {"schema": {"literal": ["auto", "off", "low", "medium", "high"]}, "required": false}, "package_index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "replay": {"schema": "boolean", "required": false}},
+  Config: {"type": {"schema": {"literal": ["config"]}, "required": true}, "provider": {"schema": {"shape": "ProviderSettings"}, "required": false}, "model": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "permission_mode": {"schema": {"literal": ["ask", "auto-edit", "full-auto", "read-only"]}, "required": false}, "page_origin": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "context_length": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "max_output": {"schema": {"anyOf": ["integer", "null"]}, "required": false}, "reasoning": {"schema": {"literal": ["auto", "off", "low", "medium", "high"]}, "required": false}, "replay": {"schema": "boolean", "required": false}},
   ImageAttachment: {"media_type": {"schema": {"literal": ["image/png", "image/jpeg", "image/gif", "image/webp"]}, "required": true}, "name": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
   UserMessage: {"type": {"schema": {"literal": ["user_message"]}, "required": true}, "text": {"schema": "string", "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "replaces_turn": {"schema": {"anyOf": ["string", "null"]}, "required": false}, "images": {"schema": {"list": {"shape": "ImageAttachment"}}, "required": false}},
   AbortTurn: {"type": {"schema": {"literal": ["abort_turn"]}, "required": true}},
@@ -356,9 +355,9 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   TurnFinished: {"kind": {"schema": {"literal": ["turn_finished"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "reason": {"schema": {"literal": ["stop", "aborted", "max_rounds", "error"]}, "required": true}},
   ErrorEvent: {"kind": {"schema": {"literal": ["error"]}, "required": true}, "turn_id": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": true}},
   Notice: {"kind": {"schema": {"literal": ["notice"]}, "required": true}, "code": {"schema": "string", "required": true}, "text": {"schema": "string", "required": true}},
-  SessionOpened: {"kind": {"schema": {"literal": ["session_opened"]}, "required": true}, "session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "resumed_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
+  SessionOpened: {"kind": {"schema": {"literal": ["session_opened"]}, "required": true}, "session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}, "resumed_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "view": {"schema": {"map": "unknown"}, "required": true}},
   EventMessage: {"type": {"schema": {"literal": ["event"]}, "required": true}, "event": {"schema": {"tag": "kind", "shapes": {"ready": "Ready", "turn_started": "TurnStarted", "text_delta": "TextDelta", "reasoning_delta": "ReasoningDelta", "reply_finished": "ReplyFinished", "tool_started": "ToolStarted", "tool_finished": "ToolFinished", "tool_output": "ToolOutput", "approval_needed": "ApprovalNeeded", "usage": "Usage", "turn_finished": "TurnFinished", "error": "ErrorEvent", "notice": "Notice", "session_opened": "SessionOpened"}}, "required": true}},
-  ExecRequest: {"type": {"schema": {"literal": ["exec_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "code": {"schema": "string", "required": true}, "timeout_s": {"schema": "number", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "packages": {"schema": {"list": "string"}, "required": false}, "index_urls": {"schema": {"anyOf": [{"list": "string"}, "null"]}, "required": false}, "network": {"schema": "boolean", "required": false}},
+  ExecRequest: {"type": {"schema": {"literal": ["exec_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "code": {"schema": "string", "required": true}, "timeout_s": {"schema": "number", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "packages": {"schema": {"list": "string"}, "required": false}, "network": {"schema": "boolean", "required": false}},
   FlushRequest: {"type": {"schema": {"literal": ["flush_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "what": {"schema": {"literal": ["workspace", "state"]}, "required": true}, "paths": {"schema": {"list": "string"}, "required": true}, "rotate": {"schema": "boolean", "required": false}},
   WorkspaceFetch: {"type": {"schema": {"literal": ["workspace_fetch"]}, "required": true}, "id": {"schema": "string", "required": true}, "dirs": {"schema": {"list": "string"}, "required": true}, "depth": {"schema": {"anyOf": ["integer", "null"]}, "required": true}, "budget": {"schema": "integer", "required": false}},
   Log: {"type": {"schema": {"literal": ["log"]}, "required": true}, "level": {"schema": "string", "required": true}, "logger": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}},

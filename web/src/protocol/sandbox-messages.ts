@@ -115,14 +115,13 @@ export function runOf(frame: ExecRequestFrame): ExecRequest {
     files: frame.files,
     timeout_s: frame.timeout_s,
     packages: frame.packages ?? [],
-    index_urls: frame.index_urls ?? null,
     network: frame.network === true,
   };
 }
 
-/** What the sandbox is handed for `request`. */
-export function runInput(request: ExecRequest): RunInput {
-  return { code: request.code, files: request.files, packages: request.packages ?? [], index_urls: request.index_urls ?? null };
+/** What the sandbox is handed for `request`; `indexUrls`: the page's package indexes (null: PyPI). */
+export function runInput(request: ExecRequest, indexUrls: string[] | null): RunInput {
+  return { code: request.code, files: request.files, packages: request.packages ?? [], index_urls: indexUrls };
 }
 
 /** A failed result (no output, no files). */

@@ -7,7 +7,8 @@
  * The warm sandbox has no network. A run approved with `network: true` gets a sandbox of its own whose
  * policy also allows the app's /api/proxy (booted for it, so it starts cold), which ends with the run,
  * and a proxy grant of its own that is revoked when it ends (grants.ts).
- * Packages are fetched by the runner (through /api/proxy, see install-fetch.ts) and handed in.
+ * Packages are fetched by the runner (through /api/proxy, see install-fetch.ts) and handed in, from the
+ * package indexes it was given (`useIndexes`: the worker hands it a test server's, straight from the page).
  *
  * Works from the page and from a module worker (the sandbox is then a nested dedicated worker): it
  * needs only `fetch`, `Worker` and the app's origin.
@@ -47,6 +48,7 @@ export class SandboxRunner {
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 1;
   private disposed = false;
+  private indexUrls: string[] | null = null;
 
   /** `origin`: the app's origin (`location.origin` in the page or in the agent worker). Starts nothing. */
   constructor(origin: string, options: RunnerOptions = {}) {
@@ -60,6 +62,11 @@ export class SandboxRunner {
   async warmUp(): Promise<void> {
     const sandbox = await this.warmSandbox();
     await sandbox.whenReady(this.bootTimeoutMs);
+  }
+
+  /** The package indexes micropip installs from; null or empty: PyPI. */
+  useIndexes(urls: readonly string[] | null): void {
+    this.indexUrls = urls && urls.length > 0 ? [...urls] : null;
   }
 
   /** Run one request; never rejects: every failure is an `ExecResult` with `ok: false`. */
@@ -102,7 +109,7 @@ export class SandboxRunner {
       this.activeId = null;
       return failure(id, "sandbox", describe(err));
     }
-    const result = await sandbox.run(id, runInput(request), timeoutSeconds(request.timeout_s), onOutput);
+    const result = await sandbox.run(id, runInput(request, this.indexUrls), timeoutSeconds(request.timeout_s), onOutput);
     this.active = null;
     this.activeId = null;
     const broken = sandbox.current !== "ready";

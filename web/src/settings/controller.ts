@@ -113,7 +113,7 @@ export class SettingsController {
   /** Tell the agent worker the settings and the key. */
   async pushConfig(): Promise<void> {
     const key = await this.keys.get(this.settings.provider, this.settings.keyStorage);
-    this.host.client.post({ type: "configure", settings: agentSettings(this.settings, this.packageIndexUrls), key });
+    this.host.client.post({ type: "configure", settings: agentSettings(this.settings), key, packageIndexUrls: this.packageIndexUrls });
   }
 
   /** Ask for the model list; true when the provider answered (a model is then chosen). */

@@ -152,7 +152,7 @@ export function sanitizeSettings(stored: unknown): AppSettings {
 }
 
 /** What the agent worker is told of the settings (never the key, which travels beside them). */
-export function agentSettings(settings: AppSettings, packageIndexUrls: string[]): AgentSettings {
+export function agentSettings(settings: AppSettings): AgentSettings {
   const { provider, baseUrl, model, permissionMode, reasoning, contextLength, maxOutput } = settings;
   return {
     provider: { kind: provider, base_url: baseUrl },
@@ -161,6 +161,5 @@ export function agentSettings(settings: AppSettings, packageIndexUrls: string[])
     reasoning,
     context_length: contextLength,
     max_output: maxOutput,
-    ...(packageIndexUrls.length ? { package_index_urls: packageIndexUrls } : {}),
   };
 }

@@ -201,11 +201,10 @@ export class Adapter {
       case "event":
         if (message.event.kind !== "turn_started" && message.event.kind !== "usage") this.firstToken.arrived(null);
         if (message.event.kind === "session_opened") this.recordings.sessionOpened(message.event.session_id);
+        this.io.toMain({ type: "event", event: message.event }); // the page learns of `ready` from this event alone
         if (message.event.kind === "ready") {
           this.handshake.ready();
-          this.io.toMain({ type: "ready", tools: message.event.tools });
         }
-        this.io.toMain({ type: "event", event: message.event });
         return;
       case "reply":
         this.recordings.replied(message.id, message.ok);

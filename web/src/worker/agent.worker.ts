@@ -14,7 +14,8 @@ import { acquireWorkspaceLock } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
-import { cacheSnapshotStore, checkSnapshot, SNAPSHOT_CHECK, snapshotKey } from "./snapshot";
+import { pyodideEntry, type Feed } from "./python-entry";
+import { cacheSnapshotStore, checkSnapshot, snapshotKey } from "./snapshot";
 import { fetchManifest, fetchWheels, installWheels, type Manifest } from "./wheels";
 
 interface WorkerScope {
@@ -24,8 +25,6 @@ interface WorkerScope {
   location: { origin: string };
   name: string;
 }
-
-type Feed = (bytes: Uint8Array) => void;
 
 const scope = self as unknown as WorkerScope;
 // Absolute, so the Vite dev server does not treat it as a module of the app (it lives in public/).
@@ -102,8 +101,8 @@ async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
       const check = checkSnapshot(stored);
       if (!check.ok) throw new Error(check.reason);
       const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _loadSnapshot: stored });
-      // A heap that loads but lacks the runtime's modules is no use: check before trusting it.
-      pyodide.runPython(SNAPSHOT_CHECK);
+      // A heap that loads but lacks the runtime's modules is no use: the entry checks before it is trusted.
+      pyodideEntry(pyodide).check_snapshot();
       return { pyodide: withStdio(pyodide), mode: "from-snapshot", key };
     } catch (err) {
       await dropped(err);
@@ -181,10 +180,7 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
 
 function startRuntime(pyodide: PyodideAPI): void {
   progress("start-runtime");
-  const binding = pyodide.pyimport("runtime.pyodide_entry") as unknown as {
-    start(onBytes: (data: unknown) => void): Feed;
-  };
-  feed = binding.start((data: unknown) => adapter.onRuntimeBytes(toBytes(data)));
+  feed = pyodideEntry(pyodide).start((data: unknown) => adapter.onRuntimeBytes(toBytes(data)));
   for (const bytes of pendingToRuntime.splice(0)) feed(bytes);
 }
 
@@ -252,6 +248,8 @@ function cleanTraceback(message: string): string {
 
 scope.addEventListener("message", (event) => {
   const message = event.data;
+  // The sandbox is in this worker: its package indexes go to it directly, not through Python.
+  if (message.type === "configure") sandbox.useIndexes(message.packageIndexUrls ?? null);
   if (message.type !== "workspace") return adapter.onMain(message);
   void handleWorkspaceRequest(workspaceFiles, message.request).then((result) => {
     post({ type: "reply", requestId: message.requestId, result });

@@ -41,39 +41,6 @@ export function checkSnapshot(bytes: Uint8Array, limit = RESTORABLE_HEAP_BYTES):
   return { ok: true, heapBytes };
 }
 
-/**
- * The Python modules imported before a snapshot is taken: what the runtime imports on its way to
- * `ready` (its tools and providers are registered before it answers the handshake). All pure Python
- * or built into Pyodide's wasm: a C extension loaded from a shared library is not in the heap image.
- */
-export const SNAPSHOT_IMPORTS: readonly string[] = [
-  "runtime.boot",
-  "runtime.host.transport",
-  "runtime.pyodide_entry",
-  "runtime.providers.openrouter",
-  "runtime.providers.ollama",
-  "runtime.providers.ollama_chat",
-  "runtime.tools.files",
-  "runtime.tools.memory",
-  "runtime.tools.python",
-  "runtime.tools.search",
-  "runtime.tools.skills",
-  "runtime.tools.web",
-  "runtime.tools.writeback",
-];
-
-/**
- * Python run right after loading a snapshot: raises unless the snapshot's modules are there, and
- * reseeds `random` (every visit restores the same heap, so its state would repeat).
- */
-export const SNAPSHOT_CHECK = [
-  "import sys",
-  `_missing = [m for m in ${JSON.stringify(SNAPSHOT_IMPORTS)} if m not in sys.modules]`,
-  "if _missing: raise ImportError(f'the snapshot lacks {_missing}')",
-  "del _missing",
-  "if 'random' in sys.modules: sys.modules['random'].seed()",
-].join("\n");
-
 /** What the store holds for a key: a snapshot, a record that one was refused (too big), or nothing. */
 export type SnapshotState = "stored" | "refused" | "absent";
 
@@ -96,14 +63,6 @@ export async function snapshotKey(pyodideVersion: string, wheelHashes: readonly 
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The Python source that imports the snapshot's modules (names are checked: dotted identifiers only). */
-export function importSource(modules: readonly string[]): string {
-  for (const name of modules) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) throw new Error(`not a module name: ${name}`);
-  }
-  return modules.map((name) => `import ${name}`).join("\n");
 }
 
 /** Snapshots in Cache Storage, or null where this context has none. */

@@ -5,6 +5,7 @@
  */
 
 import type { PyodideAPI } from "pyodide";
+import { sitePackages } from "./python-entry";
 
 export interface Manifest {
   wheels: { file: string; sha256: string }[];
@@ -43,7 +44,7 @@ export async function installWheels(
 ): Promise<void> {
   const total = manifest.wheels.length;
   // Into site-packages explicitly: unpackArchive's default is the current directory.
-  const extractDir = String(pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')"));
+  const extractDir = sitePackages(pyodide);
   for (const [i, wheel] of manifest.wheels.entries()) {
     progress(i / total);
     const buf = await buffers[i];

@@ -20,8 +20,6 @@ export function mountConversationPanels(request: Requester, showError: (text: st
   };
   return (message) => {
     switch (message.type) {
-      case "ready":
-        return setAvailable(true);
       case "boot_progress":
       case "boot_failed":
         return setAvailable(false);
@@ -29,6 +27,7 @@ export function mountConversationPanels(request: Requester, showError: (text: st
         if (message.fatal) setAvailable(false);
         return;
       case "event":
+        if (message.event.kind === "ready") setAvailable(true);
         sessions.onEvent(message.event);
         memory.onEvent(message.event);
         return;

@@ -42,7 +42,7 @@ export class ContextGauge {
 
   /** Follow the worker: refresh when what the model would see may have changed. */
   follow(message: WorkerToMain): void {
-    if (message.type === "ready") {
+    if (message.type === "event" && message.event.kind === "ready") {
       this.available = true; // the session_opened that follows asks
     } else if (message.type === "boot_progress" || message.type === "boot_failed") {
       this.available = false;

@@ -102,7 +102,9 @@ class SessionSwitcher:
         title = opened.store.get_session(sid).title
         resumed = resumable.turn_id if resumable else None
         view = self.view(running=resumed)  # what the page shows: it need not ask session_current
-        self._emit({"kind": "session_opened", "session_id": sid, "title": title, "resumed_turn": resumed, "view": dict(view)})
+        self._emit(
+            {"kind": "session_opened", "session_id": sid, "title": title, "resumed_turn": resumed, "view": dict(view)}
+        )
         if resumable is not None:
             self._turns.resume(resumable)
 

@@ -81,9 +81,23 @@ def test_new_session_is_current_and_listed_first(two_sessions: tuple[App, str, s
     page.screenshot(path=str(SHOTS / "sessions.png"))
 
 
+# Note each request method the page posts to the agent worker (Worker.postMessage, the browser's own).
+WATCH_REQUESTS_JS = """
+() => {
+  window.__asked = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === "request") window.__asked.push(message.method);
+    return post.call(this, message, ...rest);
+  };
+}
+"""
+
+
 def test_opening_a_session_redraws_the_chat(two_sessions: tuple[App, str, str]) -> None:
     app, first, second = two_sessions
     page = app.page
+    page.evaluate(WATCH_REQUESTS_JS)
     entry(page, first).click()
     expect(entry(page, first)).to_have_attribute("aria-current", "true")
     expect(messages(page, "user")).to_have_text(["Plan a trip to Lisbon"])
@@ -92,6 +106,9 @@ def test_opening_a_session_redraws_the_chat(two_sessions: tuple[App, str, str]) 
     expect(entry(page, second)).to_have_attribute("aria-current", "true")
     expect(messages(page, "user")).to_have_text(["Bake sourdough bread"])
     expect(messages(page, "assistant")).to_have_text(["Use a starter."])
+    # The chat was redrawn from the view each session_opened carries: the page never asked for it.
+    asked = page.evaluate("window.__asked")
+    assert asked.count("session_open") == 2 and "session_current" not in asked, asked
 
 
 def test_rename_inline(two_sessions: tuple[App, str, str]) -> None:

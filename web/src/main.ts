@@ -3,6 +3,7 @@
 import "./styles.css";
 import type { WorkerToMain } from "./protocol/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
+import { checkAnswer, type RequestAnswer } from "./protocol/requests";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/chat/stream-probe";
 import { SettingsController } from "./settings/controller";
@@ -121,7 +122,7 @@ function onWorker(message: WorkerToMain): void {
       if (message.event.kind === "usage") usage.add(message.event);
       if (message.event.kind === "session_opened") {
         usage.reset(); // usage is per session
-        void showSession();
+        showView(checkAnswer("session_current", { ok: true, value: message.event.view })); // what session_current would answer
       }
       if (probe?.(message.event)) return;
       return chat.onEvent(message.event);
@@ -164,14 +165,15 @@ function onReady(): void {
 }
 
 /** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
-async function showSession(shown?: number): Promise<void> {
-  const reply = await client.request("session_current", shown === undefined ? {} : { shown });
-  if (!reply.ok) {
-    console.warn(`[ui] could not load the session: ${reply.message}`);
-    return;
-  }
-  chat.showHistory(reply.value);
-  if (shown !== undefined) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
+async function showSession(shown: number): Promise<void> {
+  if (showView(await client.request("session_current", { shown }))) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
+}
+
+/** Show a session view (the one a `session_opened` carries, or more of its messages); false when there is none. */
+function showView(answer: RequestAnswer<"session_current">): boolean {
+  if (!answer.ok) console.warn(`[ui] could not load the session: ${answer.message}`);
+  else chat.showHistory(answer.value);
+  return answer.ok;
 }
 
 function whenReady(): Promise<void> {

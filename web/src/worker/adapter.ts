@@ -17,6 +17,7 @@ import { fitExecOutcome } from "./exec-fit";
 import { UiRequests } from "./ui-requests";
 import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
 import { FirstTokenHold } from "./first-token";
+import { McpHost } from "../mcp/host";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
 /**
@@ -62,9 +63,12 @@ export class Adapter {
   private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
   private readyWaiters: ((outcome: Error | null) => void)[] = [];
   private readonly firstToken = new FirstTokenHold();
+  private readonly mcp: McpHost; // tool servers (web/src/mcp/): their tokens stay in there
+
 
   constructor(private readonly io: AdapterIO) {
     this.uiRequests = new UiRequests(io.toMain, io.incoming);
+    this.mcp = new McpHost({ send: (m) => this.send(m), status: (status) => io.toMain({ type: "mcp_status", status }), appOrigin: io.appOrigin });
     this.http = new HttpExecutor({
       send: (m) => {
         this.send(m);
@@ -170,6 +174,8 @@ export class Adapter {
         return;
       case "request":
         return this.request(message.requestId, message.method, message.params, message.file);
+      case "mcp_servers":
+        return this.mcp.setServers(message.servers);
     }
   }
 
@@ -233,10 +239,12 @@ export class Adapter {
           this.state = "ready";
           this.io.toMain({ type: "ready", tools: message.event.tools });
           this.settleReady(null);
+          this.mcp.runtimeReady();
         }
         this.io.toMain({ type: "event", event: message.event });
         return;
       case "reply":
+        if (this.mcp.onReply(message)) return;
         this.sessionDeleted(message.id, message.ok);
         if (!this.uiRequests.answer(message.id, message)) this.log("adapter", "debug", `reply to an unknown request ${message.id}`);
         return;
@@ -248,6 +256,8 @@ export class Adapter {
         return void this.runExec(message);
       case "flush_request":
         return void this.runFlush(message);
+      case "mcp_call":
+        return void this.mcp.call(message);
       case "workspace_fetch":
         return void answerFetch(this.workspace, message).then((reply) => this.send(reply));
     }

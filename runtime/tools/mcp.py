@@ -184,4 +184,3 @@ def save_image(workspace: Path, server: str, block: McpContent) -> str | None:
     rel = f"{IMAGE_DIR}/{server}-{n}{suffix}"
     (workspace / rel).write_bytes(data)
     return rel
-

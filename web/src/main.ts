@@ -31,6 +31,7 @@ import { StatusView } from "./ui/status";
 import { UsageView } from "./ui/usage";
 import { FilesPanel } from "./ui/panels/files";
 import { mountConversationPanels } from "./ui/panels/conversation-panels";
+import { mountToolServersPanel } from "./ui/panels/tool-servers";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 
@@ -123,6 +124,7 @@ const filesPanel = new FilesPanel((request) => client.workspace(request));
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels((method, params) => client.request(method, params), (text) => chat.showError(text));
 mountSkillsPanel({ request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file), whenReady });
+const followToolServers = mountToolServersPanel((servers) => client.post({ type: "mcp_servers", servers }));
 
 /** The worker starts before the settings are read (boot); what it says meanwhile waits for them. */
 let heldForInit: WorkerToMain[] | null = [];
@@ -133,6 +135,7 @@ function onWorker(message: WorkerToMain): void {
     return;
   }
   followPanels(message);
+  followToolServers(message);
   gauge.follow(message);
   switch (message.type) {
     case "boot_progress":

@@ -159,7 +159,8 @@ export class McpHost {
   private async advice(config: ToolServerConfig, error: unknown): Promise<string> {
     if (!(error instanceof TypeError) && !isUnreachable(error)) return describe(error);
     const origin = new URL(config.url).origin;
-    const answered = await fetch(config.url, { mode: "no-cors", credentials: "omit", redirect: "manual" }).then(
+    // An opaque answer to a plain GET proves the server is up; no-cors takes only redirect "follow".
+    const answered = await fetch(config.url, { mode: "no-cors", credentials: "omit" }).then(
       () => true,
       () => false,
     );

@@ -139,8 +139,9 @@ def test_reload_keeps_servers_and_remove_forgets(page: Page) -> None:
     page.reload()
     wait_ready(page)
     open_panel(page)
-    expect(entry(page, "everything")).to_have_attribute("data-state", "connected", timeout=CONNECT_TIMEOUT_MS)
-    expect(entry(page, "py")).to_have_attribute("data-state", "connected", timeout=CONNECT_TIMEOUT_MS)
+    for name in ("everything", "py"):
+        expect(entry(page, name)).to_have_attribute("data-state", "connected", timeout=2 * CONNECT_TIMEOUT_MS)
+    expect(entry(page, "nocors")).to_have_attribute("data-state", "error", timeout=CONNECT_TIMEOUT_MS)
     for name in ("everything", "py", "nocors"):
         entry(page, name).get_by_test_id("tool-server-remove").click()
         expect(entry(page, name)).to_have_count(0)

@@ -53,8 +53,11 @@ export class ServerConnection {
       fetch: serverFetch(this.config.url, this.config.token),
     });
     this.client = client;
-    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    return limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
+    const listed = async (): Promise<Tool[]> => {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      return limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
+    };
+    return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
   }
 
   /** Call `tool`; on a 404 (the session is gone) reconnect once and call again. */
@@ -79,6 +82,22 @@ export class ServerConnection {
     const client = this.client;
     if (client === null) throw new Error("not connected");
     return (await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs })) as CallToolResult;
+  }
+}
+
+/** `work`, or an error once `ms` have passed (then `onLate` runs): a server that never answers costs bounded time. */
+async function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onLate();
+      reject(new Error(`the server did not answer within ${ms / 1000} s: is it the Streamable HTTP endpoint (often /mcp)?`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

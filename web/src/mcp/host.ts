@@ -110,6 +110,7 @@ export class McpHost {
       this.listed(entry, await entry.connection.connect());
     } catch (error) {
       if (this.entries.get(config.name) !== entry) return; // removed meanwhile
+      console.warn(`tool server ${config.name}: ${describe(error)}`);
       await this.failed(entry, error);
     }
   }

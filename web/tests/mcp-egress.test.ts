@@ -21,8 +21,8 @@ describe("the MCP kind of the egress rule", () => {
     const net = network(() => new Response("{}", { status: 200 }));
     const fetchFor = serverFetch(SERVER, "s3cret", 1024, net.fetch);
     await fetchFor("http://127.0.0.1:3001/mcp", { method: "POST" });
-    expect(new Headers(net.seen[0].init?.headers).get("authorization")).toBe("Bearer s3cret");
-    expect(net.seen[0].init?.credentials).toBe("omit");
+    expect(new Headers(net.seen[0]?.init?.headers).get("authorization")).toBe("Bearer s3cret");
+    expect(net.seen[0]?.init?.credentials).toBe("omit");
     await expect(fetchFor("http://127.0.0.1:3002/mcp")).rejects.toBeInstanceOf(McpEgressError);
     await expect(fetchFor("https://evil.example/.well-known/oauth-authorization-server")).rejects.toThrow(/not at the tool server's origin/);
     expect(net.seen).toHaveLength(1); // the refused ones never reached the network
@@ -31,7 +31,7 @@ describe("the MCP kind of the egress rule", () => {
   it("refuses a redirect, wherever it points", async () => {
     const net = network(() => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/mcp" } }));
     await expect(serverFetch(SERVER, undefined, 1024, net.fetch)(SERVER)).rejects.toThrow(/redirect/);
-    expect(net.seen[0].init?.redirect).toBe("manual");
+    expect(net.seen[0]?.init?.redirect).toBe("manual");
   });
 
   it("cuts a body past the limit", async () => {

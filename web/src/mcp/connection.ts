@@ -2,7 +2,8 @@
  * One tool server, on the official SDK: connect over Streamable HTTP (the sessionful revision with
  * `Mcp-Session-Id`, or the stateless one, whichever the server offers), list its tools, follow
  * `notifications/tools/list_changed`, and call a tool within a time limit. A call that the server
- * answers 404 (its session is gone: it restarted) gets a new session and is tried once more.
+ * answers 404 (its session is gone: it restarted; the reference server says 400) gets a new session and
+ * is tried once more.
  * Every request goes through `serverFetch` (egress.ts): this server's origin only, its token only there.
  */
 
@@ -65,7 +66,7 @@ export class ServerConnection {
     try {
       return await this.callOnce(tool, args, timeoutMs);
     } catch (error) {
-      if (!(error instanceof SdkHttpError) || error.status !== 404) throw error;
+      if (!sessionGone(error)) throw error;
       await this.connect();
       return await this.callOnce(tool, args, timeoutMs);
     }
@@ -83,6 +84,13 @@ export class ServerConnection {
     if (client === null) throw new Error("not connected");
     return (await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs })) as CallToolResult;
   }
+}
+
+/** The server no longer knows our session: 404 as the spec says, or the 400 "no valid session ID" of
+ * the reference server-everything after a restart. */
+function sessionGone(error: unknown): boolean {
+  if (!(error instanceof SdkHttpError)) return false;
+  return error.status === 404 || (error.status === 400 && /session/i.test(error.message));
 }
 
 /** `work`, or an error once `ms` have passed (then `onLate` runs): a server that never answers costs bounded time. */

@@ -18,6 +18,8 @@ type McpCall = Extract<RuntimeMessage, { type: "mcp_call" }>;
 type McpToolSpec = Extract<HostMessage, { type: "mcp_tools" }>["tools"][number];
 type Refused = { name: string; reason: string };
 
+const RETRY_MS = 3_000;
+
 export interface McpHostIO {
   /** A frame to the runtime; returns why it could not be sent, or null. */
   send(message: HostMessage): string | null;
@@ -93,7 +95,7 @@ export class McpHost {
     }
   }
 
-  private async connect(config: ToolServerConfig): Promise<void> {
+  private async connect(config: ToolServerConfig, retries = 1): Promise<void> {
     const previous = this.entries.get(config.name);
     const entry: Entry = previous ?? {
       config,
@@ -112,7 +114,13 @@ export class McpHost {
       if (this.entries.get(config.name) !== entry) return; // removed meanwhile
       console.warn(`tool server ${config.name}: ${describe(error)}`);
       await this.failed(entry, error);
+      // A connection left over from the page before a reload can hold the server's answer back: once more, later.
+      if (retries > 0 && !(error instanceof TypeError)) setTimeout(() => void this.retry(entry, retries - 1), RETRY_MS);
     }
+  }
+
+  private retry(entry: Entry, retries: number): void {
+    if (this.entries.get(entry.config.name) === entry) void this.connect(entry.config, retries);
   }
 
   private listed(entry: Entry, tools: Tool[]): void {

@@ -47,6 +47,11 @@ module.exports = {
     // Type-only imports are dependencies too: they are where a contract lives.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { extensions: [".ts", ".js", ".json"] },
+    enhancedResolveOptions: {
+      extensions: [".ts", ".js", ".json"],
+      // packages that say what they export (package.json "exports"), as the bundler resolves them
+      exportsFields: ["exports"],
+      conditionNames: ["import", "types", "default"],
+    },
   },
 };

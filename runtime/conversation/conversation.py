@@ -40,6 +40,7 @@ from runtime.providers.registry import ProviderRegistry
 from runtime.requests.dispatch import Requests
 from runtime.requests.ports import Ports
 from runtime.store import Store
+from runtime.tools.mcp import ToolServers
 from runtime.tools.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class Conversation:
         self.rpc = Rpc(transport)
         self.http = HttpClient(self.rpc)
         self.tools = tools
+        self.tool_servers = ToolServers(tools)
         self.workspace = workspace
         self._host_capabilities: frozenset[str] = frozenset()
         on_demand = OnDemand(self.rpc, lambda: CAPABILITY in self._host_capabilities)  # the one for this workspace
@@ -138,6 +140,10 @@ class Conversation:
             self.approvals.resolve(message["call_id"], message["decision"])
         elif message["type"] == "request":
             self.requests.start(message)
+        elif message["type"] == "mcp_tools":
+            accepted, refused = self.tool_servers.update(message["server"], message["tools"])
+            result = {"accepted": accepted, "refused": [{"name": r.name, "reason": r.reason} for r in refused]}
+            self.transport.send({"type": "reply", "id": message["id"], "ok": True, "result": result})
         elif message["type"] == "cancel":
             self.requests.cancel(message["id"])
         elif message["type"] == "error":

@@ -61,6 +61,26 @@ class ExecRequestBody(TypedDict):
     network: NotRequired[bool]  # approved to reach the web, only through the app's /api/proxy; else no network
 
 
+class McpToolSpec(TypedDict):
+    """One tool as a tool server lists it (``mcp_tools``); the worker copies the server's own fields."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]  # the server's JSON Schema of the arguments, given to the model as it is
+    annotations: NotRequired[dict[str, Any]]  # readOnlyHint, destructiveHint, …: shown, never trusted
+
+
+class McpContent(TypedDict):
+    """One block of a tool server's result: text, an image, an embedded resource or a resource link."""
+
+    type: Literal["text", "image", "audio", "resource", "resource_link"]
+    text: NotRequired[str]
+    data: NotRequired[str]  # base64 (image, audio, a binary embedded resource)
+    media_type: NotRequired[str]
+    uri: NotRequired[str]
+    name: NotRequired[str]
+
+
 # ---- both directions ------------------------------------------------------------------------------
 
 
@@ -179,6 +199,29 @@ class ExecOutput(TypedDict):
     text: str
 
 
+class McpTools(TypedDict):
+    """The tools a configured tool server offers now (an empty list withdraws them: down or removed).
+
+    The runtime answers with a ``reply`` of the same id: ``{"accepted": [model-facing names],
+    "refused": [{"name": ..., "reason": ...}]}`` (docs/mcp.md)."""
+
+    type: Literal["mcp_tools"]
+    id: str
+    server: str
+    tools: list[McpToolSpec]
+
+
+class McpResult(TypedDict):
+    """The answer to ``mcp_call``: the server's content blocks, or why there are none (``error``)."""
+
+    type: Literal["mcp_result"]
+    id: str
+    ok: bool  # false: the call did not complete (unreachable, timeout, too large, refused)
+    is_error: bool  # the server's own isError: the tool ran and failed
+    content: list[McpContent]
+    error: NotRequired[str]
+
+
 HostMessage = Union[  # noqa: UP007 - a runtime value: the generator and the checks iterate it
     Hello,
     HttpHead,
@@ -192,6 +235,8 @@ HostMessage = Union[  # noqa: UP007 - a runtime value: the generator and the che
     Request,
     ExecResult,
     ExecOutput,
+    McpTools,
+    McpResult,
     Reply,
     Cancel,
     Error,
@@ -235,6 +280,17 @@ class WorkspaceFetch(TypedDict):
     budget: NotRequired[int]  # stop going deeper once this many entries were seen
 
 
+class McpCall(TypedDict):
+    """Call a tool of a configured tool server; the worker makes the call (the runtime never reaches it)."""
+
+    type: Literal["mcp_call"]
+    id: str
+    server: str
+    tool: str  # the server's own name of the tool (not the prefixed one the model sees)
+    arguments: dict[str, Any]
+    timeout_s: float
+
+
 class Log(TypedDict):
     type: Literal["log"]
     level: str
@@ -248,8 +304,8 @@ class EventMessage(TypedDict):
 
 
 RuntimeMessage = Union[  # noqa: UP007
-    Hello, HttpRequest, Cancel, EventMessage, ExecRequest, FlushRequest, WorkspaceFetch, Log, Reply, Error
+    Hello, HttpRequest, Cancel, EventMessage, ExecRequest, FlushRequest, WorkspaceFetch, McpCall, Log, Reply, Error
 ]
 
-RuntimeRequest = HttpRequest | ExecRequest | FlushRequest | WorkspaceFetch
+RuntimeRequest = HttpRequest | ExecRequest | FlushRequest | WorkspaceFetch | McpCall
 """The runtime's frames that the host answers (by their ``id``)."""

@@ -19,7 +19,9 @@ from runtime.host.transport import Transport
 log = logging.getLogger(__name__)
 
 # Message types that answer a runtime request; everything else is the session's business.
-RESPONSE_TYPES = frozenset({"reply", "exec_result", "http_head", "http_chunk", "http_end", "http_error", "error"})
+RESPONSE_TYPES = frozenset(
+    {"reply", "exec_result", "mcp_result", "http_head", "http_chunk", "http_end", "http_error", "error"}
+)
 
 
 class Stream:

@@ -37,6 +37,10 @@ class Registry:
         self._tools[definition.name] = definition
         return definition
 
+    def unregister(self, name: str) -> None:
+        """Take a tool out (a tool server's tools when it goes down or is removed: tools/mcp.py)."""
+        self._tools.pop(name, None)
+
     def get(self, name: str) -> ToolDefinition:
         try:
             return self._tools[name]

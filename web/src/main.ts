@@ -21,6 +21,7 @@ import { UsageView } from "./ui/topbar/usage";
 import { fillSettingsOptions } from "./settings/options";
 import { FilesPanel } from "./ui/panels/files";
 import { mountConversationPanels } from "./ui/panels/conversation-panels";
+import { mountToolServersPanel } from "./ui/panels/tool-servers";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 
@@ -92,6 +93,7 @@ const filesPanel = new FilesPanel((request) => client.workspace(request));
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels((method, params) => client.request(method, params), (text) => chat.showError(text));
 mountSkillsPanel({ request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file), whenReady });
+const followToolServers = mountToolServersPanel((servers) => client.post({ type: "mcp_servers", servers }));
 
 /** The worker starts before the settings are read (boot); what it says meanwhile waits for them. */
 let heldForInit: WorkerToMain[] | null = [];
@@ -102,6 +104,7 @@ function onWorker(message: WorkerToMain): void {
     return;
   }
   followPanels(message);
+  followToolServers(message);
   gauge.follow(message);
   switch (message.type) {
     case "boot_progress":
@@ -152,6 +155,8 @@ function onWorker(message: WorkerToMain): void {
       return filesPanel.onWorkspaceChanged(message.paths);
     case "reply":
       return; // routed by RuntimeClient
+    case "mcp_status":
+      return; // the tool servers panel follows it (followToolServers)
   }
 }
 

@@ -14,6 +14,7 @@ import type {
   UiEvent,
 } from "./messages";
 import type { WorkspaceRequest } from "./workspace";
+import type { ToolServerConfig, ToolServerStatus } from "./tool-servers";
 
 /** A file the main thread attaches to a runtime `request`. */
 export interface Attachment {
@@ -65,7 +66,9 @@ export type MainToWorker =
   /** The open session's model traffic as a recording (answered by `reply`: the recording's JSON text). */
   | { type: "recording_export"; requestId: string }
   /** A recording to answer model requests from while the provider is `replay` (answered by `reply`). */
-  | { type: "replay_load"; requestId: string; text: string };
+  | { type: "replay_load"; requestId: string; text: string }
+  /** The tool servers the page keeps (all of them, each time), tokens included: the worker connects. */
+  | { type: "mcp_servers"; servers: ToolServerConfig[] };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";
@@ -85,7 +88,9 @@ export type WorkerToMain =
   | { type: "workspace_lock"; state: "held" | "elsewhere" | "lost" }
   | { type: "log"; source: LogSource; level: string; message: string }
   /** Workspace files changed (a tool's flush, an upload, a delete): open views refresh. */
-  | { type: "workspace_changed"; paths: string[] };
+  | { type: "workspace_changed"; paths: string[] }
+  /** A tool server's state and the tool names the runtime took (never its token). */
+  | { type: "mcp_status"; status: ToolServerStatus };
 
 export type RequestResult = { ok: true; value: unknown } | { ok: false; code: string; message: string };
 

@@ -110,6 +110,42 @@ export type ExecOutput = {
   text: string;
 };
 
+/** One tool as a tool server lists it (``mcp_tools``); the worker copies the server's own fields. */
+export type McpToolSpec = {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+};
+
+/** The tools a configured tool server offers now (an empty list withdraws them: down or removed). The runtime answers with a ``reply`` of the same id: ``{"accepted": [model-facing names], "refused": [{"name": ..., "reason": ...}]}`` (docs/mcp.md). */
+export type McpTools = {
+  type: "mcp_tools";
+  id: string;
+  server: string;
+  tools: McpToolSpec[];
+};
+
+/** One block of a tool server's result: text, an image, an embedded resource or a resource link. */
+export type McpContent = {
+  type: "text" | "image" | "audio" | "resource" | "resource_link";
+  text?: string;
+  data?: string;
+  media_type?: string;
+  uri?: string;
+  name?: string;
+};
+
+/** The answer to ``mcp_call``: the server's content blocks, or why there are none (``error``). */
+export type McpResult = {
+  type: "mcp_result";
+  id: string;
+  ok: boolean;
+  is_error: boolean;
+  content: McpContent[];
+  error?: string;
+};
+
 export type ReplyError = {
   code: string;
   message: string;
@@ -299,6 +335,16 @@ export type WorkspaceFetch = {
   budget?: number;
 };
 
+/** Call a tool of a configured tool server; the worker makes the call (the runtime never reaches it). */
+export type McpCall = {
+  type: "mcp_call";
+  id: string;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  timeout_s: number;
+};
+
 export type Log = {
   type: "log";
   level: string;
@@ -306,17 +352,17 @@ export type Log = {
   message: string;
 };
 
-export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | ExecOutput | Reply | Cancel | Error;
-export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | WorkspaceFetch | Log | Reply | Error;
+export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | ExecOutput | McpTools | McpResult | Reply | Cancel | Error;
+export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | WorkspaceFetch | McpCall | Log | Reply | Error;
 export type UiEvent = Ready | TurnStarted | TextDelta | ReasoningDelta | ReplyFinished | ToolStarted | ToolFinished | ToolOutput | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened;
 
-export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "exec_output", "reply", "cancel", "error"] as const;
-export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "workspace_fetch", "log", "reply", "error"] as const;
+export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "exec_output", "mcp_tools", "mcp_result", "reply", "cancel", "error"] as const;
+export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "workspace_fetch", "mcp_call", "log", "reply", "error"] as const;
 export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "reasoning_delta", "reply_finished", "tool_started", "tool_finished", "tool_output", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened"] as const;
 
 /** The shape (in SHAPES) of each tag. */
-export const HOST_MESSAGE_SHAPES = { hello: "Hello", http_head: "HttpHead", http_chunk: "HttpChunk", http_end: "HttpEnd", http_error: "HttpError", config: "Config", user_message: "UserMessage", abort_turn: "AbortTurn", approval: "Approval", request: "Request", exec_result: "ExecResult", exec_output: "ExecOutput", reply: "Reply", cancel: "Cancel", error: "Error" } as const;
-export const RUNTIME_MESSAGE_SHAPES = { hello: "Hello", http_request: "HttpRequest", cancel: "Cancel", event: "EventMessage", exec_request: "ExecRequest", flush_request: "FlushRequest", workspace_fetch: "WorkspaceFetch", log: "Log", reply: "Reply", error: "Error" } as const;
+export const HOST_MESSAGE_SHAPES = { hello: "Hello", http_head: "HttpHead", http_chunk: "HttpChunk", http_end: "HttpEnd", http_error: "HttpError", config: "Config", user_message: "UserMessage", abort_turn: "AbortTurn", approval: "Approval", request: "Request", exec_result: "ExecResult", exec_output: "ExecOutput", mcp_tools: "McpTools", mcp_result: "McpResult", reply: "Reply", cancel: "Cancel", error: "Error" } as const;
+export const RUNTIME_MESSAGE_SHAPES = { hello: "Hello", http_request: "HttpRequest", cancel: "Cancel", event: "EventMessage", exec_request: "ExecRequest", flush_request: "FlushRequest", workspace_fetch: "WorkspaceFetch", mcp_call: "McpCall", log: "Log", reply: "Reply", error: "Error" } as const;
 export const UI_EVENT_SHAPES = { ready: "Ready", turn_started: "TurnStarted", text_delta: "TextDelta", reasoning_delta: "ReasoningDelta", reply_finished: "ReplyFinished", tool_started: "ToolStarted", tool_finished: "ToolFinished", tool_output: "ToolOutput", approval_needed: "ApprovalNeeded", usage: "Usage", turn_finished: "TurnFinished", error: "ErrorEvent", notice: "Notice", session_opened: "SessionOpened" } as const;
 
 /** The fields of every shape, for checking what arrives (validate.ts). */
@@ -336,6 +382,10 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   ExecError: {"kind": {"schema": {"literal": ["timeout", "exception", "sandbox", "install"]}, "required": true}, "message": {"schema": "string", "required": true}},
   ExecResult: {"type": {"schema": {"literal": ["exec_result"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "stdout": {"schema": "string", "required": true}, "stderr": {"schema": "string", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "deleted": {"schema": {"list": "string"}, "required": false}, "error": {"schema": {"anyOf": [{"shape": "ExecError"}, "null"]}, "required": true}},
   ExecOutput: {"type": {"schema": {"literal": ["exec_output"]}, "required": true}, "id": {"schema": "string", "required": true}, "stream": {"schema": {"literal": ["stdout", "stderr"]}, "required": true}, "text": {"schema": "string", "required": true}},
+  McpToolSpec: {"name": {"schema": "string", "required": true}, "description": {"schema": "string", "required": true}, "input_schema": {"schema": {"map": "unknown"}, "required": true}, "annotations": {"schema": {"map": "unknown"}, "required": false}},
+  McpTools: {"type": {"schema": {"literal": ["mcp_tools"]}, "required": true}, "id": {"schema": "string", "required": true}, "server": {"schema": "string", "required": true}, "tools": {"schema": {"list": {"shape": "McpToolSpec"}}, "required": true}},
+  McpContent: {"type": {"schema": {"literal": ["text", "image", "audio", "resource", "resource_link"]}, "required": true}, "text": {"schema": "string", "required": false}, "data": {"schema": "string", "required": false}, "media_type": {"schema": "string", "required": false}, "uri": {"schema": "string", "required": false}, "name": {"schema": "string", "required": false}},
+  McpResult: {"type": {"schema": {"literal": ["mcp_result"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "is_error": {"schema": "boolean", "required": true}, "content": {"schema": {"list": {"shape": "McpContent"}}, "required": true}, "error": {"schema": "string", "required": false}},
   ReplyError: {"code": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}, "retryable": {"schema": "boolean", "required": false}},
   Reply: {"type": {"schema": {"literal": ["reply"]}, "required": true}, "id": {"schema": "string", "required": true}, "ok": {"schema": "boolean", "required": true}, "result": {"schema": "unknown", "required": false}, "error": {"schema": {"shape": "ReplyError"}, "required": false}, "result_file": {"schema": "string", "required": false}},
   Cancel: {"type": {"schema": {"literal": ["cancel"]}, "required": true}, "id": {"schema": "string", "required": true}},
@@ -360,5 +410,6 @@ export const SHAPES: Readonly<Record<string, FieldTable>> = {
   ExecRequest: {"type": {"schema": {"literal": ["exec_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "code": {"schema": "string", "required": true}, "timeout_s": {"schema": "number", "required": true}, "files": {"schema": {"map": "string"}, "required": true}, "packages": {"schema": {"list": "string"}, "required": false}, "network": {"schema": "boolean", "required": false}},
   FlushRequest: {"type": {"schema": {"literal": ["flush_request"]}, "required": true}, "id": {"schema": "string", "required": true}, "what": {"schema": {"literal": ["workspace", "state"]}, "required": true}, "paths": {"schema": {"list": "string"}, "required": true}, "rotate": {"schema": "boolean", "required": false}},
   WorkspaceFetch: {"type": {"schema": {"literal": ["workspace_fetch"]}, "required": true}, "id": {"schema": "string", "required": true}, "dirs": {"schema": {"list": "string"}, "required": true}, "depth": {"schema": {"anyOf": ["integer", "null"]}, "required": true}, "budget": {"schema": "integer", "required": false}},
+  McpCall: {"type": {"schema": {"literal": ["mcp_call"]}, "required": true}, "id": {"schema": "string", "required": true}, "server": {"schema": "string", "required": true}, "tool": {"schema": "string", "required": true}, "arguments": {"schema": {"map": "unknown"}, "required": true}, "timeout_s": {"schema": "number", "required": true}},
   Log: {"type": {"schema": {"literal": ["log"]}, "required": true}, "level": {"schema": "string", "required": true}, "logger": {"schema": "string", "required": true}, "message": {"schema": "string", "required": true}},
 };

@@ -1,5 +1,5 @@
 /**
- * Non-secret settings and the encrypted provider keys, in IndexedDB.
+ * Non-secret settings and the encrypted secrets (provider keys, tool servers' tokens), in IndexedDB.
  *
  * A key is stored as AES-GCM ciphertext next to a non-extractable CryptoKey (IndexedDB can hold
  * CryptoKey objects without exposing their bytes). Session-only keys live in this module's memory
@@ -43,9 +43,9 @@ async function withStore<T>(mode: IDBTransactionMode, run: (store: IDBObjectStor
   }
 }
 
-const get = (key: string): Promise<unknown> => withStore("readonly", (s) => s.get(key));
-const put = (key: string, value: unknown): Promise<IDBValidKey> => withStore("readwrite", (s) => s.put(value, key));
-const del = (key: string): Promise<undefined> => withStore("readwrite", (s) => s.delete(key));
+export const get = (key: string): Promise<unknown> => withStore("readonly", (s) => s.get(key));
+export const put = (key: string, value: unknown): Promise<IDBValidKey> => withStore("readwrite", (s) => s.put(value, key));
+export const del = (key: string): Promise<undefined> => withStore("readwrite", (s) => s.delete(key));
 
 export async function loadSettings(): Promise<AppSettings> {
   try {
@@ -69,22 +69,35 @@ async function wrappingKey(): Promise<CryptoKey> {
 
 const secretName = (provider: ProviderKind): string => `secret:${provider}`;
 
+/** Store `secret` under `name` as AES-GCM ciphertext (the provider keys, tool servers' tokens). */
+export async function sealSecret(name: string, secret: string): Promise<void> {
+  const key = await wrappingKey();
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(secret));
+  const record: EncryptedKey = { iv, data };
+  await put(name, record);
+}
+
+/** The secret stored under `name`, or null (none, or it cannot be decrypted any more). */
+export async function openSecret(name: string): Promise<string | null> {
+  const record = await get(name).catch(() => undefined);
+  if (!isEncrypted(record)) return null;
+  try {
+    const key = await wrappingKey();
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: new Uint8Array(record.iv) }, key, record.data);
+    return new TextDecoder().decode(plain);
+  } catch {
+    return null; // the wrapping key was lost or the record is damaged: ask for the key again
+  }
+}
+
 /** Where each provider's key is: session memory or encrypted IndexedDB. */
 export class KeyRing {
   private readonly session = new Map<ProviderKind, string>();
 
   async get(provider: ProviderKind, storage: KeyStorage): Promise<string | null> {
     if (storage === "session") return this.session.get(provider) ?? null;
-    const record = await get(secretName(provider)).catch(() => undefined);
-    if (!isEncrypted(record)) return null;
-    try {
-      const key = await wrappingKey();
-      const iv = new Uint8Array(record.iv);
-      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv }, key, record.data);
-      return new TextDecoder().decode(plain);
-    } catch {
-      return null; // the wrapping key was lost or the record is damaged: ask for the key again
-    }
+    return openSecret(secretName(provider));
   }
 
   async set(provider: ProviderKind, storage: KeyStorage, secret: string): Promise<void> {
@@ -94,11 +107,7 @@ export class KeyRing {
       return;
     }
     this.session.delete(provider);
-    const key = await wrappingKey();
-    const iv = crypto.getRandomValues(new Uint8Array(12));
-    const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(secret));
-    const record: EncryptedKey = { iv, data };
-    await put(secretName(provider), record);
+    await sealSecret(secretName(provider), secret);
   }
 
   /** Move a provider's key to another storage mode (e.g. the person switched to session-only). */

@@ -18,6 +18,7 @@ import { RecordReplay } from "./record-replay";
 import { UiRequests } from "./ui-requests";
 import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
 import { FirstTokenHold } from "./first-token";
+import { McpHost } from "../mcp/host";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
 /**
@@ -58,9 +59,12 @@ export class Adapter {
   private flusher: Flusher | null = null;
   private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
   private readonly firstToken = new FirstTokenHold();
+  private readonly mcp: McpHost; // tool servers (web/src/mcp/): their tokens stay in there
+
 
   constructor(private readonly io: AdapterIO) {
     this.uiRequests = new UiRequests((message) => io.toMain(message), io.incoming);
+    this.mcp = new McpHost({ send: (m) => this.send(m), status: (status) => io.toMain({ type: "mcp_status", status }), appOrigin: io.appOrigin });
     this.http = new HttpExecutor({
       send: (m) => {
         this.send(m);
@@ -149,6 +153,8 @@ export class Adapter {
         return;
       case "request":
         return this.request(message.requestId, message.method, message.params, message.file);
+      case "mcp_servers":
+        return this.mcp.setServers(message.servers);
     }
   }
 
@@ -204,9 +210,11 @@ export class Adapter {
         this.io.toMain({ type: "event", event: message.event }); // the page learns of `ready` from this event alone
         if (message.event.kind === "ready") {
           this.handshake.ready();
+          this.mcp.runtimeReady();
         }
         return;
       case "reply":
+        if (this.mcp.onReply(message)) return;
         this.recordings.replied(message.id, message.ok);
         if (!this.uiRequests.answer(message.id, message)) this.log("adapter", "debug", `reply to an unknown request ${message.id}`);
         return;
@@ -218,6 +226,8 @@ export class Adapter {
         return void runExec(this.io.exec, message, (m) => void this.send(m));
       case "flush_request":
         return void this.runFlush(message);
+      case "mcp_call":
+        return void this.mcp.call(message);
       case "workspace_fetch":
         return void answerFetch(this.workspace, message).then((reply) => this.send(reply));
     }

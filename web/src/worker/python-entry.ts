@@ -24,7 +24,7 @@ export interface PyodideEntry {
  * throws unless the snapshot holds the module.
  */
 export function pyodideEntry(pyodide: PyodideAPI): PyodideEntry {
-  return pyodide.pyimport("runtime.pyodide_entry") as unknown as PyodideEntry;
+  return pyodide.pyimport("runtime.pyodide_entry") as PyodideEntry;
 }
 
 /** Where wheels are unpacked (Python's purelib), asked of Python before any wheel is there. */

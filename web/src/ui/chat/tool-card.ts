@@ -7,6 +7,7 @@ import { toolImages, type ImageLoader } from "../images/message-images";
 import { networkNotice } from "./run-network";
 import "./tool-card.css";
 import type { ViewCall } from "../../protocol/requests";
+import { toolServer } from "../../mcp/owners";
 
 export type ToolStatus = "pending-approval" | "running" | "ok" | "error" | "denied";
 
@@ -52,6 +53,11 @@ export class ToolCard {
     const codeSection = code === null ? null : el("div", { class: "tool-section" }, el("h4", {}, "Code"), el("pre", { class: "tool-code" }, code));
     const details = el("details", {}, summary, el("div", { class: "tool-section" }, el("h4", {}, "Arguments"), this.args), codeSection, this.resultSection);
     this.root = el("article", { class: "tool-call", "data-testid": "tool-call", "data-tool": name, "data-call-id": callId }, details);
+    const server = toolServer(name); // a tool server's tool: the card (and its approval) names the server
+    if (server !== null) {
+      this.root.dataset.server = server;
+      summary.insertBefore(el("span", { class: "tool-server" }, `from tool server ${server}`), this.statusLabel);
+    }
     this.name = name;
     this.argsValue = args;
     this.setStatus("running");

@@ -1,0 +1,115 @@
+/**
+ * One tool server, on the official SDK: connect over Streamable HTTP (the sessionful revision with
+ * `Mcp-Session-Id`, or the stateless one, whichever the server offers), list its tools, follow
+ * `notifications/tools/list_changed`, and call a tool within a time limit. A call that the server
+ * answers 404 (its session is gone: it restarted; the reference server says 400) gets a new session and
+ * is tried once more.
+ * Every request goes through `serverFetch` (egress.ts): this server's origin only, its token only there.
+ */
+
+import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { McpEgressError, serverFetch } from "./egress";
+import type { ToolServerConfig } from "../protocol/tool-servers";
+
+const CONNECT_TIMEOUT_MS = 15_000;
+const LIST_TIMEOUT_MS = 15_000;
+export const MAX_TOOLS = 500;
+
+export interface ConnectionEvents {
+  /** The server's tool list changed (it said so); `tools` is the new list, or the error listing it. */
+  toolsChanged(tools: Tool[] | Error): void;
+  /** The connection closed or failed by itself. */
+  lost(error: Error): void;
+}
+
+export class ServerConnection {
+  private client: Client | null = null;
+
+  constructor(
+    readonly config: ToolServerConfig,
+    private readonly events: ConnectionEvents,
+  ) {}
+
+  /** Connect (a fresh session) and return the tools. */
+  async connect(): Promise<Tool[]> {
+    await this.close();
+    const client = new Client(
+      { name: "tidepool", version: "0.1.0" },
+      {
+        jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), // eval-free: the page's CSP refuses eval
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (this.client === client) this.events.toolsChanged(error ?? limitTools(tools ?? []));
+            },
+          },
+        },
+      },
+    );
+    client.onerror = (error) => {
+      if (this.client === client && error instanceof McpEgressError) this.events.lost(error);
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(this.config.url), {
+      fetch: serverFetch(this.config.url, this.config.token),
+    });
+    this.client = client;
+    const listed = async (): Promise<Tool[]> => {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      return limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
+    };
+    return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
+  }
+
+  /** Call `tool`; on a 404 (the session is gone) reconnect once and call again. */
+  async call(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
+    try {
+      return await this.callOnce(tool, args, timeoutMs);
+    } catch (error) {
+      if (!sessionGone(error)) throw error;
+      await this.connect();
+      return await this.callOnce(tool, args, timeoutMs);
+    }
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await client?.close().catch(() => undefined);
+  }
+
+  private async callOnce(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
+    if (this.client === null) await this.connect();
+    const client = this.client;
+    if (client === null) throw new Error("not connected");
+    return await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
+  }
+}
+
+/** The server no longer knows our session: 404 as the spec says, or the 400 "no valid session ID" of
+ * the reference server-everything after a restart. */
+function sessionGone(error: unknown): boolean {
+  if (!(error instanceof SdkHttpError)) return false;
+  return error.status === 404 || (error.status === 400 && /session/i.test(error.message));
+}
+
+/** `work`, or an error once `ms` have passed (then `onLate` runs): a server that never answers costs bounded time. */
+async function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onLate();
+      reject(new Error(`the server did not answer within ${ms / 1000} s: is it the Streamable HTTP endpoint (often /mcp)?`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function limitTools(tools: Tool[]): Tool[] {
+  if (tools.length > MAX_TOOLS) throw new Error(`the server lists ${tools.length} tools, over the ${MAX_TOOLS} this app takes from one server`);
+  return tools;
+}

@@ -1,0 +1,53 @@
+/**
+ * The egress rule's MCP kind: the MCP client (only it, never the runtime's `http_request`) may reach
+ * a configured server's origin, and the server's token goes to that origin only. Anything else the
+ * SDK asks to fetch — a redirect elsewhere, another origin named in a response — is refused. Bodies
+ * are counted as they arrive and cut past a limit, so a huge tool list or result costs bounded memory.
+ */
+
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+export class McpEgressError extends Error {}
+
+/** True when `raw` is at the server's origin (scheme, host and port). */
+export function atServerOrigin(raw: string, serverUrl: string): boolean {
+  try {
+    return new URL(raw).origin === new URL(serverUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+export type FetchFn = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** A fetch for one server: its origin only, its token added there, redirects refused, bodies bounded. */
+export function serverFetch(serverUrl: string, token: string | undefined, maxBytes = MAX_RESPONSE_BYTES, base: FetchFn = fetch): FetchFn {
+  return async (input, init) => {
+    const url = String(input);
+    if (!atServerOrigin(url, serverUrl)) {
+      throw new McpEgressError(`refused: ${url.slice(0, 200)} is not at the tool server's origin ${new URL(serverUrl).origin}`);
+    }
+    const headers = new Headers(init?.headers);
+    if (token) headers.set("Authorization", `Bearer ${token}`);
+    const response = await base(url, { ...init, headers, redirect: "manual", credentials: "omit" });
+    if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      throw new McpEgressError(`the tool server answered with a redirect (${response.status}); redirects are not followed`);
+    }
+    return bounded(response, maxBytes);
+  };
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+function bounded(response: Response, maxBytes: number): Response {
+  if (response.body === null || NULL_BODY.has(response.status)) return response;
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > maxBytes) controller.error(new McpEgressError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB; cut off`));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+}

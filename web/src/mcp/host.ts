@@ -1,0 +1,201 @@
+/**
+ * The tool servers inside the agent worker: the page posts their definitions (`setServers`), this
+ * connects to each (connection.ts), tells the runtime their tools (`mcp_tools`; the runtime answers
+ * which names it took) and the page each server's status, and performs the runtime's `mcp_call`s.
+ * A server that fails is marked `error` with what to do and its tools withdrawn; the others go on.
+ * Tokens stay here: never in a frame, a status or a log line.
+ */
+
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import { SdkHttpError } from "@modelcontextprotocol/client";
+import type { HostMessage, RuntimeMessage } from "../protocol/messages";
+import { ServerConnection } from "./connection";
+import { McpEgressError } from "./egress";
+import { toContent, MAX_RESULT_CHARS } from "./results";
+import type { ToolServerConfig, ToolServerState, ToolServerStatus } from "../protocol/tool-servers";
+
+type McpCall = Extract<RuntimeMessage, { type: "mcp_call" }>;
+type McpToolSpec = Extract<HostMessage, { type: "mcp_tools" }>["tools"][number];
+type Refused = { name: string; reason: string };
+
+const RETRY_MS = 3_000;
+
+export interface McpHostIO {
+  /** A frame to the runtime; returns why it could not be sent, or null. */
+  send(message: HostMessage): string | null;
+  /** A server's status to the page. */
+  status(status: ToolServerStatus): void;
+  /** The app's origin (named in the CORS advice). */
+  appOrigin: string;
+}
+
+interface Entry {
+  config: ToolServerConfig;
+  connection: ServerConnection;
+  tools: Tool[];
+  status: ToolServerStatus;
+}
+
+export class McpHost {
+  private readonly entries = new Map<string, Entry>();
+  private readonly waiting = new Map<string, (accepted: string[], refused: Refused[]) => void>();
+  private ready = false;
+  private nextId = 1;
+
+  constructor(private readonly io: McpHostIO) {}
+
+  /** The servers the page keeps now: new or changed ones connect, gone ones are closed and withdrawn. */
+  setServers(configs: ToolServerConfig[]): void {
+    const wanted = new Map(configs.map((c) => [c.name, c]));
+    for (const [name, entry] of this.entries) {
+      const next = wanted.get(name);
+      if (next && next.url === entry.config.url && next.token === entry.config.token) continue;
+      this.entries.delete(name);
+      void entry.connection.close();
+      this.offer(name, []);
+    }
+    for (const config of configs) if (!this.entries.has(config.name)) void this.connect(config);
+  }
+
+  /** The runtime is ready (a fresh one after a restart knows no server tools): tell it all of them. */
+  runtimeReady(): void {
+    this.ready = true;
+    for (const entry of this.entries.values()) if (entry.tools.length) this.publish(entry);
+  }
+
+  /** A runtime `reply`; true when it answered one of our `mcp_tools` frames. */
+  onReply(message: Extract<RuntimeMessage, { type: "reply" }>): boolean {
+    const settle = this.waiting.get(message.id);
+    if (!settle) return false;
+    this.waiting.delete(message.id);
+    const result = (message.result ?? {}) as { accepted?: string[]; refused?: Refused[] };
+    settle(result.accepted ?? [], result.refused ?? []);
+    return true;
+  }
+
+  /** Perform a runtime `mcp_call` and answer it with `mcp_result`. */
+  async call(message: McpCall): Promise<void> {
+    const entry = this.entries.get(message.server);
+    const reply = (fields: { ok: boolean; is_error?: boolean; content?: ReturnType<typeof toContent>; error?: string }): void => {
+      const error = this.io.send({ type: "mcp_result", id: message.id, is_error: false, content: [], ...fields });
+      if (error) this.io.send({ type: "mcp_result", id: message.id, ok: false, is_error: false, content: [], error: `the result is too large to hand over (${error})` });
+    };
+    if (!entry || entry.status.state !== "connected") {
+      return reply({ ok: false, error: `the tool server '${message.server}' is not connected${entry ? `: ${entry.status.message}` : ""}` });
+    }
+    try {
+      const result: CallToolResult = await entry.connection.call(message.tool, message.arguments, Math.min(message.timeout_s, 300) * 1000);
+      const content = toContent(result);
+      const size = JSON.stringify(content).length;
+      if (size > MAX_RESULT_CHARS) return reply({ ok: false, error: `the result is ${(size / 1e6).toFixed(1)} MB, over the ${MAX_RESULT_CHARS / 1e6} MB a tool result may be` });
+      reply({ ok: true, is_error: result.isError === true, content });
+    } catch (error) {
+      reply({ ok: false, error: describe(error) });
+      if (error instanceof McpEgressError || isUnreachable(error)) void this.connect(entry.config); // mark it, try again
+    }
+  }
+
+  private async connect(config: ToolServerConfig, retries = 1): Promise<void> {
+    const previous = this.entries.get(config.name);
+    const entry: Entry = previous ?? {
+      config,
+      connection: new ServerConnection(config, {
+        toolsChanged: (tools) => (tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools)),
+        lost: (error) => void this.failed(entry, error),
+      }),
+      tools: [],
+      status: { name: config.name, url: config.url, state: "connecting", tools: [], message: "" },
+    };
+    this.entries.set(config.name, entry);
+    this.report(entry, "connecting", "");
+    try {
+      this.listed(entry, await entry.connection.connect());
+    } catch (error) {
+      if (this.entries.get(config.name) !== entry) return; // removed meanwhile
+      console.warn(`tool server ${config.name}: ${describe(error)}`);
+      await this.failed(entry, error);
+      // A connection left over from the page before a reload can hold the server's answer back: once more, later.
+      if (retries > 0 && !(error instanceof TypeError)) setTimeout(() => void this.retry(entry, retries - 1), RETRY_MS);
+    }
+  }
+
+  private retry(entry: Entry, retries: number): void {
+    if (this.entries.get(entry.config.name) === entry) void this.connect(entry.config, retries);
+  }
+
+  private listed(entry: Entry, tools: Tool[]): void {
+    if (this.entries.get(entry.config.name) !== entry) return;
+    entry.tools = tools;
+    this.report(entry, "connected", "");
+    this.publish(entry);
+  }
+
+  private async failed(entry: Entry, error: unknown): Promise<void> {
+    entry.tools = [];
+    this.offer(entry.config.name, []);
+    const unauthorized = error instanceof SdkHttpError && error.status === 401;
+    const message = unauthorized ? "the server asks for sign-in (401): give it a token" : await this.advice(entry.config, error);
+    this.report(entry, unauthorized ? "auth-required" : "error", message);
+  }
+
+  /** Offer the entry's tools to the runtime; the status says which it took and why not the rest. */
+  private publish(entry: Entry): void {
+    this.offer(entry.config.name, entry.tools.map(spec), (accepted, refused) => {
+      if (this.entries.get(entry.config.name) !== entry) return;
+      const notes = refused.map((r) => `${r.name} refused: ${r.reason}`).join("; ");
+      entry.status = { ...entry.status, tools: accepted, message: notes };
+      this.io.status(entry.status);
+    });
+  }
+
+  private offer(server: string, tools: McpToolSpec[], settle?: (accepted: string[], refused: Refused[]) => void): void {
+    if (!this.ready) return;
+    const id = `m${this.nextId++}`;
+    if (settle) this.waiting.set(id, settle);
+    const error = this.io.send({ type: "mcp_tools", id, server, tools });
+    if (error && settle) {
+      this.waiting.delete(id);
+      settle([], [{ name: "(all)", reason: `the tool list is too large to hand over (${error})` }]);
+    }
+  }
+
+  private report(entry: Entry, state: ToolServerState, message: string): void {
+    entry.status = { ...entry.status, state, message, tools: state === "connected" ? entry.status.tools : [] };
+    this.io.status(entry.status);
+  }
+
+  /** What to tell the person when connecting failed: a CORS refusal is told apart from a server that is down. */
+  private async advice(config: ToolServerConfig, error: unknown): Promise<string> {
+    if (!(error instanceof TypeError) && !isUnreachable(error)) return describe(error);
+    const origin = new URL(config.url).origin;
+    // An opaque answer to a plain GET proves the server is up; no-cors takes only redirect "follow".
+    const answered = await fetch(config.url, { mode: "no-cors", credentials: "omit" }).then(
+      () => true,
+      () => false,
+    );
+    if (!answered) return `${origin} is not reachable: is the server running at ${config.url}? (${describe(error)})`;
+    return (
+      `${origin} answered, but without CORS headers for this page, so the browser hid its answer. Ask the server's owner ` +
+      `to allow the origin ${this.io.appOrigin} (Access-Control-Allow-Origin), the request headers Content-Type, ` +
+      "Authorization, Mcp-Session-Id and mcp-protocol-version, to expose Mcp-Session-Id, and to answer OPTIONS without sign-in."
+    );
+  }
+}
+
+function spec(tool: Tool): McpToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description ?? "",
+    input_schema: tool.inputSchema ?? { type: "object" },
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+  };
+}
+
+function isUnreachable(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof Error && error.cause instanceof TypeError);
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.slice(0, 500) || "the server failed without a message";
+}

@@ -1,0 +1,52 @@
+/**
+ * The tool servers the page keeps (main thread): definitions (name, URL) in the settings store,
+ * each token encrypted beside them as the provider keys are (settings/store.ts). Removing a server
+ * forgets its token.
+ */
+
+import { isJsonObject } from "../protocol/codec";
+import { del, get, openSecret, put, sealSecret } from "../settings/store";
+import { serverNameProblem, serverUrlProblem, type ToolServerConfig } from "../protocol/tool-servers";
+
+const LIST_KEY = "tool-servers";
+const tokenName = (server: string): string => `secret:tool-server:${server}`;
+
+interface Stored {
+  name: string;
+  url: string;
+  hasToken: boolean;
+}
+
+async function definitions(): Promise<Stored[]> {
+  const raw = await get(LIST_KEY).catch(() => undefined);
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(
+    (r: unknown): r is Stored => isJsonObject(r) && typeof r.name === "string" && typeof r.url === "string" && serverNameProblem(r.name) === null,
+  );
+}
+
+/** Every kept server with its token (for the worker only). */
+export async function loadServers(): Promise<ToolServerConfig[]> {
+  const out: ToolServerConfig[] = [];
+  for (const d of await definitions()) {
+    const token = d.hasToken ? await openSecret(tokenName(d.name)) : null;
+    out.push({ name: d.name, url: d.url, ...(token ? { token } : {}) });
+  }
+  return out;
+}
+
+/** Add a server; a message says why not (a bad name or URL, a name taken). */
+export async function addServer(name: string, url: string, token: string): Promise<string | null> {
+  const problem = serverNameProblem(name) ?? serverUrlProblem(url);
+  if (problem) return problem;
+  const kept = await definitions();
+  if (kept.some((d) => d.name === name)) return `a server named ${name} is already added; remove it first or pick another name`;
+  if (token) await sealSecret(tokenName(name), token);
+  await put(LIST_KEY, [...kept, { name, url: new URL(url.trim()).href, hasToken: token !== "" }]);
+  return null;
+}
+
+export async function removeServer(name: string): Promise<void> {
+  await put(LIST_KEY, (await definitions()).filter((d) => d.name !== name));
+  await del(tokenName(name));
+}

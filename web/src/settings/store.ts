@@ -63,11 +63,43 @@ async function wrappingKey(): Promise<CryptoKey> {
   const existing = await get(WRAP_KEY);
   if (existing instanceof CryptoKey) return existing;
   const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
-  await put(WRAP_KEY, key);
-  return key;
+  try {
+    await withStore("readwrite", (s) => s.add(key, WRAP_KEY)); // add, not put: the page and a worker may race here
+    return key;
+  } catch {
+    const winner = await get(WRAP_KEY);
+    if (winner instanceof CryptoKey) return winner;
+    throw new Error("the key-wrapping key could not be stored");
+  }
 }
 
 const secretName = (provider: ProviderKind): string => `secret:${provider}`;
+
+/** A secret under `name`, AES-GCM encrypted under the non-extractable wrapping key (the provider keys, MCP tokens). */
+export async function seal(name: string, secret: string): Promise<void> {
+  const key = await wrappingKey();
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(secret));
+  const record: EncryptedKey = { iv, data };
+  await put(name, record);
+}
+
+/** The secret sealed under `name`, or null when there is none or it can no longer be read. */
+export async function openSealed(name: string): Promise<string | null> {
+  const record = await get(name).catch(() => undefined);
+  if (!isEncrypted(record)) return null;
+  try {
+    const key = await wrappingKey();
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: new Uint8Array(record.iv) }, key, record.data);
+    return new TextDecoder().decode(plain);
+  } catch {
+    return null; // the wrapping key was lost or the record is damaged: ask for the secret again
+  }
+}
+
+export async function dropSealed(name: string): Promise<void> {
+  await del(name);
+}
 
 /** Where each provider's key is: session memory or encrypted IndexedDB. */
 export class KeyRing {
@@ -75,30 +107,17 @@ export class KeyRing {
 
   async get(provider: ProviderKind, storage: KeyStorage): Promise<string | null> {
     if (storage === "session") return this.session.get(provider) ?? null;
-    const record = await get(secretName(provider)).catch(() => undefined);
-    if (!isEncrypted(record)) return null;
-    try {
-      const key = await wrappingKey();
-      const iv = new Uint8Array(record.iv);
-      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv }, key, record.data);
-      return new TextDecoder().decode(plain);
-    } catch {
-      return null; // the wrapping key was lost or the record is damaged: ask for the key again
-    }
+    return openSealed(secretName(provider));
   }
 
   async set(provider: ProviderKind, storage: KeyStorage, secret: string): Promise<void> {
     if (storage === "session") {
       this.session.set(provider, secret);
-      await del(secretName(provider));
+      await dropSealed(secretName(provider));
       return;
     }
     this.session.delete(provider);
-    const key = await wrappingKey();
-    const iv = crypto.getRandomValues(new Uint8Array(12));
-    const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(secret));
-    const record: EncryptedKey = { iv, data };
-    await put(secretName(provider), record);
+    await seal(secretName(provider), secret);
   }
 
   /** Move a provider's key to another storage mode (e.g. the person switched to session-only). */
@@ -110,7 +129,7 @@ export class KeyRing {
 
   async forget(provider: ProviderKind): Promise<void> {
     this.session.delete(provider);
-    await del(secretName(provider));
+    await dropSealed(secretName(provider));
   }
 }
 

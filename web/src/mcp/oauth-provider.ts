@@ -9,6 +9,7 @@
  */
 
 import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type {
   OAuthClientInformationMixed,
@@ -32,8 +33,14 @@ export interface Interactive {
   open(url: URL): void;
 }
 
-/** True for every error that means "ask the person to sign in again" rather than "the server is broken". */
+/**
+ * True for every error that means "ask the person to sign in again" rather than "the server is broken".
+ * A 401 right after a refresh the SDK counted as a success (the grant was revoked in between, or the
+ * server refuses the fresh token) is one too: the SDK stops there rather than loop, and signing in again
+ * is the one thing that can mend it.
+ */
 export function needsSignIn(err: unknown): boolean {
+  if (err instanceof StreamableHTTPError) return err.code === 401;
   return err instanceof SignInRequired || err instanceof UnauthorizedError || err instanceof InvalidGrantError;
 }
 

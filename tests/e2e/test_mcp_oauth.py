@@ -165,3 +165,28 @@ def test_authorization_server_without_cors_is_named(browser: Browser, harness: s
         expect(entry).to_contain_text("Access-Control-Allow-Origin")
         expect(entry).to_have_attribute("data-state", "auth-required")
         assert events(servers, "registration_create.success") == []
+
+
+def test_app_page_hands_a_popup_answer_to_its_opener(browser: Browser, server: str) -> None:
+    """The app's own page is the return address: opened as the sign-in popup it passes the answer on and
+    closes, unbooted, and the OpenRouter sign-in (which reads `?code=` too) leaves it alone."""
+    with running_app(browser, f"{server}/") as app:
+        page = app.page
+        page.evaluate(
+            """() => { window.answers = []; const c = new BroadcastChannel("tidepool.mcp-signin");
+                       c.onmessage = (e) => window.answers.push(e.data); }"""
+        )
+        answer_url = f"{server}/?code=the-code&state=mcp.test-state&iss=http%3A%2F%2F127.0.0.1%3A9"
+        with page.expect_popup() as popup_info:
+            page.evaluate("(url) => { window.open(url, '_blank', 'popup'); }", answer_url)
+        popup_info.value.wait_for_event("close", timeout=TIMEOUT_MS)
+        page.wait_for_function("() => window.answers.length === 1", timeout=TIMEOUT_MS)
+        answer = page.evaluate("() => window.answers[0]")
+        assert answer == {
+            "state": "mcp.test-state",
+            "code": "the-code",
+            "error": None,
+            "description": None,
+            "iss": "http://127.0.0.1:9",
+        }
+        assert not [r for r in app.traffic.requests if "/auth/keys" in r], "the OpenRouter exchange ran"

@@ -9,6 +9,7 @@ import { streamProbe, type StreamProbe } from "./ui/stream-probe";
 import { wireAdvanced } from "./settings/advanced";
 import { agentSettings, isPermissionMode, providerInfo, providerName, type AppSettings } from "./settings/model";
 import { finishOAuth, startOAuth, trimBase } from "./settings/oauth";
+import { handleSignInReturn } from "./mcp/oauth-return";
 import { SettingsOrder } from "./settings/ordering";
 import { KeyRing, loadSettings, saveSettings } from "./settings/store";
 import { readTestConfig } from "./settings/test-config";
@@ -325,6 +326,8 @@ function restart(takeOver = false): void {
 }
 
 async function init(): Promise<void> {
+  // An MCP sign-in's answer lands here too: a popup hands it to the tab that opened it and closes, unbooted.
+  if ((await handleSignInReturn()).kind === "popup") return;
   client.start(); // Python loads for seconds: start it before anything else is awaited
   settings = await loadSettings();
   const testConfig = readTestConfig(); // the page's URL configures nothing

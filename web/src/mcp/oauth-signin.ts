@@ -2,64 +2,21 @@
  * Sign in to an MCP server, in the page: the SDK's `auth()` walks 401 -> protected resource metadata ->
  * authorization server metadata -> dynamic client registration -> PKCE; the authorization page opens in
  * a popup (opened at once, inside the click, so the browser allows it) or, when no popup may open, in
- * this tab. The answer comes back to this app's own page (`callbackUrl()`, the OpenRouter sign-in's
- * return address too): `handleSignInReturn()` at boot hands a popup's answer to the tab that opened it
- * over a BroadcastChannel (the app's COOP cuts `window.opener`), or finishes a redirect in place.
- * The states this flow sends start with `mcp.`; the OpenRouter return sends none.
+ * this tab. How the answer comes back is oauth-return.ts.
  */
 
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
-import { callbackUrl, makeVerifier } from "../settings/oauth";
+import { callbackUrl } from "../settings/oauth";
 import { EndpointReporter } from "./oauth-fetch";
 import { McpOAuthProvider, type Interactive } from "./oauth-provider";
+import { newState, savePending, waitForAnswer, type Answer, type Pending } from "./oauth-return";
 
-const CHANNEL = "tidepool.mcp-signin";
-const STATE_PREFIX = "mcp.";
-const PENDING_KEY = "tidepool.mcp-signin.pending";
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 export type SignInOutcome =
   | { kind: "signed-in" }
   | { kind: "redirecting" }
   | { kind: "error"; message: string };
-
-export type SignInReturn = { kind: "none" } | { kind: "popup" } | SignInOutcome;
-
-interface Answer {
-  state: string;
-  code: string | null;
-  error: string | null;
-  description: string | null;
-  iss: string | null;
-}
-
-interface Pending {
-  state: string;
-  serverUrl: string;
-}
-
-function readAnswer(url: URL): Answer | null {
-  const state = url.searchParams.get("state");
-  if (!state?.startsWith(STATE_PREFIX)) return null;
-  const p = url.searchParams;
-  return { state, code: p.get("code"), error: p.get("error"), description: p.get("error_description"), iss: p.get("iss") };
-}
-
-function waitForAnswer(state: string, timeoutMs: number): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const channel = new BroadcastChannel(CHANNEL);
-    const timer = setTimeout(() => {
-      channel.close();
-      reject(new Error(`the sign-in window gave no answer within ${Math.round(timeoutMs / 1000)} s: sign in again`));
-    }, timeoutMs);
-    channel.onmessage = (event: MessageEvent<Answer>) => {
-      if (event.data?.state !== state) return;
-      clearTimeout(timer);
-      channel.close();
-      resolve(event.data);
-    };
-  });
-}
 
 /** Exchange the code the authorization server sent back (checking it answers this sign-in) for tokens. */
 async function finish(provider: McpOAuthProvider, answer: Answer, reporter: EndpointReporter): Promise<SignInOutcome> {
@@ -83,14 +40,14 @@ async function finish(provider: McpOAuthProvider, answer: Answer, reporter: Endp
 }
 
 async function run(serverUrl: string, popup: Window | null, timeoutMs: number): Promise<SignInOutcome> {
-  const state = STATE_PREFIX + makeVerifier();
+  const state = newState();
   const answer = popup ? waitForAnswer(state, timeoutMs) : null;
   const open: Interactive["open"] = (url) => {
     if (popup) {
       popup.location.href = url.href;
       return;
     }
-    sessionStorage.setItem(PENDING_KEY, JSON.stringify({ state, serverUrl } satisfies Pending));
+    savePending({ state, serverUrl });
     window.location.assign(url.href);
   };
   const provider = new McpOAuthProvider(serverUrl, callbackUrl(), { state, open });
@@ -118,37 +75,10 @@ export function signIn(serverUrl: string, timeoutMs: number = DEFAULT_TIMEOUT_MS
   return run(serverUrl, popup, timeoutMs);
 }
 
-/**
- * Call first thing at boot. When this page is the authorization server's answer to an MCP sign-in, it
- * cleans the address bar and either passes the answer to the tab that opened this popup (then closes
- * itself; the caller should stop booting) or, after a redirect, finishes the sign-in here.
- */
-export async function handleSignInReturn(loc: Location = window.location): Promise<SignInReturn> {
-  const url = new URL(loc.href);
-  const answer = readAnswer(url);
-  if (!answer) return { kind: "none" };
-  history.replaceState(null, "", url.pathname);
-  const pending = parsePending(sessionStorage.getItem(PENDING_KEY));
-  if (pending?.state === answer.state) {
-    sessionStorage.removeItem(PENDING_KEY);
-    const provider = new McpOAuthProvider(pending.serverUrl, callbackUrl(), { state: pending.state, open: () => undefined });
-    return finish(provider, answer, new EndpointReporter());
-  }
-  const channel = new BroadcastChannel(CHANNEL);
-  channel.postMessage(answer);
-  channel.close();
-  window.close();
-  return { kind: "popup" };
-}
-
-function parsePending(text: string | null): Pending | null {
-  if (text === null) return null;
-  try {
-    const value = JSON.parse(text) as Partial<Pending>;
-    return typeof value.state === "string" && typeof value.serverUrl === "string" ? { state: value.state, serverUrl: value.serverUrl } : null;
-  } catch {
-    return null;
-  }
+/** After a redirect: finish the sign-in this tab started before it left. */
+export function finishRedirect(pending: Pending, answer: Answer): Promise<SignInOutcome> {
+  const provider = new McpOAuthProvider(pending.serverUrl, callbackUrl(), { state: pending.state, open: () => undefined });
+  return finish(provider, answer, new EndpointReporter());
 }
 
 /** Forget a server's tokens and registration (it was removed). */

@@ -1,7 +1,8 @@
 // The e2e harness's page for MCP sign-in (tests/e2e/test_mcp_oauth.py): the sign-in seam of
 // web/src/mcp/ driven through the Tool servers test ids, with the MCP client in a worker as in the app.
 import { callbackUrl } from "../../src/settings/oauth";
-import { forgetSignIn, handleSignInReturn, signIn } from "../../src/mcp/oauth-signin";
+import { handleSignInReturn } from "../../src/mcp/oauth-return";
+import { forgetSignIn, signIn } from "../../src/mcp/oauth-signin";
 import type { ToWorker, FromWorker } from "./mcp-oauth-worker";
 
 function button(testid: string, label: string): HTMLButtonElement {

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
 import subprocess
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from functools import partial
@@ -38,7 +40,7 @@ class HarnessHandler(SimpleHTTPRequestHandler):
             self.send_header(name, value)
         super().end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -48,7 +50,15 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     entries = [str(HARNESS / "mcp-oauth-page.ts"), str(HARNESS / "mcp-oauth-worker.ts")]
     esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
     subprocess.run(
-        [str(esbuild), *entries, "--bundle", "--format=esm", "--target=es2022", f"--outdir={out}", "--log-level=warning"],
+        [
+            str(esbuild),
+            *entries,
+            "--bundle",
+            "--format=esm",
+            "--target=es2022",
+            f"--outdir={out}",
+            "--log-level=warning",
+        ],
         check=True,
         timeout=120,
     )
@@ -65,12 +75,18 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @contextlib.contextmanager
 def oauth_servers(*flags: str) -> Iterator[dict[str, str]]:
-    proc = subprocess.Popen(["node", str(SERVERS), *flags], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    """Run scripts/mcp/oauth_servers.mjs; yield the addresses it prints once both servers listen."""
+    proc = subprocess.Popen(["node", str(SERVERS), *flags], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
-        line = proc.stdout.readline()  # the script prints its addresses once both servers listen
-        assert line, "oauth_servers.mjs exited before it listened"
-        yield json.loads(line)
+        seen: list[str] = []
+        deadline = time.monotonic() + 30
+        while not seen or not seen[-1].startswith("{"):
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            line = proc.stdout.readline() if ready else ""
+            assert line, f"oauth_servers.mjs did not start within 30 s: {''.join(seen)}"
+            seen.append(line)
+        yield json.loads(seen[-1])
     finally:
         proc.terminate()
         proc.wait(timeout=10)

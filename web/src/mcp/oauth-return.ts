@@ -35,8 +35,13 @@ export function newState(): string {
 function readAnswer(url: URL): Answer | null {
   const state = url.searchParams.get("state");
   if (!state?.startsWith(STATE_PREFIX)) return null;
-  const p = url.searchParams;
-  return { state, code: p.get("code"), error: p.get("error"), description: p.get("error_description"), iss: p.get("iss") };
+  return {
+    state,
+    code: url.searchParams.get("code"),
+    error: url.searchParams.get("error"),
+    description: url.searchParams.get("error_description"),
+    iss: url.searchParams.get("iss"),
+  };
 }
 
 /** The answer to the sign-in sent with `state`, from the popup's return page; rejects after `timeoutMs`. */
@@ -88,9 +93,11 @@ export async function handleSignInReturn(loc: Location = window.location): Promi
     const { finishRedirect } = await import("./oauth-signin");
     return finishRedirect(pending, answer);
   }
+  // A popup: the tab that opened it takes the answer only if the state is the one it sent (a forged
+  // link's is not). A tab the person opened themselves cannot be closed by script: it boots as usual.
   const channel = new BroadcastChannel(CHANNEL);
   channel.postMessage(answer);
   channel.close();
   window.close();
-  return { kind: "popup" };
+  return window.closed ? { kind: "popup" } : { kind: "none" };
 }

@@ -1,7 +1,7 @@
 // The MCP sign-in state on the real sealed store (AES-GCM under a non-extractable key, in IndexedDB as
 // fake-indexeddb implements it under Node): what the SDK saves reads back, per server, never in clear.
 import "fake-indexeddb/auto";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { OAuthError, OAuthErrorCode, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { beforeEach, describe, expect, it } from "vitest";
 import { McpOAuthProvider, SignInRequired, needsSignIn } from "../src/mcp/oauth-provider";
 import { recordName, ServerAuthStore } from "../src/mcp/oauth-store";
@@ -104,8 +104,9 @@ describe("MCP sign-in state", () => {
     quiet.redirectToAuthorization(new URL("http://127.0.0.1:9200/auth"));
     expect(quiet.signInNeeded).toBe(true);
     expect(needsSignIn(new Error("HTTP 500"))).toBe(false);
-    expect(needsSignIn(new StreamableHTTPError(401, "Server returned 401 after successful authentication"))).toBe(true);
-    expect(needsSignIn(new StreamableHTTPError(500, "Error POSTing to endpoint"))).toBe(false);
+    expect(needsSignIn(new SdkError(SdkErrorCode.ClientHttpAuthentication, "Server returned 401 after re-authentication"))).toBe(true);
+    expect(needsSignIn(new OAuthError(OAuthErrorCode.InvalidGrant, "refresh token revoked"))).toBe(true);
+    expect(needsSignIn(new OAuthError(OAuthErrorCode.ServerError, "down"))).toBe(false);
   });
 
   it("reads a damaged record as signed out, and signing in again replaces it", async () => {

@@ -8,14 +8,18 @@
  * is required; the transport then fails with `UnauthorizedError` and the server's entry asks to sign in.
  */
 
-import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+import {
+  OAuthError,
+  OAuthErrorCode,
+  SdkError,
+  SdkErrorCode,
+  UnauthorizedError,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
 import { ServerAuthStore } from "./oauth-store";
 
 /** A person has to sign in to this server (from the entry's `tool-server-signin` button). */
@@ -40,8 +44,9 @@ export interface Interactive {
  * is the one thing that can mend it.
  */
 export function needsSignIn(err: unknown): boolean {
-  if (err instanceof StreamableHTTPError) return err.code === 401;
-  return err instanceof SignInRequired || err instanceof UnauthorizedError || err instanceof InvalidGrantError;
+  if (err instanceof SdkError) return err.code === SdkErrorCode.ClientHttpAuthentication;
+  if (err instanceof OAuthError) return err.code === OAuthErrorCode.InvalidGrant;
+  return err instanceof SignInRequired || err instanceof UnauthorizedError;
 }
 
 export class McpOAuthProvider implements OAuthClientProvider {
@@ -76,22 +81,22 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.interactive.state;
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
     const client = (await this.store.read()).client;
     // Registering happens when the person signs in, not behind their back from the worker.
     if (!client && !this.interactive) throw new SignInRequired(this.serverUrl, "this app is not registered with its authorization server yet");
     return client;
   }
 
-  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+  async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
     await this.store.put("client", client);
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
+  async tokens(): Promise<StoredOAuthTokens | undefined> {
     return (await this.store.read()).tokens;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     await this.store.put("tokens", tokens);
   }
 

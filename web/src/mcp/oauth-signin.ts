@@ -5,7 +5,7 @@
  * this tab. How the answer comes back is oauth-return.ts.
  */
 
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth } from "@modelcontextprotocol/client";
 import { callbackUrl } from "../settings/oauth";
 import { EndpointReporter } from "./oauth-fetch";
 import { McpOAuthProvider, type Interactive } from "./oauth-provider";
@@ -25,12 +25,10 @@ async function finish(provider: McpOAuthProvider, answer: Answer, reporter: Endp
     return { kind: "error", message: `The authorization server refused the sign-in (${why}).` };
   }
   if (!answer.code) return { kind: "error", message: "The sign-in came back without a code: sign in again." };
-  const issuer = (await provider.store.read()).discovery?.authorizationServerMetadata?.issuer;
-  if (answer.iss !== null && issuer !== undefined && answer.iss !== issuer) {
-    return { kind: "error", message: `The sign-in answer came from ${answer.iss}, not from ${issuer}: refused.` };
-  }
   try {
-    await auth(provider, { serverUrl: provider.serverUrl, authorizationCode: answer.code, fetchFn: reporter.fetch });
+    // `iss` (RFC 9207): the SDK refuses an answer from another authorization server than the one it asked.
+    const iss = answer.iss ?? undefined;
+    await auth(provider, { serverUrl: provider.serverUrl, authorizationCode: answer.code, iss, fetchFn: reporter.fetch });
     return { kind: "signed-in" };
   } catch (err) {
     return { kind: "error", message: reporter.explain(err) };

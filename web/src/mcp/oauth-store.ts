@@ -5,13 +5,12 @@
  * the agent worker (which injects the token). Never in Python, OPFS, SQLite, logs, frames or recordings.
  */
 
-import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
 import { dropSealed, openSealed, seal } from "../settings/store";
 
 export interface ServerAuth {
-  tokens?: OAuthTokens;
-  client?: OAuthClientInformationMixed;
+  tokens?: StoredOAuthTokens;
+  client?: StoredOAuthClientInformation;
   discovery?: OAuthDiscoveryState;
   verifier?: string;
 }

@@ -1,7 +1,6 @@
 // The e2e harness's MCP client: the official SDK's Client over Streamable HTTP, its token from the quiet
 // McpOAuthProvider (the sealed record the page's sign-in wrote), in a worker as the app's core has it.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { McpOAuthProvider, needsSignIn } from "../../src/mcp/oauth-provider";
 
 export type ToWorker = { type: "connect"; url: string; callback: string } | { type: "list" };

@@ -183,6 +183,24 @@ def test_authorization_server_without_cors_is_named(browser: Browser, harness: s
         assert events(servers, "registration_create.success") == []
 
 
+def test_sign_in_by_redirect_when_no_popup_may_open(browser: Browser, harness: str) -> None:
+    with oauth_servers() as servers, running_app(browser, harness) as app:
+        page = app.page
+        add_server(page, servers["mcp"])
+        expect(page.get_by_test_id("tool-server-entry")).to_have_attribute("data-state", "auth-required")
+        page.evaluate("() => { window.open = () => null; }")  # what a browser that blocks the popup returns
+        page.get_by_test_id("tool-server-signin").click()
+        # This tab goes to the authorization page and comes back with the code, which it exchanges itself.
+        expect(page.locator("body")).to_have_attribute("data-signin-return", "signed-in", timeout=TIMEOUT_MS)
+        assert "code=" not in page.url and "state=" not in page.url
+        assert len(events(servers, "grant.success", "authorization_code")) == 1
+        add_server(page, servers["mcp"])
+        entry = page.get_by_test_id("tool-server-entry")
+        expect(entry).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+        expect(entry).to_have_attribute("data-tools", "2")
+        assert not page.evaluate("() => Object.keys(sessionStorage)"), "the pending sign-in was left behind"
+
+
 def test_app_page_hands_a_popup_answer_to_its_opener(browser: Browser, server: str) -> None:
     """The app's own page is the return address: opened as the sign-in popup it passes the answer on and
     closes, unbooted, and the OpenRouter sign-in (which reads `?code=` too) leaves it alone."""

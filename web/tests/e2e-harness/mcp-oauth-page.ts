@@ -51,5 +51,6 @@ function boot(): void {
 
 void handleSignInReturn().then((ret) => {
   if (ret.kind !== "popup") boot();
+  document.body.dataset.signinReturn = ret.kind; // after a redirect: how the sign-in this tab started ended
   if (ret.kind === "error") document.body.dataset.signinError = ret.message;
 });

@@ -44,18 +44,22 @@ function readAnswer(url: URL): Answer | null {
   };
 }
 
-/** The answer to the sign-in sent with `state`, from the popup's return page; rejects after `timeoutMs`. */
-export function waitForAnswer(state: string, timeoutMs: number): Promise<Answer> {
+/** The answer to the sign-in sent with `state`, from the popup's return page; rejects after `timeoutMs` or on abort. */
+export function waitForAnswer(state: string, timeoutMs: number, signal: AbortSignal): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const channel = new BroadcastChannel(CHANNEL);
-    const timer = setTimeout(() => {
-      channel.close();
-      reject(new Error(`the sign-in window gave no answer within ${Math.round(timeoutMs / 1000)} s: sign in again`));
-    }, timeoutMs);
-    channel.onmessage = (event: MessageEvent<Answer>) => {
-      if (event.data?.state !== state) return;
+    const stop = (err?: Error): void => {
       clearTimeout(timer);
       channel.close();
+      if (err) reject(err);
+    };
+    const timer = setTimeout(() => {
+      stop(new Error(`the sign-in window gave no answer within ${Math.round(timeoutMs / 1000)} s: sign in again`));
+    }, timeoutMs);
+    signal.addEventListener("abort", () => stop(new Error("the sign-in ended before its answer came")), { once: true });
+    channel.onmessage = (event: MessageEvent<Answer>) => {
+      if (event.data?.state !== state) return;
+      stop();
       resolve(event.data);
     };
   });

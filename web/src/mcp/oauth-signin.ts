@@ -39,7 +39,9 @@ async function finish(provider: McpOAuthProvider, answer: Answer, reporter: Endp
 
 async function run(serverUrl: string, popup: Window | null, timeoutMs: number): Promise<SignInOutcome> {
   const state = newState();
-  const answer = popup ? waitForAnswer(state, timeoutMs) : null;
+  const done = new AbortController();
+  const answer = popup ? waitForAnswer(state, timeoutMs, done.signal) : null;
+  answer?.catch(() => undefined); // awaited below only when the popup is used; never an unhandled rejection
   const open: Interactive["open"] = (url) => {
     if (popup) {
       popup.location.href = url.href;
@@ -60,6 +62,8 @@ async function run(serverUrl: string, popup: Window | null, timeoutMs: number): 
   } catch (err) {
     popup?.close();
     return { kind: "error", message: reporter.explain(err) };
+  } finally {
+    done.abort(); // stop listening for an answer that will not be used
   }
 }
 

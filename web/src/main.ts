@@ -7,6 +7,7 @@ import { checkAnswer, type RequestAnswer } from "./protocol/requests";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/chat/stream-probe";
 import { SettingsController } from "./settings/controller";
+import { handleSignInReturn } from "./mcp/oauth-return";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat/chat";
 import { mountChatMedia } from "./ui/images/chat-media";
@@ -207,6 +208,8 @@ function restart(takeOver = false): void {
 }
 
 async function init(): Promise<void> {
+  // An MCP sign-in's answer lands here too: a popup hands it to the tab that opened it and closes, unbooted.
+  if ((await handleSignInReturn()).kind === "popup") return;
   client.start(); // Python loads for seconds: start it before anything else is awaited
   const testConfig = readTestConfig(); // the page's URL configures nothing
   if (testConfig.streamProbe) {

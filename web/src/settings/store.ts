@@ -63,13 +63,19 @@ async function wrappingKey(): Promise<CryptoKey> {
   const existing = await get(WRAP_KEY);
   if (existing instanceof CryptoKey) return existing;
   const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
-  await put(WRAP_KEY, key);
-  return key;
+  try {
+    await withStore("readwrite", (s) => s.add(key, WRAP_KEY)); // add, not put: the page and a worker may race here
+    return key;
+  } catch {
+    const winner = await get(WRAP_KEY);
+    if (winner instanceof CryptoKey) return winner;
+    throw new Error("the key-wrapping key could not be stored");
+  }
 }
 
 const secretName = (provider: ProviderKind): string => `secret:${provider}`;
 
-/** Store `secret` under `name` as AES-GCM ciphertext (the provider keys, tool servers' tokens). */
+/** Store `secret` under `name` as AES-GCM ciphertext under the non-extractable wrapping key (the provider keys, tool servers' tokens and sign-ins). */
 export async function sealSecret(name: string, secret: string): Promise<void> {
   const key = await wrappingKey();
   const iv = crypto.getRandomValues(new Uint8Array(12));
@@ -87,8 +93,13 @@ export async function openSecret(name: string): Promise<string | null> {
     const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: new Uint8Array(record.iv) }, key, record.data);
     return new TextDecoder().decode(plain);
   } catch {
-    return null; // the wrapping key was lost or the record is damaged: ask for the key again
+    return null; // the wrapping key was lost or the record is damaged: ask for the secret again
   }
+}
+
+/** Forget the secret stored under `name`. */
+export async function dropSecret(name: string): Promise<void> {
+  await del(name);
 }
 
 /** Where each provider's key is: session memory or encrypted IndexedDB. */
@@ -103,7 +114,7 @@ export class KeyRing {
   async set(provider: ProviderKind, storage: KeyStorage, secret: string): Promise<void> {
     if (storage === "session") {
       this.session.set(provider, secret);
-      await del(secretName(provider));
+      await dropSecret(secretName(provider));
       return;
     }
     this.session.delete(provider);
@@ -119,7 +130,7 @@ export class KeyRing {
 
   async forget(provider: ProviderKind): Promise<void> {
     this.session.delete(provider);
-    await del(secretName(provider));
+    await dropSecret(secretName(provider));
   }
 }
 

@@ -166,11 +166,11 @@ export class McpHost {
   private offer(server: string, tools: McpToolSpec[], settle?: (accepted: string[], refused: Refused[]) => void): void {
     if (!this.ready) return;
     const id = `m${this.nextId++}`;
-    if (settle) this.waiting.set(id, settle);
+    this.waiting.set(id, settle ?? (() => undefined)); // a withdrawal's reply is ours too, not an unknown one
     const error = this.io.send({ type: "mcp_tools", id, server, tools });
-    if (error && settle) {
+    if (error) {
       this.waiting.delete(id);
-      settle([], [{ name: "(all)", reason: `the tool list is too large to hand over (${error})` }]);
+      settle?.([], [{ name: "(all)", reason: `the tool list is too large to hand over (${error})` }]);
     }
   }
 

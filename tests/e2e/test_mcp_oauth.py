@@ -59,11 +59,11 @@ def oauth_servers(*flags: str) -> Iterator[dict[str, str]]:
     try:
         assert proc.stdout is not None
         seen: list[str] = []
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # node loads oidc-provider slowly on a busy machine
         while not seen or not seen[-1].startswith("{"):
             ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
             line = proc.stdout.readline() if ready else ""
-            assert line, f"oauth_servers.mjs did not start within 30 s: {''.join(seen)}"
+            assert line, f"oauth_servers.mjs did not start within 60 s: {''.join(seen)}"
             seen.append(line)
         yield json.loads(seen[-1])
     finally:

@@ -19,7 +19,8 @@ type McpToolSpec = Extract<HostMessage, { type: "mcp_tools" }>["tools"][number];
 type Refused = { name: string; reason: string };
 
 const RETRY_MS = 3_000;
-const SIGN_IN = "this server wants you to sign in: press Sign in (a window of its authorization server opens)";
+const SIGN_IN =
+  "this server wants you to sign in: press Sign in (its sign-in page opens in a window), or remove it and add it again with a bearer token";
 
 export interface McpHostIO {
   /** A frame to the runtime; returns why it could not be sent, or null. */

@@ -1,9 +1,9 @@
-"""MCP sign-in with OAuth 2.1 in Chromium, against a real authorization server (oidc-provider) and an MCP
-server it protects (scripts/mcp/oauth_servers.mjs): 401 -> resource metadata -> AS metadata -> dynamic
-registration -> PKCE in a popup -> tokens in the worker; a refresh; a revoked grant asks to sign in again.
-
-The page is a harness (web/tests/e2e-harness/) that drives web/src/mcp/oauth-*.ts through the Tool
-servers test ids, bundled with the project's esbuild and served with the app's own CSP and COOP.
+"""MCP sign-in with OAuth 2.1 in the real app, against a real authorization server (oidc-provider) and an
+MCP server it protects (scripts/mcp/oauth_servers.mjs), through the Tool servers test ids: 401 -> resource
+metadata -> AS metadata -> dynamic registration -> PKCE in a popup (or this tab) -> tokens in the worker;
+the model calls the server's tool; an expired token is refreshed unattended; a revoked grant asks to sign
+in again; removing the server forgets the sign-in. No token in Python's storage, the frames between the
+page and the worker, the recording, the console or a URL.
 """
 
 from __future__ import annotations
@@ -12,65 +12,44 @@ import contextlib
 import json
 import select
 import subprocess
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, expect
 
-from scripts.server.static import CSP, SECURITY_HEADERS
-from tests.e2e.conftest import running_app
-from tests.e2e.ui import dump_storage
+from scripts.fakes.fake_llm import FakeLLM
+from tests.e2e.conftest import KEY, MODEL, App, guarded_context
+from tests.e2e.test_recording import export_recording
+from tests.e2e.test_tool_servers import add_server, entry, model_calls, open_panel, tool_message
+from tests.e2e.ui import choose_model, configure_provider, dump_storage, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
-HARNESS = ROOT / "web" / "tests" / "e2e-harness"
 SERVERS = ROOT / "scripts" / "mcp" / "oauth_servers.mjs"
 TIMEOUT_MS = 30_000
 
-
-class HarnessHandler(SimpleHTTPRequestHandler):
-    def end_headers(self) -> None:
-        for name, value in {**SECURITY_HEADERS, "Content-Security-Policy": CSP}.items():
-            self.send_header(name, value)
-        super().end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    out = tmp_path_factory.mktemp("mcp-oauth-harness")
-    entries = [str(HARNESS / "mcp-oauth-page.ts"), str(HARNESS / "mcp-oauth-worker.ts")]
-    esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
-    subprocess.run(
-        [
-            str(esbuild),
-            *entries,
-            "--bundle",
-            "--format=esm",
-            "--target=es2022",
-            f"--outdir={out}",
-            "--log-level=warning",
-        ],
-        check=True,
-        timeout=120,
-    )
-    (out / "index.html").write_text((HARNESS / "mcp-oauth.html").read_text())
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(HarnessHandler, directory=str(out)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+# Every message between the page and its workers, as text (a frame's bytes decoded), for the token check.
+WATCH_WORKERS_JS = """
+(() => {
+  const Base = window.Worker;
+  if (!Base || window.__workerMessages) return;
+  const seen = (window.__workerMessages = []);
+  const text = (data) => {
+    try {
+      return JSON.stringify(data, (_, v) =>
+        v instanceof ArrayBuffer || ArrayBuffer.isView(v) ? new TextDecoder("latin1").decode(v) : v);
+    } catch (err) { return String(err); }
+  };
+  window.Worker = class extends Base {
+    constructor(...args) { super(...args); this.addEventListener("message", (e) => seen.push(text(e.data))); }
+    postMessage(message, ...rest) { seen.push(text(message)); return super.postMessage(message, ...rest); }
+  };
+})();
+"""
 
 
 @contextlib.contextmanager
@@ -80,11 +59,11 @@ def oauth_servers(*flags: str) -> Iterator[dict[str, str]]:
     try:
         assert proc.stdout is not None
         seen: list[str] = []
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # node loads oidc-provider slowly on a busy machine
         while not seen or not seen[-1].startswith("{"):
             ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
             line = proc.stdout.readline() if ready else ""
-            assert line, f"oauth_servers.mjs did not start within 30 s: {''.join(seen)}"
+            assert line, f"oauth_servers.mjs did not start within 60 s: {''.join(seen)}"
             seen.append(line)
         yield json.loads(seen[-1])
     finally:
@@ -103,124 +82,176 @@ def events(servers: dict[str, str], name: str, grant_type: str | None = None) ->
     return [e for e in log if e["event"] == name and (grant_type is None or e.get("grant_type") == grant_type)]
 
 
-def add_server(page: Page, url: str) -> None:
-    page.get_by_test_id("tool-server-name").fill("secure")
-    page.get_by_test_id("tool-server-url").fill(url)
-    page.get_by_test_id("tool-server-add").click()
+@dataclass
+class Watched(App):
+    console: list[str] = field(default_factory=list)
 
 
-def list_tools(page: Page) -> None:
-    """Ask the worker's client for the tool list again, and wait for its answer."""
-    entry = page.get_by_test_id("tool-server-entry")
-    answers = int(entry.get_attribute("data-answers") or "0")
-    page.get_by_test_id("harness-list-tools").click()
-    expect(entry).to_have_attribute("data-answers", str(answers + 1), timeout=TIMEOUT_MS)
+@pytest.fixture(scope="module")
+def watched(browser: Browser, server: str, fake: FakeLLM) -> Iterator[Watched]:
+    """The real app, connected to the fake model, with its worker messages and console kept."""
+    fake.reset(api_key=KEY)
+    context, traffic = guarded_context(browser)
+    console: list[str] = []
+    context.on("console", lambda m: console.append(message_text(m)))
+    context.add_init_script(WATCH_WORKERS_JS)
+    try:
+        page = context.new_page()
+        page.goto(server + "/")
+        wait_ready(page)
+        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
+        choose_model(page, MODEL)
+        yield Watched(page, context, traffic, server + "/", console)
+    finally:
+        context.close()
+    assert not traffic.external, f"requests off 127.0.0.1 were attempted: {traffic.external}"
 
 
-def sign_in(page: Page) -> None:
-    """Click the entry's sign-in; the popup goes through the real authorize page and closes itself."""
+def message_text(message: ConsoleMessage) -> str:
+    return message.text
+
+
+@pytest.fixture
+def page(watched: Watched, fake: FakeLLM) -> Page:
+    fake.reset(api_key=KEY)
+    wait_ready(watched.page)
+    watched.page.get_by_test_id("permission-mode").select_option("ask")
+    open_panel(watched.page)
+    return watched.page
+
+
+def sign_in(page: Page, server: Locator) -> None:
+    """Click the entry's sign-in; the popup goes through the real authorize page, back to the app, and closes."""
     with page.expect_popup() as popup_info:
-        page.get_by_test_id("tool-server-signin").click()
-    popup = popup_info.value
-    popup.wait_for_event("close", timeout=TIMEOUT_MS)
+        server.get_by_test_id("tool-server-signin").click()
+    popup_info.value.wait_for_event("close", timeout=TIMEOUT_MS)
 
 
-def test_sign_in_refresh_and_revocation(browser: Browser, harness: str) -> None:
-    with oauth_servers() as servers, running_app(browser, harness) as app:
-        page = app.page
-        entry = page.get_by_test_id("tool-server-entry")
-        add_server(page, servers["mcp"])
-        expect(entry).to_have_attribute("data-state", "auth-required", timeout=TIMEOUT_MS)
-        expect(entry).to_have_attribute("data-name", "secure")
-        expect(page.get_by_test_id("tool-server-signin")).to_be_visible()
+def leaks(app: Watched, tmp_path: Path, tokens: set[str], fake: FakeLLM) -> list[str]:
+    """Where any of `tokens` can be read outside the worker: storage in clear (OPFS with Python's SQLite,
+    IndexedDB, web storage), the messages between the page and its workers, the recording, the console,
+    the model's requests and every URL asked for."""
+    places = {
+        "storage": json.dumps(dump_storage(app.page)),
+        "worker messages": "\n".join(app.page.evaluate("() => window.__workerMessages")),
+        "recording": json.dumps(export_recording(app.page, tmp_path / "recording.json")),
+        "console": "\n".join(app.console),
+        "model requests": "\n".join(json.dumps(r.json()) for r in fake.requests_to("/api/v1/chat/completions")),
+        "urls": "\n".join(app.traffic.requests),
+    }
+    # Each place holds the session that used the server, so the look for tokens there can find them.
+    empty = [where for where, text in places.items() if where not in ("console", "urls") and "whoami" not in text]
+    assert not empty, f"nothing of the session in {empty}"
+    return [f"{where}: {token[:6]}…" for where, text in places.items() for token in tokens if token in text]
+
+
+def test_sign_in_call_refresh_revoke_and_remove(page: Page, watched: Watched, fake: FakeLLM, tmp_path: Path) -> None:
+    with oauth_servers() as servers:
+        secure = add_server(page, "secure", servers["mcp"])
+        expect(secure).to_have_attribute("data-state", "auth-required", timeout=TIMEOUT_MS)
+        expect(secure).to_contain_text("Sign in")
+        expect(secure).to_have_attribute("data-tools", "0")
         assert events(servers, "registration_create.success") == [], "the worker registered behind the person's back"
 
-        sign_in(page)
-        expect(entry).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
-        expect(entry).to_have_attribute("data-tools", "2")
-        expect(entry).to_contain_text("whoami")
+        sign_in(page, secure)
+        expect(secure).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+        expect(secure).to_have_attribute("data-tools", "2")
         assert len(events(servers, "registration_create.success")) == 1
         assert len(events(servers, "grant.success", "authorization_code")) == 1
-        tokens: list[str] = as_call(servers, "/test/tokens")
+        card = model_calls(page, fake, "secure__whoami", {}, "You are signed in.")
+        assert card.get_attribute("data-status") == "ok"
+        assert card.get_attribute("data-server") == "secure"
+        assert "tester" in tool_message(fake)  # the account the token was issued to
+        tokens: set[str] = set(as_call(servers, "/test/tokens"))
         assert len(tokens) == 2  # an access and a refresh token
-        stored = json.dumps(dump_storage(page))
-        assert not [t for t in tokens if t in stored], "a token is readable in the page's storage"
-        assert not [t for t in tokens if any(t in line for line in app.traffic.requests)], "a token in a URL"
 
-        # The access token is gone (as if expired): the worker's next call refreshes it, unattended.
+        # The access token is gone (as if expired): the worker refreshes it unattended, the call goes through.
         as_call(servers, "/test/revoke-access", "POST")
-        list_tools(page)
-        expect(entry).to_have_attribute("data-state", "connected")
-        expect(entry).to_have_attribute("data-tools", "2")
+        card = model_calls(page, fake, "secure__motto", {}, "Noted.")
+        assert card.get_attribute("data-status") == "ok"
+        assert "tokens stay in the worker" in tool_message(fake)
         assert len(events(servers, "grant.success", "refresh_token")) == 1
+        tokens |= set(as_call(servers, "/test/tokens"))
 
-        # The person revoked the app at the authorization server: refresh gets invalid_grant -> sign in again.
+        # The person revoked the app at the authorization server: invalid_grant -> the entry asks to sign in.
         as_call(servers, "/test/revoke", "POST")
-        list_tools(page)
-        expect(entry).to_have_attribute("data-state", "auth-required")
-        expect(page.get_by_test_id("tool-server-signin")).to_be_visible()
+        card = model_calls(page, fake, "secure__whoami", {}, "It needs a sign-in.")
+        assert card.get_attribute("data-status") == "error"
+        assert "sign in" in tool_message(fake)
+        expect(secure).to_have_attribute("data-state", "auth-required", timeout=TIMEOUT_MS)
+        expect(secure).to_have_attribute("data-tools", "0")
         assert [e["error"] for e in events(servers, "grant.error", "refresh_token")] == ["invalid_grant"]
 
-        sign_in(page)
-        expect(entry).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+        sign_in(page, secure)
+        expect(secure).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
         assert len(events(servers, "registration_create.success")) == 1, "the registration is reused"
         assert len(events(servers, "grant.success", "authorization_code")) == 2
+        tokens |= set(as_call(servers, "/test/tokens"))
+
+        leaked = leaks(watched, tmp_path, tokens, fake)
+        assert not leaked, leaked
+        assert "mcp-oauth:" in json.dumps(dump_storage(page)), "the sealed sign-in record is where the check looks"
+        secure.get_by_test_id("tool-server-remove").click()
+        expect(entry(page, "secure")).to_have_count(0)
+        assert "mcp-oauth:" not in json.dumps(dump_storage(page)), "removing the server left its sign-in behind"
 
 
-def test_authorization_server_without_cors_is_named(browser: Browser, harness: str) -> None:
-    with oauth_servers("--no-as-cors") as servers, running_app(browser, harness) as app:
-        page = app.page
-        entry = page.get_by_test_id("tool-server-entry")
-        add_server(page, servers["mcp"])
-        expect(entry).to_have_attribute("data-state", "auth-required", timeout=TIMEOUT_MS)
-        with page.expect_popup() as popup_info:
-            page.get_by_test_id("tool-server-signin").click()
-        popup_info.value.wait_for_event("close", timeout=TIMEOUT_MS)  # nothing to show: it closes at once
-        expect(entry).to_contain_text("send no CORS headers", timeout=TIMEOUT_MS)
-        expect(entry).to_contain_text(f"{servers['as']}/.well-known/oauth-authorization-server")
-        expect(entry).to_contain_text("Access-Control-Allow-Origin")
-        expect(entry).to_have_attribute("data-state", "auth-required")
+def test_authorization_server_without_cors_is_named(page: Page) -> None:
+    with oauth_servers("--no-as-cors") as servers:
+        nocors = add_server(page, "nocors-as", servers["mcp"])
+        expect(nocors).to_have_attribute("data-state", "auth-required", timeout=TIMEOUT_MS)
+        sign_in(page, nocors)  # nothing to show: the popup closes at once
+        expect(nocors).to_contain_text("send no CORS headers", timeout=TIMEOUT_MS)
+        expect(nocors).to_contain_text(f"{servers['as']}/.well-known/oauth-authorization-server")
+        expect(nocors).to_contain_text("Access-Control-Allow-Origin")
+        expect(nocors).to_have_attribute("data-state", "auth-required")
         assert events(servers, "registration_create.success") == []
+        nocors.get_by_test_id("tool-server-remove").click()
+        expect(entry(page, "nocors-as")).to_have_count(0)
 
 
-def test_sign_in_by_redirect_when_no_popup_may_open(browser: Browser, harness: str) -> None:
-    with oauth_servers() as servers, running_app(browser, harness) as app:
-        page = app.page
-        add_server(page, servers["mcp"])
-        expect(page.get_by_test_id("tool-server-entry")).to_have_attribute("data-state", "auth-required")
+def test_sign_in_by_redirect_when_no_popup_may_open(page: Page, watched: Watched) -> None:
+    with oauth_servers() as servers:
+        server = add_server(page, "byredirect", servers["mcp"])
+        expect(server).to_have_attribute("data-state", "auth-required", timeout=TIMEOUT_MS)
         page.evaluate("() => { window.open = () => null; }")  # what a browser that blocks the popup returns
-        page.get_by_test_id("tool-server-signin").click()
-        # This tab goes to the authorization page and comes back with the code, which it exchanges itself.
-        expect(page.locator("body")).to_have_attribute("data-signin-return", "signed-in", timeout=TIMEOUT_MS)
+        with page.expect_navigation(timeout=TIMEOUT_MS):
+            server.get_by_test_id("tool-server-signin").click()
+        # This tab went to the authorization page and came back with the code, which it exchanged itself.
+        page.wait_for_url(lambda url: url.startswith(watched.url) and "code=" not in url, timeout=TIMEOUT_MS)
+        wait_ready(page)
+        open_panel(page)
+        server = entry(page, "byredirect")
+        expect(server).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+        expect(server).to_have_attribute("data-tools", "2")
         assert "code=" not in page.url and "state=" not in page.url
         assert len(events(servers, "grant.success", "authorization_code")) == 1
-        add_server(page, servers["mcp"])
-        entry = page.get_by_test_id("tool-server-entry")
-        expect(entry).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
-        expect(entry).to_have_attribute("data-tools", "2")
-        assert not page.evaluate("() => Object.keys(sessionStorage)"), "the pending sign-in was left behind"
+        pending = page.evaluate("() => Object.keys(sessionStorage).filter((k) => k.includes('mcp-signin'))")
+        assert not pending, "the pending sign-in was left behind"
+        server.get_by_test_id("tool-server-remove").click()
+        expect(entry(page, "byredirect")).to_have_count(0)
 
 
-def test_app_page_hands_a_popup_answer_to_its_opener(browser: Browser, server: str) -> None:
+def test_app_page_hands_a_popup_answer_to_its_opener(watched: Watched, server: str) -> None:
     """The app's own page is the return address: opened as the sign-in popup it passes the answer on and
     closes, unbooted, and the OpenRouter sign-in (which reads `?code=` too) leaves it alone."""
-    with running_app(browser, f"{server}/") as app:
-        page = app.page
-        page.evaluate(
-            """() => { window.answers = []; const c = new BroadcastChannel("tidepool.mcp-signin");
-                       c.onmessage = (e) => window.answers.push(e.data); }"""
-        )
-        answer_url = f"{server}/?code=the-code&state=mcp.test-state&iss=http%3A%2F%2F127.0.0.1%3A9"
-        with page.expect_popup() as popup_info:
-            page.evaluate("(url) => { window.open(url, '_blank', 'popup'); }", answer_url)
-        popup_info.value.wait_for_event("close", timeout=TIMEOUT_MS)
-        page.wait_for_function("() => window.answers.length === 1", timeout=TIMEOUT_MS)
-        answer = page.evaluate("() => window.answers[0]")
-        assert answer == {
-            "state": "mcp.test-state",
-            "code": "the-code",
-            "error": None,
-            "description": None,
-            "iss": "http://127.0.0.1:9",
-        }
-        assert not [r for r in app.traffic.requests if "/auth/keys" in r], "the OpenRouter exchange ran"
+    page = watched.page
+    page.evaluate(
+        """() => { window.answers = []; const c = new BroadcastChannel("tidepool.mcp-signin");
+                   c.onmessage = (e) => window.answers.push(e.data); }"""
+    )
+    answer_url = f"{server}/?code=the-code&state=mcp.test-state&iss=http%3A%2F%2F127.0.0.1%3A9"
+    with page.expect_popup() as popup_info:
+        page.evaluate("(url) => { window.open(url, '_blank', 'popup'); }", answer_url)
+    popup_info.value.wait_for_event("close", timeout=TIMEOUT_MS)
+    page.wait_for_function("() => window.answers.length === 1", timeout=TIMEOUT_MS)
+    answer = page.evaluate("() => window.answers[0]")
+    assert answer == {
+        "state": "mcp.test-state",
+        "code": "the-code",
+        "error": None,
+        "description": None,
+        "iss": "http://127.0.0.1:9",
+    }
+    assert not [r for r in watched.traffic.requests if "/auth/keys" in r], "the OpenRouter exchange ran"

@@ -8,6 +8,7 @@ import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/chat/stream-probe";
 import { SettingsController } from "./settings/controller";
 import { handleSignInReturn } from "./mcp/oauth-return";
+import { callbackUrl } from "./settings/oauth";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat/chat";
 import { mountChatMedia } from "./ui/images/chat-media";
@@ -94,7 +95,7 @@ const filesPanel = new FilesPanel((request) => client.workspace(request));
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels((method, params) => client.request(method, params), (text) => chat.showError(text));
 mountSkillsPanel({ request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file), whenReady });
-const followToolServers = mountToolServersPanel((servers) => client.post({ type: "mcp_servers", servers }));
+const toolServers = mountToolServersPanel((servers) => client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }));
 
 /** The worker starts before the settings are read (boot); what it says meanwhile waits for them. */
 let heldForInit: WorkerToMain[] | null = [];
@@ -105,7 +106,7 @@ function onWorker(message: WorkerToMain): void {
     return;
   }
   followPanels(message);
-  followToolServers(message);
+  toolServers.follow(message);
   gauge.follow(message);
   switch (message.type) {
     case "boot_progress":
@@ -157,7 +158,7 @@ function onWorker(message: WorkerToMain): void {
     case "reply":
       return; // routed by RuntimeClient
     case "mcp_status":
-      return; // the tool servers panel follows it (followToolServers)
+      return; // the tool servers panel follows it (toolServers.follow)
   }
 }
 
@@ -209,7 +210,9 @@ function restart(takeOver = false): void {
 
 async function init(): Promise<void> {
   // An MCP sign-in's answer lands here too: a popup hands it to the tab that opened it and closes, unbooted.
-  if ((await handleSignInReturn()).kind === "popup") return;
+  const signInReturn = await handleSignInReturn();
+  if (signInReturn.kind === "popup") return;
+  toolServers.signInReturned(signInReturn); // a redirect sign-in: its entry says how it ended
   client.start(); // Python loads for seconds: start it before anything else is awaited
   const testConfig = readTestConfig(); // the page's URL configures nothing
   if (testConfig.streamProbe) {

@@ -28,6 +28,18 @@ describe("the MCP kind of the egress rule", () => {
     expect(net.seen).toHaveLength(1); // the refused ones never reached the network
   });
 
+  it("reaches a signed-in server's authorization server too, never with a token", async () => {
+    const net = network(() => new Response("{}", { status: 200 }));
+    const fetchFor = serverFetch(SERVER, undefined, 1024, net.fetch, () => Promise.resolve(["http://127.0.0.1:9200"]));
+    await fetchFor("http://127.0.0.1:9200/token", { method: "POST", headers: { Authorization: "Bearer at-1" } });
+    expect(new Headers(net.seen[0]?.init?.headers).get("authorization")).toBeNull();
+    expect(net.seen[0]?.init?.redirect).toBe("manual");
+    await fetchFor(SERVER, { headers: { Authorization: "Bearer at-1" } }); // the SDK's own token, to the server
+    expect(new Headers(net.seen[1]?.init?.headers).get("authorization")).toBe("Bearer at-1");
+    await expect(fetchFor("http://127.0.0.1:9300/token")).rejects.toBeInstanceOf(McpEgressError);
+    expect(net.seen).toHaveLength(2);
+  });
+
   it("refuses a redirect, wherever it points", async () => {
     const net = network(() => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/mcp" } }));
     await expect(serverFetch(SERVER, undefined, 1024, net.fetch)(SERVER)).rejects.toThrow(/redirect/);

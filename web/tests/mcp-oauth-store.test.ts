@@ -109,6 +109,25 @@ describe("MCP sign-in state", () => {
     expect(needsSignIn(new OAuthError(OAuthErrorCode.ServerError, "down"))).toBe(false);
   });
 
+  it("in the worker, discovers nothing itself and names only the authorization server's origins the sign-in found", async () => {
+    const quiet = new McpOAuthProvider(SERVER, CALLBACK);
+    await expect(quiet.discoveryState()).rejects.toBeInstanceOf(SignInRequired); // the page discovers, at sign-in
+    expect(await quiet.authOrigins()).toEqual([]);
+    expect(await interactive().discoveryState()).toBeUndefined(); // the page's sign-in may discover
+    const discovery = {
+      authorizationServerUrl: "http://127.0.0.1:9200/",
+      authorizationServerMetadata: {
+        issuer: "http://127.0.0.1:9200",
+        authorization_endpoint: "http://127.0.0.1:9200/auth",
+        token_endpoint: "http://127.0.0.1:9201/token",
+        response_types_supported: ["code"],
+      },
+    };
+    await interactive().saveDiscoveryState(discovery);
+    expect(await quiet.discoveryState()).toEqual(discovery);
+    expect(await quiet.authOrigins()).toEqual(["http://127.0.0.1:9200", "http://127.0.0.1:9201"]);
+  });
+
   it("reads a damaged record as signed out, and signing in again replaces it", async () => {
     await sealSecret(recordName(SERVER), "{not json");
     const p = interactive();

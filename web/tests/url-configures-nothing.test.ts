@@ -49,9 +49,9 @@ describe("the test configuration", () => {
 describe("the page's URL", () => {
   it("is read by nothing but the OAuth returns (OpenRouter's one-time ?code=, an MCP sign-in's answer)", () => {
     const readers = sources(SRC).filter((file) => /location\.search|searchParams|URLSearchParams\(location/.test(readFileSync(file, "utf8")));
-    expect(readers.map((f) => f.slice(SRC.length + 1)).sort()).toEqual(["mcp/oauth-return.ts", "settings/oauth.ts"]);
+    expect(readers.map((f) => f.slice(SRC.length + 1)).sort()).toEqual(["mcp/oauth-answer.ts", "settings/oauth.ts"]);
     // The MCP answer configures nothing: it is taken only by the sign-in whose random state it carries.
-    const mcp = readFileSync(join(SRC, "mcp/oauth-return.ts"), "utf8");
+    const mcp = readFileSync(join(SRC, "mcp/oauth-answer.ts"), "utf8"); // readAnswer, for oauth-return.ts
     expect([...mcp.matchAll(/searchParams\.(get|getAll|has)\("([^"]+)"\)/g)].map((m) => m[2])).toEqual([
       "state",
       "code",

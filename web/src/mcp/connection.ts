@@ -5,11 +5,14 @@
  * answers 404 (its session is gone: it restarted; the reference server says 400) gets a new session and
  * is tried once more.
  * Every request goes through `serverFetch` (egress.ts): this server's origin only, its token only there.
+ * A server without a bearer token gets the quiet OAuth provider (oauth-provider.ts): the token the page's
+ * sign-in sealed, refreshed by the SDK; `wantsSignIn(error)` says when a person has to sign in again.
  */
 
 import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { McpEgressError, serverFetch } from "./egress";
+import { McpOAuthProvider, needsSignIn } from "./oauth-provider";
 import type { ToolServerConfig } from "../protocol/tool-servers";
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -25,11 +28,19 @@ export interface ConnectionEvents {
 
 export class ServerConnection {
   private client: Client | null = null;
+  private oauth: McpOAuthProvider | null = null;
 
   constructor(
     readonly config: ToolServerConfig,
     private readonly events: ConnectionEvents,
+    /** The app page's address, where a sign-in's answer comes back (the client registration names it). */
+    private readonly callbackUrl: string,
   ) {}
+
+  /** True when `error` (from connect or call) means a person has to sign in (again) to this server. */
+  wantsSignIn(error: unknown): boolean {
+    return this.oauth !== null && (this.oauth.signInNeeded || needsSignIn(error));
+  }
 
   /** Connect (a fresh session) and return the tools. */
   async connect(): Promise<Tool[]> {
@@ -50,8 +61,12 @@ export class ServerConnection {
     client.onerror = (error) => {
       if (this.client === client && error instanceof McpEgressError) this.events.lost(error);
     };
-    const transport = new StreamableHTTPClientTransport(new URL(this.config.url), {
-      fetch: serverFetch(this.config.url, this.config.token),
+    const { url, token } = this.config;
+    const oauth = token ? null : new McpOAuthProvider(url, this.callbackUrl); // a bearer token: no OAuth
+    this.oauth = oauth;
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      fetch: serverFetch(url, token, undefined, undefined, oauth ? () => oauth.authOrigins() : undefined),
+      ...(oauth ? { authProvider: oauth } : {}),
     });
     this.client = client;
     const listed = async (): Promise<Tool[]> => {

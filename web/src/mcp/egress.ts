@@ -1,6 +1,7 @@
 /**
  * The egress rule's MCP kind: the MCP client (only it, never the runtime's `http_request`) may reach
- * a configured server's origin, and the server's token goes to that origin only. Anything else the
+ * a configured server's origin (and, for a server signed in with OAuth, its authorization server's, to
+ * refresh the token), and a token goes to the server's origin only. Anything else the
  * SDK asks to fetch — a redirect elsewhere, another origin named in a response — is refused. Bodies
  * are counted as they arrive and cut past a limit, so a huge tool list or result costs bounded memory.
  */
@@ -20,21 +21,44 @@ export function atServerOrigin(raw: string, serverUrl: string): boolean {
 
 export type FetchFn = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
-/** A fetch for one server: its origin only, its token added there, redirects refused, bodies bounded. */
-export function serverFetch(serverUrl: string, token: string | undefined, maxBytes = MAX_RESPONSE_BYTES, base: FetchFn = fetch): FetchFn {
+/** Origins besides the server's that its OAuth may reach (its authorization server's), asked per request. */
+export type AuthOrigins = () => Promise<string[]>;
+
+/**
+ * A fetch for one server: its origin only, its token added there, redirects refused, bodies bounded.
+ * `authOrigins` (a server signed in with OAuth): those origins too, for the SDK's token refresh, and
+ * never with an `Authorization` header — a token goes to the server's origin only.
+ */
+export function serverFetch(
+  serverUrl: string,
+  token: string | undefined,
+  maxBytes = MAX_RESPONSE_BYTES,
+  base: FetchFn = fetch,
+  authOrigins: AuthOrigins = () => Promise.resolve([]),
+): FetchFn {
   return async (input, init) => {
     const url = String(input);
-    if (!atServerOrigin(url, serverUrl)) {
+    const atServer = atServerOrigin(url, serverUrl);
+    if (!atServer && !(await authOrigins()).includes(originOf(url))) {
       throw new McpEgressError(`refused: ${url.slice(0, 200)} is not at the tool server's origin ${new URL(serverUrl).origin}`);
     }
     const headers = new Headers(init?.headers);
-    if (token) headers.set("Authorization", `Bearer ${token}`);
+    if (!atServer) headers.delete("Authorization");
+    else if (token) headers.set("Authorization", `Bearer ${token}`);
     const response = await base(url, { ...init, headers, redirect: "manual", credentials: "omit" });
     if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
       throw new McpEgressError(`the tool server answered with a redirect (${response.status}); redirects are not followed`);
     }
     return bounded(response, maxBytes);
   };
+}
+
+function originOf(raw: string): string {
+  try {
+    return new URL(raw).origin;
+  } catch {
+    return "";
+  }
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);

@@ -19,6 +19,8 @@ type McpToolSpec = Extract<HostMessage, { type: "mcp_tools" }>["tools"][number];
 type Refused = { name: string; reason: string };
 
 const RETRY_MS = 3_000;
+const SIGN_IN =
+  "this server wants you to sign in: press Sign in (its sign-in page opens in a window), or remove it and add it again with a bearer token";
 
 export interface McpHostIO {
   /** A frame to the runtime; returns why it could not be sent, or null. */
@@ -41,11 +43,13 @@ export class McpHost {
   private readonly waiting = new Map<string, (accepted: string[], refused: Refused[]) => void>();
   private ready = false;
   private nextId = 1;
+  private callbackUrl = "";
 
   constructor(private readonly io: McpHostIO) {}
 
   /** The servers the page keeps now: new or changed ones connect, gone ones are closed and withdrawn. */
-  setServers(configs: ToolServerConfig[]): void {
+  setServers(configs: ToolServerConfig[], callbackUrl: string): void {
+    this.callbackUrl = callbackUrl;
     const wanted = new Map(configs.map((c) => [c.name, c]));
     for (const [name, entry] of this.entries) {
       const next = wanted.get(name);
@@ -54,7 +58,12 @@ export class McpHost {
       void entry.connection.close();
       this.offer(name, []);
     }
-    for (const config of configs) if (!this.entries.has(config.name)) void this.connect(config);
+    for (const config of configs) {
+      const entry = this.entries.get(config.name);
+      if (!entry) void this.connect(config);
+      // Told again (after a sign-in, a restart): one that is not working tries again.
+      else if (entry.status.state === "auth-required" || entry.status.state === "error") void this.connect(config, 0);
+    }
   }
 
   /** The runtime is ready (a fresh one after a restart knows no server tools): tell it all of them. */
@@ -90,8 +99,10 @@ export class McpHost {
       if (size > MAX_RESULT_CHARS) return reply({ ok: false, error: `the result is ${(size / 1e6).toFixed(1)} MB, over the ${MAX_RESULT_CHARS / 1e6} MB a tool result may be` });
       reply({ ok: true, is_error: result.isError === true, content });
     } catch (error) {
-      reply({ ok: false, error: describe(error) });
-      if (error instanceof McpEgressError || isUnreachable(error)) void this.connect(entry.config); // mark it, try again
+      const signIn = entry.connection.wantsSignIn(error);
+      reply({ ok: false, error: signIn ? SIGN_IN : describe(error) });
+      if (signIn) void this.failed(entry, error);
+      else if (error instanceof McpEgressError || isUnreachable(error)) void this.connect(entry.config); // mark it, try again
     }
   }
 
@@ -99,10 +110,14 @@ export class McpHost {
     const previous = this.entries.get(config.name);
     const entry: Entry = previous ?? {
       config,
-      connection: new ServerConnection(config, {
-        toolsChanged: (tools) => (tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools)),
-        lost: (error) => void this.failed(entry, error),
-      }),
+      connection: new ServerConnection(
+        config,
+        {
+          toolsChanged: (tools) => (tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools)),
+          lost: (error) => void this.failed(entry, error),
+        },
+        this.callbackUrl,
+      ),
       tools: [],
       status: { name: config.name, url: config.url, state: "connecting", tools: [], message: "" },
     };
@@ -115,7 +130,7 @@ export class McpHost {
       console.warn(`tool server ${config.name}: ${describe(error)}`);
       await this.failed(entry, error);
       // A connection left over from the page before a reload can hold the server's answer back: once more, later.
-      if (retries > 0 && !(error instanceof TypeError)) setTimeout(() => void this.retry(entry, retries - 1), RETRY_MS);
+      if (retries > 0 && !(error instanceof TypeError) && entry.status.state !== "auth-required") setTimeout(() => void this.retry(entry, retries - 1), RETRY_MS);
     }
   }
 
@@ -133,9 +148,10 @@ export class McpHost {
   private async failed(entry: Entry, error: unknown): Promise<void> {
     entry.tools = [];
     this.offer(entry.config.name, []);
-    const unauthorized = error instanceof SdkHttpError && error.status === 401;
-    const message = unauthorized ? "the server asks for sign-in (401): give it a token" : await this.advice(entry.config, error);
-    this.report(entry, unauthorized ? "auth-required" : "error", message);
+    if (entry.connection.wantsSignIn(error)) return this.report(entry, "auth-required", SIGN_IN);
+    const refused = error instanceof SdkHttpError && error.status === 401; // with a bearer token
+    const message = refused ? "the server refused the token (401): remove the server and add it with a valid token" : await this.advice(entry.config, error);
+    this.report(entry, refused ? "auth-required" : "error", message);
   }
 
   /** Offer the entry's tools to the runtime; the status says which it took and why not the rest. */
@@ -151,11 +167,11 @@ export class McpHost {
   private offer(server: string, tools: McpToolSpec[], settle?: (accepted: string[], refused: Refused[]) => void): void {
     if (!this.ready) return;
     const id = `m${this.nextId++}`;
-    if (settle) this.waiting.set(id, settle);
+    this.waiting.set(id, settle ?? (() => undefined)); // a withdrawal's reply is ours too, not an unknown one
     const error = this.io.send({ type: "mcp_tools", id, server, tools });
-    if (error && settle) {
+    if (error) {
       this.waiting.delete(id);
-      settle([], [{ name: "(all)", reason: `the tool list is too large to hand over (${error})` }]);
+      settle?.([], [{ name: "(all)", reason: `the tool list is too large to hand over (${error})` }]);
     }
   }
 

@@ -4,8 +4,8 @@
  * Two modes. Interactive (the page, during a sign-in the person started): it registers the app with the
  * authorization server, keeps the PKCE verifier and opens the authorization URL. Quiet (the agent worker's
  * transport): it hands the stored token to the SDK, lets the SDK refresh it, and when a person is needed
- * (no registration yet, refresh refused with `invalid_grant`, a revoked token) it only notes that sign-in
- * is required; the transport then fails with `UnauthorizedError` and the server's entry asks to sign in.
+ * (no sign-in set up yet, no registration, refresh refused with `invalid_grant`, a revoked token) it only
+ * notes that sign-in is required; the transport then fails with `UnauthorizedError` and the server's entry asks to sign in.
  */
 
 import {
@@ -121,7 +121,26 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    return (await this.store.read()).discovery;
+    const discovery = (await this.store.read()).discovery;
+    // Discovery reaches the authorization server's origin: the page does it when the person signs in; the
+    // worker's egress allows only the origins this record names (authOrigins), so it never discovers itself.
+    if (!discovery && !this.interactive) throw new SignInRequired(this.serverUrl, "this server's sign-in has not been set up yet");
+    return discovery;
+  }
+
+  /** The origins the worker may reach for this server's OAuth (refreshing a token): its authorization server's, as discovered at sign-in. */
+  async authOrigins(): Promise<string[]> {
+    const discovery = (await this.store.read()).discovery;
+    const urls = [discovery?.authorizationServerUrl, discovery?.authorizationServerMetadata?.token_endpoint];
+    const origins: string[] = [];
+    for (const raw of urls) {
+      try {
+        if (raw) origins.push(new URL(raw).origin);
+      } catch {
+        // a damaged record: that origin stays refused, and the entry asks to sign in again
+      }
+    }
+    return origins;
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {

@@ -8,7 +8,8 @@
 
 import { CHANNEL, readAnswer, takePending, type SignInOutcome } from "./oauth-answer";
 
-export type SignInReturn = { kind: "none" } | { kind: "popup" } | SignInOutcome;
+/** `popup`: this page was the sign-in popup (stop booting); otherwise, after a redirect, how it ended and for which server. */
+export type SignInReturn = { kind: "none" } | { kind: "popup" } | (SignInOutcome & { serverUrl: string });
 
 /**
  * Call first thing at boot. When this page is the authorization server's answer to an MCP sign-in, it
@@ -23,7 +24,7 @@ export async function handleSignInReturn(loc: Location = window.location): Promi
   const pending = takePending();
   if (pending?.state === answer.state) {
     const { finishRedirect } = await import("./oauth-signin");
-    return finishRedirect(pending, answer);
+    return { ...(await finishRedirect(pending, answer)), serverUrl: pending.serverUrl };
   }
   // A popup: the tab that opened it takes the answer only if the state is the one it sent (a forged
   // link's is not). A tab the person opened themselves cannot be closed by script: it boots as usual.

@@ -78,8 +78,3 @@ export function finishRedirect(pending: Pending, answer: Answer): Promise<SignIn
   const provider = new McpOAuthProvider(pending.serverUrl, callbackUrl(), { state: pending.state, open: () => undefined });
   return finish(provider, answer, new EndpointReporter());
 }
-
-/** Forget a server's tokens and registration (it was removed). */
-export async function forgetSignIn(serverUrl: string): Promise<void> {
-  await new McpOAuthProvider(serverUrl, callbackUrl()).store.forget();
-}

@@ -1,10 +1,11 @@
 /**
  * The tool servers the page keeps (main thread): definitions (name, URL) in the settings store,
  * each token encrypted beside them as the provider keys are (settings/store.ts). Removing a server
- * forgets its token.
+ * forgets its token and its OAuth sign-in (oauth-store.ts).
  */
 
 import { isJsonObject } from "../protocol/codec";
+import { ServerAuthStore } from "./oauth-store";
 import { del, get, openSecret, put, sealSecret } from "../settings/store";
 import { serverNameProblem, serverUrlProblem, type ToolServerConfig } from "../protocol/tool-servers";
 
@@ -47,6 +48,11 @@ export async function addServer(name: string, url: string, token: string): Promi
 }
 
 export async function removeServer(name: string): Promise<void> {
-  await put(LIST_KEY, (await definitions()).filter((d) => d.name !== name));
+  const kept = await definitions();
+  await put(LIST_KEY, kept.filter((d) => d.name !== name));
   await del(tokenName(name));
+  for (const gone of kept.filter((d) => d.name === name)) {
+    // The sign-in belongs to the URL; another entry at the same URL still uses it.
+    if (!kept.some((d) => d.name !== name && d.url === gone.url)) await new ServerAuthStore(gone.url).forget();
+  }
 }

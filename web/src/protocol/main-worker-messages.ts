@@ -67,8 +67,9 @@ export type MainToWorker =
   | { type: "recording_export"; requestId: string }
   /** A recording to answer model requests from while the provider is `replay` (answered by `reply`). */
   | { type: "replay_load"; requestId: string; text: string }
-  /** The tool servers the page keeps (all of them, each time), tokens included: the worker connects. */
-  | { type: "mcp_servers"; servers: ToolServerConfig[] };
+  /** The tool servers the page keeps (all of them, each time), tokens included: the worker connects.
+   * `callbackUrl`: the app page's address, where an MCP sign-in's answer comes back. */
+  | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

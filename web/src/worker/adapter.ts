@@ -154,7 +154,7 @@ export class Adapter {
       case "request":
         return this.request(message.requestId, message.method, message.params, message.file);
       case "mcp_servers":
-        return this.mcp.setServers(message.servers);
+        return this.mcp.setServers(message.servers, message.callbackUrl);
     }
   }
 

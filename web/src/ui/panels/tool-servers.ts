@@ -1,12 +1,14 @@
 /**
  * The Tool servers panel: add a server (a name, its Streamable HTTP URL, an optional bearer token),
- * see each one's state and tool count with what is wrong and what to do, remove it (its token is
- * forgotten). Definitions are kept across reloads (mcp/servers-store.ts); the worker is told the
- * whole list after each start and each change, and answers with statuses.
+ * see each one's state and tool count with what is wrong and what to do, sign in to one that wants
+ * OAuth (mcp/oauth-signin.ts: a popup opened inside the click, or this tab), remove it (its token and
+ * sign-in are forgotten). Definitions are kept across reloads (mcp/servers-store.ts); the worker is told
+ * the whole list after each start, each change and each sign-in, and answers with statuses.
  */
 
 import type { WorkerToMain } from "../../protocol/main-worker-messages";
 import { setServerTools } from "../../mcp/owners";
+import type { SignInReturn } from "../../mcp/oauth-return";
 import { addServer, loadServers, removeServer } from "../../mcp/servers-store";
 import type { ToolServerConfig, ToolServerStatus } from "../../protocol/tool-servers";
 import { el } from "../common/dom";
@@ -14,6 +16,16 @@ import { registerPanel } from "./registry";
 import "./tool-servers.css";
 
 export type PostServers = (servers: ToolServerConfig[]) => void;
+
+type SignInModule = typeof import("../../mcp/oauth-signin");
+let signInModule: Promise<SignInModule> | null = null;
+let signInLoaded: SignInModule | null = null;
+
+/** The sign-in (and the SDK under it) loads once a server wants it; the click needs it loaded to open the popup at once. */
+function loadSignIn(): Promise<SignInModule> {
+  signInModule ??= import("../../mcp/oauth-signin").then((m) => (signInLoaded = m));
+  return signInModule;
+}
 
 const STATE_TEXT: Record<ToolServerStatus["state"], string> = {
   connecting: "connecting…",
@@ -29,6 +41,8 @@ class ToolServersPanel {
   private readonly url = el("input", { "data-testid": "tool-server-url", placeholder: "https://example.org/mcp", autocomplete: "off", type: "url" });
   private readonly token = el("input", { "data-testid": "tool-server-token", placeholder: "bearer token (optional)", type: "password", autocomplete: "off" });
   private readonly statuses = new Map<string, ToolServerStatus>();
+  /** What the last sign-in to a server said when it failed (by name), shown in its entry. */
+  private readonly signInNotes = new Map<string, string>();
   private servers: ToolServerConfig[] = [];
 
   constructor(private readonly post: PostServers) {}
@@ -68,8 +82,34 @@ class ToolServersPanel {
     await this.reload(true);
   }
 
+  /** The result of a sign-in that took this tab to the authorization page and back (main.ts, at boot). */
+  signInReturned(result: SignInReturn): void {
+    if (result.kind !== "error" && result.kind !== "signed-in") return;
+    void loadServers().then((servers) => {
+      const named = servers.filter((s) => s.url === result.serverUrl).map((s) => s.name);
+      const text = result.kind === "error" ? result.message : "";
+      for (const name of named) this.signInNotes.set(name, text);
+      if (result.kind === "error" && named.length === 0) this.problem.textContent = result.message;
+      this.render();
+    });
+  }
+
+  /** Sign in to `server`; called synchronously in the click, so that the popup may open. */
+  private signIn(server: ToolServerConfig): void {
+    const started = signInLoaded ? signInLoaded.signIn(server.url) : loadSignIn().then((m) => m.signIn(server.url));
+    this.signInNotes.set(server.name, "");
+    this.render();
+    void started.then(async (outcome) => {
+      if (outcome.kind === "redirecting") return;
+      this.signInNotes.set(server.name, outcome.kind === "error" ? outcome.message : "");
+      if (outcome.kind === "signed-in") this.statuses.set(server.name, { ...this.status(server), state: "connecting", message: "" });
+      await this.reload(true); // told again, the worker reconnects a server that wanted sign-in
+    });
+  }
+
   private async remove(name: string): Promise<void> {
-    await removeServer(name);
+    await removeServer(name); // its token and its sign-in are forgotten
+    this.signInNotes.delete(name);
     this.statuses.delete(name);
     setServerTools(name, []);
     await this.reload(true);
@@ -79,24 +119,44 @@ class ToolServersPanel {
     this.list.replaceChildren(...this.servers.map((s) => this.entry(s)));
   }
 
+  private status(server: ToolServerConfig): ToolServerStatus {
+    return this.statuses.get(server.name) ?? { name: server.name, url: server.url, state: "connecting", tools: [], message: "" };
+  }
+
   private entry(server: ToolServerConfig): HTMLElement {
-    const status = this.statuses.get(server.name) ?? { name: server.name, url: server.url, state: "connecting", tools: [], message: "" };
+    const status = this.status(server);
+    const signIn = status.state === "auth-required" && !server.token ? this.signInButton(server) : null;
+    const note = this.signInNotes.get(server.name) ?? "";
     const remove = el("button", { type: "button", class: "btn btn-ghost", "data-testid": "tool-server-remove", "aria-label": `Remove ${server.name}` }, "Remove");
     remove.addEventListener("click", () => void this.remove(server.name));
     const count = status.state === "connected" ? `${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}` : STATE_TEXT[status.state];
     return el(
       "li",
       { class: `tool-server tool-server-${status.state}`, "data-testid": "tool-server-entry", "data-name": server.name, "data-state": status.state, "data-tools": String(status.tools.length) },
-      el("div", { class: "tool-server-head" }, el("strong", {}, server.name), el("span", { class: "tool-server-count" }, count), remove),
+      el("div", { class: "tool-server-head" }, el("strong", {}, server.name), el("span", { class: "tool-server-count" }, count), signIn, remove),
       el("div", { class: "tool-server-url" }, server.url),
       status.message ? el("p", { class: "tool-server-message" }, status.message) : null,
+      note ? el("p", { class: "tool-server-message tool-server-signin-note" }, note) : null,
     );
+  }
+
+  private signInButton(server: ToolServerConfig): HTMLElement {
+    void loadSignIn();
+    const button = el("button", { type: "button", class: "btn", "data-testid": "tool-server-signin", "aria-label": `Sign in to ${server.name}` }, "Sign in");
+    button.addEventListener("click", () => this.signIn(server));
+    return button;
   }
 }
 
-/** Mount the panel; the returned function follows the worker's messages. */
-export function mountToolServersPanel(post: PostServers): (message: WorkerToMain) => void {
+export interface ToolServersHandle {
+  /** Follow the worker's messages. */
+  follow(message: WorkerToMain): void;
+  /** Show what a redirect sign-in (handleSignInReturn at boot) came back with. */
+  signInReturned(result: SignInReturn): void;
+}
+
+export function mountToolServersPanel(post: PostServers): ToolServersHandle {
   const panel = new ToolServersPanel(post);
   registerPanel({ id: "tool-servers", buttonTestId: "tool-servers-open", title: "Tool servers", mount: (body) => panel.mount(body) });
-  return (message) => panel.follow(message);
+  return { follow: (message) => panel.follow(message), signInReturned: (result) => panel.signInReturned(result) };
 }

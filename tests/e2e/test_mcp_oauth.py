@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import select
+import queue
 import subprocess
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -58,13 +59,17 @@ def oauth_servers(*flags: str) -> Iterator[dict[str, str]]:
     proc = subprocess.Popen(["node", str(SERVERS), *flags], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
+        # Lines are read on a thread: select() on a text pipe misses lines already in its buffer (the
+        # warnings and the address often arrive in one read).
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True).start()
         seen: list[str] = []
         deadline = time.monotonic() + 60  # node loads oidc-provider slowly on a busy machine
         while not seen or not seen[-1].startswith("{"):
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            line = proc.stdout.readline() if ready else ""
-            assert line, f"oauth_servers.mjs did not start within 60 s: {''.join(seen)}"
-            seen.append(line)
+            try:
+                seen.append(lines.get(timeout=max(0.01, deadline - time.monotonic())))
+            except queue.Empty:
+                raise AssertionError(f"oauth_servers.mjs did not start within 60 s: {''.join(seen)}") from None
         yield json.loads(seen[-1])
     finally:
         proc.terminate()

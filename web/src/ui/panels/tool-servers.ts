@@ -37,7 +37,7 @@ const STATE_TEXT: Record<ToolServerStatus["state"], string> = {
 class ToolServersPanel {
   private readonly list = el("ul", { class: "tool-server-list" });
   private readonly problem = el("p", { class: "tool-server-problem", role: "alert" });
-  private readonly name = el("input", { "data-testid": "tool-server-name", placeholder: "name, e.g. everything", autocomplete: "off" });
+  private readonly name = el("input", { type: "text", "data-testid": "tool-server-name", placeholder: "name, e.g. everything", autocomplete: "off" });
   private readonly url = el("input", { "data-testid": "tool-server-url", placeholder: "https://example.org/mcp", autocomplete: "off", type: "url" });
   private readonly token = el("input", { "data-testid": "tool-server-token", placeholder: "bearer token (optional)", type: "password", autocomplete: "off" });
   private readonly statuses = new Map<string, ToolServerStatus>();

@@ -58,7 +58,12 @@ export class ServerConnection {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
       return limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
     };
-    return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
+    try {
+      return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
+    } catch (error) {
+      if (this.client === client) await this.close(); // an SSE stream left open by a failed start is cut
+      throw error;
+    }
   }
 
   /** Call `tool`; on a 404 (the session is gone) reconnect once and call again. */

@@ -9,6 +9,10 @@ export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 export class McpEgressError extends Error {}
 
+/** One answer was larger than a tool server's answer may be. The server is not lost for it: the
+ * listing or call it answered fails with this message, and the rest goes on. */
+export class McpTooLargeError extends Error {}
+
 /** True when `raw` is at the server's origin (scheme, host and port). */
 export function atServerOrigin(raw: string, serverUrl: string): boolean {
   try {
@@ -45,8 +49,9 @@ function bounded(response: Response, maxBytes: number): Response {
   const counter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > maxBytes) controller.error(new McpEgressError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB; cut off`));
-      else controller.enqueue(chunk);
+      if (seen > maxBytes) {
+        controller.error(new McpTooLargeError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB in one answer (the most this app reads); cut off there`));
+      } else controller.enqueue(chunk);
     },
   });
   return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });

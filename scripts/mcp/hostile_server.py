@@ -9,7 +9,8 @@ It prints ``tool server at http://127.0.0.1:PORT`` once it listens; a case's end
 - ``ok``: a well-behaved sessionful server with one tool, ``echo`` (the baseline);
 - ``malformed``: ``initialize`` is answered with a truncated JSON-RPC body;
 - ``huge-list``: ``tools/list`` is about 10 MB (400 tools with 25 kB descriptions);
-- ``bad-schema``: tools whose input schemas a model provider refuses, beside one good tool;
+- ``bad-schema``: tools whose input schemas a model provider refuses, beside one good tool (the SDK
+  itself refuses a whole list with a schema that is not ``type: object``);
 - ``big-result``: ``tools/call`` answers 50 MB of text, streamed;
 - ``redirect``: every POST is redirected (307) to another origin (``localhost`` for ``127.0.0.1``);
 - ``endless-sse``: ``initialize`` opens an SSE stream that sends keep-alives and never the answer;
@@ -41,6 +42,7 @@ ECHO = {
     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
 }
 BIG_RESULT_BYTES = 50 * 1024 * 1024
+REMOTE = "https://elsewhere.example/schema.json"
 
 
 def cors_headers(case: str, origin: str) -> dict[str, str]:
@@ -75,9 +77,8 @@ def tools_for(case: str) -> list[dict[str, Any]]:
     if case == "bad-schema":
         return [
             ECHO,
-            {**ECHO, "name": "text_only", "inputSchema": {"type": "string"}},
-            {**ECHO, "name": "either", "inputSchema": {"anyOf": [{"type": "object"}, {"type": "array"}]}},
-            {**ECHO, "name": "remote_ref", "inputSchema": {"$ref": "https://elsewhere.example/schema.json"}},
+            {**ECHO, "name": "either", "inputSchema": {"type": "object", "anyOf": [{"required": ["a"]}, {}]}},
+            {**ECHO, "name": "remote_ref", "inputSchema": {"type": "object", "properties": {"x": {"$ref": REMOTE}}}},
             {**ECHO, "name": "huge_schema", "inputSchema": {"type": "object", "description": "y" * 100_000}},
         ]
     if case == "builtin-name":

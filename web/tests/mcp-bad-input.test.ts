@@ -78,7 +78,7 @@ describe("a hostile tool server", () => {
     expect(huge?.state).toBe("error");
     expect(huge?.message).toMatch(/more than 8 MB in one answer/);
     expect(redirect?.state).toBe("error");
-    expect(redirect?.message).toMatch(/redirect \(307\); redirects are not followed/);
+    expect(redirect?.message).toMatch(/redirect; redirects are not followed/);
     expect(endless?.state).toBe("error");
     expect(endless?.message).toMatch(/did not answer within 15 s/);
     expect(Date.now() - started).toBeLessThan(25_000); // bounded by the connect deadline, not the stream

@@ -9,7 +9,7 @@
 
 import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { McpEgressError, serverFetch } from "./egress";
+import { McpEgressError, McpTooLargeError, serverFetch, type ServerFetch } from "./egress";
 import type { ToolServerConfig } from "../protocol/tool-servers";
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -25,6 +25,7 @@ export interface ConnectionEvents {
 
 export class ServerConnection {
   private client: Client | null = null;
+  private fetch: ServerFetch | null = null;
 
   constructor(
     readonly config: ToolServerConfig,
@@ -50,9 +51,8 @@ export class ServerConnection {
     client.onerror = (error) => {
       if (this.client === client && error instanceof McpEgressError) this.events.lost(error);
     };
-    const transport = new StreamableHTTPClientTransport(new URL(this.config.url), {
-      fetch: serverFetch(this.config.url, this.config.token),
-    });
+    this.fetch = serverFetch(this.config.url, this.config.token);
+    const transport = new StreamableHTTPClientTransport(new URL(this.config.url), { fetch: this.fetch });
     this.client = client;
     const listed = async (): Promise<Tool[]> => {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -62,7 +62,7 @@ export class ServerConnection {
       return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
     } catch (error) {
       if (this.client === client) await this.close(); // an SSE stream left open by a failed start is cut
-      throw error;
+      throw this.cutOr(error);
     }
   }
 
@@ -87,7 +87,18 @@ export class ServerConnection {
     if (this.client === null) await this.connect();
     const client = this.client;
     if (client === null) throw new Error("not connected");
-    return await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
+    this.fetch?.takeCut();
+    try {
+      return await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
+    } catch (error) {
+      throw this.cutOr(error);
+    }
+  }
+
+  /** The cut body's own error when this failure came from one (whatever the browser called it). */
+  private cutOr(error: unknown): unknown {
+    const cut = this.fetch?.takeCut();
+    return cut && !(error instanceof McpTooLargeError) ? new McpTooLargeError(cut) : error;
   }
 }
 

@@ -24,9 +24,22 @@ export function atServerOrigin(raw: string, serverUrl: string): boolean {
 
 export type FetchFn = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
+/** A server's fetch that also says whether it cut a body: a browser may report a body whose stream
+ * was errored as a bare "Failed to fetch", so the cut is told by the fetch, not by the error. */
+export interface ServerFetch extends FetchFn {
+  /** The message of a cut since the last call, once. */
+  takeCut(): string | null;
+}
+
 /** A fetch for one server: its origin only, its token added there, redirects refused, bodies bounded. */
-export function serverFetch(serverUrl: string, token: string | undefined, maxBytes = MAX_RESPONSE_BYTES, base: FetchFn = fetch): FetchFn {
-  return async (input, init) => {
+export function serverFetch(serverUrl: string, token: string | undefined, maxBytes = MAX_RESPONSE_BYTES, base: FetchFn = fetch): ServerFetch {
+  let cut: string | null = null;
+  const tooLarge = (): McpTooLargeError => {
+    const error = new McpTooLargeError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB in one answer (the most this app reads); cut off there`);
+    cut = error.message;
+    return error;
+  };
+  const fetchFn = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const url = String(input);
     if (!atServerOrigin(url, serverUrl)) {
       throw new McpEgressError(`refused: ${url.slice(0, 200)} is not at the tool server's origin ${new URL(serverUrl).origin}`);
@@ -35,22 +48,33 @@ export function serverFetch(serverUrl: string, token: string | undefined, maxByt
     if (token) headers.set("Authorization", `Bearer ${token}`);
     const response = await base(url, { ...init, headers, redirect: "manual", credentials: "omit" });
     if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
-      throw new McpEgressError(`the tool server answered with a redirect (${response.status}); redirects are not followed`);
+      throw new McpEgressError("the tool server answered with a redirect; redirects are not followed: give the URL it answers at");
     }
-    return bounded(response, maxBytes);
+    if (Number(response.headers.get("Content-Length") ?? 0) > maxBytes) {
+      void response.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    return bounded(response, maxBytes, tooLarge);
   };
+  return Object.assign(fetchFn, {
+    takeCut: (): string | null => {
+      const said = cut;
+      cut = null;
+      return said;
+    },
+  });
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-function bounded(response: Response, maxBytes: number): Response {
+function bounded(response: Response, maxBytes: number, tooLarge: () => Error): Response {
   if (response.body === null || NULL_BODY.has(response.status)) return response;
   let seen = 0;
   const counter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
       if (seen > maxBytes) {
-        controller.error(new McpTooLargeError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB in one answer (the most this app reads); cut off there`));
+        controller.error(tooLarge());
       } else controller.enqueue(chunk);
     },
   });

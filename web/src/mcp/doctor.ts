@@ -41,7 +41,7 @@ class Probe {
         mode,
         credentials: "omit",
         cache: "no-store",
-        redirect: "manual",
+        redirect: mode === "no-cors" ? "follow" : "manual", // no-cors takes "follow" only
         signal: AbortSignal.timeout(this.input.timeoutMs ?? 10_000),
       });
       return response;
@@ -169,7 +169,7 @@ async function toolCount(probe: Probe, input: McpDoctorInput, headers: Record<st
   }
   const more = typeof answer?.result?.nextCursor === "string" ? " on the first page" : "";
   if (tools.length > MAX_TOOLS) return result(input, "mcp-tools", "fail", `${tools.length} tools${more}, over the ${MAX_TOOLS} this app takes from one server.`);
-  return result(input, "mcp-tools", tools.length ? "ok" : "warn", `${tools.length} tools${more}.`);
+  return result(input, "mcp-tools", tools.length ? "ok" : "warn", `${tools.length} tool${tools.length === 1 ? "" : "s"}${more}.`);
 }
 
 /** The JSON-RPC answer in a JSON or SSE body, reading at most MAX_READ_BYTES. */

@@ -43,6 +43,13 @@ def python_plain() -> Iterator[str]:
         yield url
 
 
+def add(page: Page, name: str, url: str) -> Locator:
+    """Add a server and wait for its entry (the form is free again once it shows)."""
+    added = add_server(page, name, url)
+    expect(added).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    return added
+
+
 @pytest.fixture
 def page(connected_app: App, fake: FakeLLM) -> Page:
     fake.reset(api_key=KEY)
@@ -53,7 +60,7 @@ def page(connected_app: App, fake: FakeLLM) -> Page:
 
 def test_each_bad_server_is_named_and_the_good_one_works(page: Page, hostile: str) -> None:
     cases = ["ok", "malformed", "huge-list", "redirect", "endless-sse", "bad-schema", "builtin-name", "big-result"]
-    entries = {case: add_server(page, case, f"{hostile}/{case}/mcp") for case in cases}
+    entries = {case: add(page, case, f"{hostile}/{case}/mcp") for case in cases}
     expected = {
         "malformed": "malformed JSON-RPC",
         "huge-list": "more than 8 MB in one answer",
@@ -89,9 +96,9 @@ def check(page: Page, server: str, name: str) -> Locator:
 def test_the_doctor_names_what_each_server_lacks(page: Page, hostile: str, everything: str, python_plain: str) -> None:
     for case in ("malformed", "huge-list", "redirect", "endless-sse", "bad-schema", "builtin-name", "big-result"):
         entry(page, case).get_by_test_id("tool-server-remove").click()
-    add_server(page, "everything", everything)
-    add_server(page, "nocors", python_plain)
-    add_server(page, "no-expose", f"{hostile}/no-expose/mcp")
+    add(page, "everything", everything)
+    add(page, "nocors", python_plain)
+    add(page, "no-expose", f"{hostile}/no-expose/mcp")
     open_settings(page)
     page.get_by_test_id("connection-check-run").click()
     for name in ("mcp-reachable", "mcp-cors", "mcp-auth", "mcp-protocol", "mcp-tools"):

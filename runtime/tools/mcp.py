@@ -9,13 +9,16 @@ runtime → ``mcp_call`` → worker → server, and the answer (``mcp_result``) 
 as outside text, with images written to the workspace for a vision model (as run_python's plots).
 
 Refused, each with its reason in the reply: a tool whose name is a built-in tool's, a name that after
-the prefix is not a function name a provider takes, and a second tool with a name already taken.
+the prefix is not a function name a provider takes (a look-alike letter from another script is
+refused so), a second tool with a name already taken, and an input schema a provider would refuse
+(not an object, a combinator at the top, a remote ``$ref``, over 32 kB).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +35,7 @@ SEPARATOR = "__"
 SERVER_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what OpenAI-style function names allow
 MAX_DESCRIPTION_CHARS = 2_000
+MAX_SCHEMA_CHARS = 32_000  # a schema is sent with every model request: a huge one crowds the context
 CALL_TIMEOUT_S = 60.0
 HOST_GRACE_S = 10.0
 IMAGE_DIR = "tool-images"
@@ -94,9 +98,32 @@ class ToolServers:
             return f"'{full}' is not a tool name a model takes (letters, digits, '_' or '-', at most 64)"
         if full in self._registry:
             return f"'{full}' is already a tool's name"
-        if spec["input_schema"].get("type", "object") != "object":
-            return "its input schema does not describe an object of arguments"
-        return None
+        return schema_problem(spec["input_schema"])
+
+
+def schema_problem(schema: dict[str, Any]) -> str | None:
+    """Why a model provider would refuse ``schema`` as a tool's parameters, or None."""
+    if schema.get("type", "object") != "object":
+        return "its input schema does not describe an object of arguments"
+    combined = [k for k in ("anyOf", "oneOf", "allOf", "not", "enum") if k in schema]
+    if combined:
+        return f"its input schema has '{combined[0]}' at the top, which model providers refuse for a tool's parameters"
+    refs = _remote_refs(schema)
+    if refs:
+        return f"its input schema refers to another document ({refs[0][:100]}), which nothing here fetches"
+    size = len(json.dumps(schema))
+    if size > MAX_SCHEMA_CHARS:
+        return f"its input schema is {size // 1000} kB, over the {MAX_SCHEMA_CHARS // 1000} kB a tool's schema may be"
+    return None
+
+
+def _remote_refs(node: object) -> list[str]:
+    if isinstance(node, dict):
+        own = [v for k, v in node.items() if k == "$ref" and isinstance(v, str) and not v.startswith("#")]
+        return own + [r for v in node.values() for r in _remote_refs(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in _remote_refs(v)]
+    return []
 
 
 def prefixed(server: str, tool_name: str) -> str:

@@ -1,7 +1,8 @@
 """Start the test tool servers as subprocesses on free ports of 127.0.0.1 and stop them afterwards.
 
 ``python_server(cors_origins)`` runs ``python_server.py`` (stateless, with CORS for those origins, or
-none); ``everything_server()`` runs the reference ``@modelcontextprotocol/server-everything`` (pinned in
+none); ``hostile_server()`` runs ``hostile_server.py`` (yields its base URL: a case is at
+``/<case>/mcp``); ``everything_server()`` runs the reference ``@modelcontextprotocol/server-everything`` (pinned in
 package.json) with its Streamable HTTP transport, preloading ``loopback.cjs`` so that it binds 127.0.0.1
 although it takes no host option. Each yields the server's endpoint URL.
 """
@@ -24,15 +25,28 @@ EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everythin
 
 @contextlib.contextmanager
 def python_server(cors_origins: list[str], timeout_s: float = 30.0) -> Iterator[str]:
-    cmd = [sys.executable, str(HERE / "python_server.py"), "--port", "0"]
+    args = ["--port", "0"]
     for origin in cors_origins:
-        cmd += ["--cors-origin", origin]
+        args += ["--cors-origin", origin]
+    with _python_script("python_server.py", args, timeout_s) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def hostile_server(timeout_s: float = 30.0) -> Iterator[str]:
+    with _python_script("hostile_server.py", ["--port", "0"], timeout_s) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _python_script(script: str, args: list[str], timeout_s: float) -> Iterator[str]:
+    cmd = [sys.executable, str(HERE / script), *args]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()  # the server prints its URL once it listens
         if not line.startswith("tool server at "):
-            raise RuntimeError(f"python_server.py did not start: {line!r}")
+            raise RuntimeError(f"{script} did not start: {line!r}")
         url = line.removeprefix("tool server at ").strip()
         _wait_for_port(url, timeout_s)
         yield url

@@ -84,6 +84,27 @@ async def test_imitations_collisions_and_bad_names_are_refused_with_a_reason(sta
     assert "srv__run_python" not in conversation.tools
 
 
+def test_schemas_a_provider_would_refuse_and_look_alike_names_are_refused() -> None:
+    servers = ToolServers(builtin_registry())
+    schemas: dict[str, dict[str, Any]] = {
+        "text_only": {"type": "string"},
+        "either": {"anyOf": [{"type": "object"}, {"type": "array"}]},
+        "remote": {"type": "object", "properties": {"x": {"$ref": "https://elsewhere.example/s.json"}}},
+        "huge": {"type": "object", "description": "y" * 40_000},
+        "local_ref": {"type": "object", "properties": {"x": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "string"}}},
+    }
+    tools = [{**ECHO, "name": name, "input_schema": schema} for name, schema in schemas.items()]
+    look_alike = {**ECHO, "name": "run_pyth\u043en"}  # a Cyrillic o
+    accepted, refused = servers.update("srv", [*tools, look_alike])
+    assert accepted == ["srv__local_ref"]
+    reasons = {r.name: r.reason for r in refused}
+    assert "object" in reasons["text_only"]
+    assert "'anyOf' at the top" in reasons["either"]
+    assert "elsewhere.example" in reasons["remote"]
+    assert "over the 32 kB" in reasons["huge"]
+    assert "not a tool name a model takes" in reasons["run_pyth\u043en"]
+
+
 def test_annotations_never_lower_the_permission() -> None:
     destructive_claims_read_only = definition("srv", {**ECHO, "annotations": {"readOnlyHint": True}})
     verdict, _ = Policy("ask").decide(destructive_claims_read_only, {"message": "hi"})

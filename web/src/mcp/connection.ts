@@ -11,7 +11,7 @@
 
 import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { McpEgressError, serverFetch } from "./egress";
+import { McpEgressError, McpTooLargeError, serverFetch, type ServerFetch } from "./egress";
 import { McpOAuthProvider, needsSignIn } from "./oauth-provider";
 import type { ToolServerConfig } from "../protocol/tool-servers";
 
@@ -29,6 +29,7 @@ export interface ConnectionEvents {
 export class ServerConnection {
   private client: Client | null = null;
   private oauth: McpOAuthProvider | null = null;
+  private fetch: ServerFetch | null = null;
 
   constructor(
     readonly config: ToolServerConfig,
@@ -64,8 +65,9 @@ export class ServerConnection {
     const { url, token } = this.config;
     const oauth = token ? null : new McpOAuthProvider(url, this.callbackUrl); // a bearer token: no OAuth
     this.oauth = oauth;
+    this.fetch = serverFetch(url, token, undefined, undefined, oauth ? () => oauth.authOrigins() : undefined);
     const transport = new StreamableHTTPClientTransport(new URL(url), {
-      fetch: serverFetch(url, token, undefined, undefined, oauth ? () => oauth.authOrigins() : undefined),
+      fetch: this.fetch,
       ...(oauth ? { authProvider: oauth } : {}),
     });
     this.client = client;
@@ -73,7 +75,12 @@ export class ServerConnection {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
       return limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
     };
-    return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
+    try {
+      return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
+    } catch (error) {
+      if (this.client === client) await this.close(); // an SSE stream left open by a failed start is cut
+      throw this.cutOr(error);
+    }
   }
 
   /** Call `tool`; on a 404 (the session is gone) reconnect once and call again. */
@@ -97,7 +104,18 @@ export class ServerConnection {
     if (this.client === null) await this.connect();
     const client = this.client;
     if (client === null) throw new Error("not connected");
-    return await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
+    this.fetch?.takeCut();
+    try {
+      return await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
+    } catch (error) {
+      throw this.cutOr(error);
+    }
+  }
+
+  /** The cut body's own error when this failure came from one (whatever the browser called it). */
+  private cutOr(error: unknown): unknown {
+    const cut = this.fetch?.takeCut();
+    return cut && !(error instanceof McpTooLargeError) ? new McpTooLargeError(cut) : error;
   }
 }
 

@@ -10,6 +10,10 @@ export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 export class McpEgressError extends Error {}
 
+/** One answer was larger than a tool server's answer may be. The server is not lost for it: the
+ * listing or call it answered fails with this message, and the rest goes on. */
+export class McpTooLargeError extends Error {}
+
 /** True when `raw` is at the server's origin (scheme, host and port). */
 export function atServerOrigin(raw: string, serverUrl: string): boolean {
   try {
@@ -24,6 +28,13 @@ export type FetchFn = (url: string | URL, init?: RequestInit) => Promise<Respons
 /** Origins besides the server's that its OAuth may reach (its authorization server's), asked per request. */
 export type AuthOrigins = () => Promise<string[]>;
 
+/** A server's fetch that also says whether it cut a body: a browser may report a body whose stream
+ * was errored as a bare "Failed to fetch", so the cut is told by the fetch, not by the error. */
+export interface ServerFetch extends FetchFn {
+  /** The message of a cut since the last call, once. */
+  takeCut(): string | null;
+}
+
 /**
  * A fetch for one server: its origin only, its token added there, redirects refused, bodies bounded.
  * `authOrigins` (a server signed in with OAuth): those origins too, for the SDK's token refresh, and
@@ -35,8 +46,14 @@ export function serverFetch(
   maxBytes = MAX_RESPONSE_BYTES,
   base: FetchFn = fetch,
   authOrigins: AuthOrigins = () => Promise.resolve([]),
-): FetchFn {
-  return async (input, init) => {
+): ServerFetch {
+  let cut: string | null = null;
+  const tooLarge = (): McpTooLargeError => {
+    const error = new McpTooLargeError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB in one answer (the most this app reads); cut off there`);
+    cut = error.message;
+    return error;
+  };
+  const fetchFn = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const url = String(input);
     const atServer = atServerOrigin(url, serverUrl);
     if (!atServer && !(await authOrigins()).includes(originOf(url))) {
@@ -47,10 +64,21 @@ export function serverFetch(
     else if (token) headers.set("Authorization", `Bearer ${token}`);
     const response = await base(url, { ...init, headers, redirect: "manual", credentials: "omit" });
     if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
-      throw new McpEgressError(`the tool server answered with a redirect (${response.status}); redirects are not followed`);
+      throw new McpEgressError("the tool server answered with a redirect; redirects are not followed: give the URL it answers at");
     }
-    return bounded(response, maxBytes);
+    if (Number(response.headers.get("Content-Length") ?? 0) > maxBytes) {
+      void response.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    return bounded(response, maxBytes, tooLarge);
   };
+  return Object.assign(fetchFn, {
+    takeCut: (): string | null => {
+      const said = cut;
+      cut = null;
+      return said;
+    },
+  });
 }
 
 function originOf(raw: string): string {
@@ -63,14 +91,15 @@ function originOf(raw: string): string {
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-function bounded(response: Response, maxBytes: number): Response {
+function bounded(response: Response, maxBytes: number, tooLarge: () => Error): Response {
   if (response.body === null || NULL_BODY.has(response.status)) return response;
   let seen = 0;
   const counter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > maxBytes) controller.error(new McpEgressError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB; cut off`));
-      else controller.enqueue(chunk);
+      if (seen > maxBytes) {
+        controller.error(tooLarge());
+      } else controller.enqueue(chunk);
     },
   });
   return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });

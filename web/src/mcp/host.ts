@@ -11,6 +11,7 @@ import { SdkHttpError } from "@modelcontextprotocol/client";
 import type { HostMessage, RuntimeMessage } from "../protocol/messages";
 import { ServerConnection } from "./connection";
 import { McpEgressError } from "./egress";
+import { describe } from "./faults";
 import { toContent, MAX_RESULT_CHARS } from "./results";
 import type { ToolServerConfig, ToolServerState, ToolServerStatus } from "../protocol/tool-servers";
 
@@ -209,9 +210,4 @@ function spec(tool: Tool): McpToolSpec {
 
 function isUnreachable(error: unknown): boolean {
   return error instanceof TypeError || (error instanceof Error && error.cause instanceof TypeError);
-}
-
-function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.slice(0, 500) || "the server failed without a message";
 }

@@ -14,7 +14,8 @@ import { SettingsPanel, type SettingsForm } from "../ui/settings/settings-panel"
 import { byTestId } from "../ui/common/dom";
 import { normalizeBaseUrl } from "./base-url";
 import { wireAdvanced } from "./advanced";
-import { runChecks } from "./doctor";
+import { runChecks, type CheckResult } from "./doctor";
+import { checkAllServers } from "../mcp/doctor";
 import { agentSettings, isPermissionMode, providerInfo, providerName, type AppSettings } from "./model";
 import { finishOAuth, startOAuth, trimBase, type OAuthReturn } from "./oauth";
 import { SettingsOrder } from "./ordering";
@@ -201,11 +202,12 @@ export class SettingsController {
     });
   }
 
-  private async runDoctor(): ReturnType<typeof runChecks> {
+  private async runDoctor(): Promise<CheckResult[]> {
+    const servers = checkAllServers(location.origin, (url, init) => fetch(url, init));
     await this.host.whenReady();
     const listed = await this.host.client.listModels();
     const s = this.settings;
-    return runChecks({
+    const provider = await runChecks({
       provider: s.provider,
       baseUrl: s.baseUrl,
       pageOrigin: location.origin,
@@ -214,6 +216,7 @@ export class SettingsController {
       models: listed.ok ? listed.models : null,
       fetch: (url, init) => fetch(url, init),
     });
+    return [...provider, ...(await servers)];
   }
 
   private async hasKey(): Promise<boolean> {

@@ -9,13 +9,17 @@
 import type { ProviderKind } from "../protocol/messages";
 import type { ModelRecord } from "../protocol/requests";
 
-export type CheckName = "mixed-content" | "reachable" | "origin" | "key" | "model" | "context";
+export type CheckName = "mixed-content" | "reachable" | "origin" | "key" | "model" | "context" | McpCheckName;
+/** A tool server's checks (mcp/doctor.ts); their results carry `server`. */
+export type McpCheckName = "mcp-reachable" | "mcp-cors" | "mcp-auth" | "mcp-protocol" | "mcp-tools";
 export type CheckState = "ok" | "warn" | "fail";
 
 export interface CheckResult {
   check: CheckName;
   state: CheckState;
   text: string;
+  /** The tool server a check is about; absent for the model provider's checks. */
+  server?: string;
 }
 
 export interface DoctorInput {
@@ -165,8 +169,10 @@ function checkContext(provider: ProviderKind, n: number | null): CheckResult {
   return { check: "context", state: "ok", text: `Context window: ${n.toLocaleString("en-US")} tokens.` };
 }
 
-/** What `connection-status` says: the first problem's advice, or that all is well. */
-export function summary(results: readonly CheckResult[]): { state: "ok" | "error"; text: string } {
+/** What `connection-status` says: the first problem's advice, or that all is well. It is the model
+ * provider's connection: a tool server's problems are listed, not summed up here. */
+export function summary(all: readonly CheckResult[]): { state: "ok" | "error"; text: string } {
+  const results = all.filter((r) => r.server === undefined);
   const fail = results.find((r) => r.state === "fail");
   if (fail) return { state: "error", text: fail.text };
   const warn = results.find((r) => r.state === "warn");

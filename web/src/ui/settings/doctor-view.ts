@@ -1,7 +1,7 @@
 /**
  * "Check connection" in Settings: runs the connection doctor (settings/doctor.ts) and lists each check
  * (`connection-check`, `data-check`, `data-state` ok / warn / fail) with what to do; the first
- * problem's advice goes to `connection-status`.
+ * problem's advice goes to `connection-status`. A tool server's checks carry `data-server`.
  */
 
 import { summary, type CheckResult } from "../../settings/doctor";
@@ -40,7 +40,7 @@ export class DoctorView {
 function item(result: CheckResult): HTMLElement {
   return el(
     "li",
-    { class: "connection-check", "data-testid": "connection-check", "data-check": result.check, "data-state": result.state },
+    { class: "connection-check", "data-testid": "connection-check", "data-check": result.check, "data-state": result.state, ...(result.server ? { "data-server": result.server } : {}) },
     el("span", { class: "check-mark", "aria-hidden": "true" }, MARKS[result.state]),
     el("span", {}, result.text),
   );

@@ -38,6 +38,7 @@ layer mypy-fakes mypy --strict --explicit-package-bases scripts/fakes
 layer typecheck npm run typecheck
 layer deps npm run deps
 layer eslint npm run lint
+layer format npm run format:check
 layer vitest npm run test:ts
 layer pytest python -m pytest -q -ra
 

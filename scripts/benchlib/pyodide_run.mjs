@@ -13,7 +13,10 @@ import { pathToFileURL } from "node:url";
 
 const [root, scriptPath] = process.argv.slice(2);
 const limitMs = Number(process.env.BENCH_LIMIT_MS || 600000);
-setTimeout(() => { console.log(`RESULT ${JSON.stringify({ ok: false, error: `timed out after ${limitMs} ms` })}`); process.exit(1); }, limitMs).unref();
+setTimeout(() => {
+  console.log(`RESULT ${JSON.stringify({ ok: false, error: `timed out after ${limitMs} ms` })}`);
+  process.exit(1);
+}, limitMs).unref();
 
 const { loadPyodide } = await import(pathToFileURL(path.join(root, "web/public/pyodide/pyodide.mjs")).href);
 const pyodide = await loadPyodide({ indexURL: path.join(root, "web/public/pyodide") + path.sep });

@@ -168,7 +168,11 @@ asServer.on("request", (req, res) => {
   if (path === "/test/log") return void sendJson(res, 200, log);
   if (path === "/test/tokens") {
     const live = [...records.keys()].filter((k) => /^(AccessToken|RefreshToken):/.test(k));
-    return void sendJson(res, 200, live.map((k) => k.slice(k.indexOf(":") + 1)));
+    return void sendJson(
+      res,
+      200,
+      live.map((k) => k.slice(k.indexOf(":") + 1)),
+    );
   }
   return void callback(req, res);
 });
@@ -185,28 +189,31 @@ async function tokenIsValid(header) {
   });
   const body = await answer.json();
   const audience = [body.aud].flat();
-  return body.active === true && audience.includes(resource) && String(body.scope ?? "").split(" ").includes(SCOPE);
+  return (
+    body.active === true &&
+    audience.includes(resource) &&
+    String(body.scope ?? "")
+      .split(" ")
+      .includes(SCOPE)
+  );
 }
 
 const MCP_CORS = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
-  "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, mcp-protocol-version, mcp-session-id, last-event-id",
+  "Access-Control-Allow-Headers":
+    "Authorization, Content-Type, Accept, mcp-protocol-version, mcp-session-id, last-event-id",
   "Access-Control-Expose-Headers": "Mcp-Session-Id, WWW-Authenticate",
 };
 
 function toolServer() {
   const server = new McpServer({ name: "protected", version: "1.0.0" });
-  server.registerTool(
-    "whoami",
-    { description: "Who the token was issued to" },
-    async () => ({ content: [{ type: "text", text: ACCOUNT }] }),
-  );
-  server.registerTool(
-    "motto",
-    { description: "The server's motto" },
-    async () => ({ content: [{ type: "text", text: "tokens stay in the worker" }] }),
-  );
+  server.registerTool("whoami", { description: "Who the token was issued to" }, async () => ({
+    content: [{ type: "text", text: ACCOUNT }],
+  }));
+  server.registerTool("motto", { description: "The server's motto" }, async () => ({
+    content: [{ type: "text", text: "tokens stay in the worker" }],
+  }));
   return server;
 }
 

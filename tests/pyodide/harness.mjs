@@ -90,7 +90,8 @@ if (scenario.snapshot) {
 }
 const pyodide = await loadPyodide(snapshotBytes ? { indexURL, _loadSnapshot: snapshotBytes } : { indexURL });
 if (snapshotBytes) pyodide.pyimport("runtime.pyodide_entry").check_snapshot(); // before the wheels, as the worker does
-const runtimeModules = () => [...pyodide.pyimport("sys").modules.keys()].filter((m) => m === "runtime" || m.startsWith("runtime."));
+const runtimeModules = () =>
+  [...pyodide.pyimport("sys").modules.keys()].filter((m) => m === "runtime" || m.startsWith("runtime."));
 const modulesBeforeStart = new Set(snapshotBytes ? runtimeModules() : []);
 let importedAfterSnapshot = null;
 const tLoaded = performance.now();
@@ -112,7 +113,12 @@ function send(message) {
 function answer(request) {
   const reply = responses.shift() ?? { status: 404, body: "{}" };
   const body = enc.encode(reply.body);
-  send({ type: "http_head", id: request.id, status: reply.status, headers: { "content-type": reply.type ?? "text/plain" } });
+  send({
+    type: "http_head",
+    id: request.id,
+    status: reply.status,
+    headers: { "content-type": reply.type ?? "text/plain" },
+  });
   const sizes = [1, 5, 64, 3, 200];
   for (let i = 0, n = 0; i < body.length; n++) {
     const piece = body.slice(i, i + sizes[n % sizes.length]);
@@ -128,7 +134,8 @@ function onRuntimeBytes(u8) {
   for (const message of decode(u8)) {
     received.push(message);
     if (message.type === "http_request") setTimeout(() => answer(message), 0);
-    if (message.type === "flush_request") setTimeout(() => send({ type: "reply", id: message.id, ok: true, result: {} }), 0);
+    if (message.type === "flush_request")
+      setTimeout(() => send({ type: "reply", id: message.id, ok: true, result: {} }), 0);
     if (message.type === "event" && message.event.kind === "ready") {
       tReady = performance.now();
       if (snapshotBytes) importedAfterSnapshot = runtimeModules().filter((m) => !modulesBeforeStart.has(m));

@@ -1,6 +1,8 @@
 /** Wires the page: the agent worker, the settings (settings/controller.ts) and the views. */
 
 import "./styles.css";
+import "./ui/chat/chat.css"; // then the parts in the order styles.css had them
+import "./ui/settings/settings.css";
 import type { WorkerToMain } from "./protocol/main-worker-messages";
 import { RuntimeClient } from "./runtime-client";
 import { checkAnswer, type RequestAnswer } from "./protocol/requests";
@@ -36,7 +38,8 @@ let probe: StreamProbe | null = null;
 
 const status = new StatusView(() => restart(false));
 const drawer = mountSidebarDrawer();
-installKeyboard({ // before the chat's listeners: a key handled here is not also handled there
+installKeyboard({
+  // before the chat's listeners: a key handled here is not also handled there
   closePanel: () => (settings.panel.isOpen() ? (settings.panel.close(), true) : closeOpenPanel() || drawer.close()),
   newChat: () => byTestId<HTMLButtonElement>("session-new").click(),
   focusInput: () => chat.focusInput(),
@@ -65,17 +68,21 @@ const media = mountChatMedia({
   vision: () => settings.vision(),
   model: () => settings.current.model,
 });
-const chat = new ChatView({
-  send: (text, turnId, replacesTurn, images) => settings.order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn, images })),
-  stop: () => client.post({ type: "abort_turn" }),
-  decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
-  turnChanged: (running) => {
-    if (status.state !== "ready" && status.state !== "busy") return;
-    if (running) status.busy();
-    else status.ready();
+const chat = new ChatView(
+  {
+    send: (text, turnId, replacesTurn, images) =>
+      settings.order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn, images })),
+    stop: () => client.post({ type: "abort_turn" }),
+    decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
+    turnChanged: (running) => {
+      if (status.state !== "ready" && status.state !== "busy") return;
+      if (running) status.busy();
+      else status.ready();
+    },
+    showEarlier: (count) => void showSession(count),
   },
-  showEarlier: (count) => void showSession(count),
-}, media);
+  media,
+);
 const recording = mountRecordingControls({
   exportRecording: () => client.exportRecording(),
   loadReplay: (text) => client.loadReplay(text),
@@ -93,9 +100,17 @@ const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElem
 byTestId("workspace-take-over").addEventListener("click", () => restart(true));
 const filesPanel = new FilesPanel((request) => client.workspace(request));
 // Sessions sidebar and memory panel (they follow the worker's messages).
-const followPanels = mountConversationPanels((method, params) => client.request(method, params), (text) => chat.showError(text));
-mountSkillsPanel({ request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file), whenReady });
-const toolServers = mountToolServersPanel((servers) => client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }));
+const followPanels = mountConversationPanels(
+  (method, params) => client.request(method, params),
+  (text) => chat.showError(text),
+);
+mountSkillsPanel({
+  request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file),
+  whenReady,
+});
+const toolServers = mountToolServersPanel((servers) =>
+  client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }),
+);
 
 /** The worker starts before the settings are read (boot); what it says meanwhile waits for them. */
 let heldForInit: WorkerToMain[] | null = [];
@@ -173,7 +188,8 @@ function onReady(): void {
 
 /** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
 async function showSession(shown: number): Promise<void> {
-  if (showView(await client.request("session_current", { shown }))) document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
+  if (showView(await client.request("session_current", { shown })))
+    document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
 }
 
 /** Show a session view (the one a `session_opened` carries, or more of its messages); false when there is none. */

@@ -5,8 +5,20 @@
  * checked here, once, against the method's result shape.
  */
 
-import { checkAnswer, type ModelRecord, type RequestAnswer, type RequestMethod, type RequestParams } from "./protocol/requests";
-import { TAKE_OVER_NAME, type Attachment, type MainToWorker, type RequestResult, type WorkerToMain } from "./protocol/main-worker-messages";
+import {
+  checkAnswer,
+  type ModelRecord,
+  type RequestAnswer,
+  type RequestMethod,
+  type RequestParams,
+} from "./protocol/requests";
+import {
+  TAKE_OVER_NAME,
+  type Attachment,
+  type MainToWorker,
+  type RequestResult,
+  type WorkerToMain,
+} from "./protocol/main-worker-messages";
 import type { WorkspaceRequest } from "./protocol/workspace";
 
 const REQUEST_TIMEOUT_MS = 45_000;
@@ -37,7 +49,11 @@ export class RuntimeClient {
     worker.addEventListener("error", (event: ErrorEvent) => {
       if (generation !== this.generation) return;
       event.preventDefault();
-      this.listener({ type: "boot_failed", step: "load-pyodide", message: event.message || "the agent worker crashed" });
+      this.listener({
+        type: "boot_failed",
+        step: "load-pyodide",
+        message: event.message || "the agent worker crashed",
+      });
     });
     this.worker = worker;
   }
@@ -45,7 +61,8 @@ export class RuntimeClient {
   stop(): void {
     this.worker?.terminate();
     this.worker = null;
-    for (const resolve of this.waiters.values()) resolve({ ok: false, code: "restarted", message: "the runtime was restarted" });
+    for (const resolve of this.waiters.values())
+      resolve({ ok: false, code: "restarted", message: "the runtime was restarted" });
     this.waiters.clear();
   }
 
@@ -57,7 +74,12 @@ export class RuntimeClient {
    * A runtime `request`; resolves with its reply (or a failure after a timeout or a restart). `file`
    * reaches the runtime as a file in its file system (never in a frame); its path is added to `params`.
    */
-  request<M extends RequestMethod>(method: M, params: RequestParams<M>, timeoutMs = REQUEST_TIMEOUT_MS, file?: Attachment): Promise<RequestAnswer<M>> {
+  request<M extends RequestMethod>(
+    method: M,
+    params: RequestParams<M>,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+    file?: Attachment,
+  ): Promise<RequestAnswer<M>> {
     const requestId = `q${this.nextRequest++}`;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {

@@ -60,9 +60,15 @@ export class SnapshotScheduler {
   private start(): void {
     this.wanted = false;
     this.host.mark("making");
-    const worker = new Worker(new URL("./worker/snapshot.worker.ts", import.meta.url), { type: "module", name: "tidepool-snapshot" });
+    const worker = new Worker(new URL("./worker/snapshot.worker.ts", import.meta.url), {
+      type: "module",
+      name: "tidepool-snapshot",
+    });
     this.worker = worker;
-    const timer = setTimeout(() => finish({ state: "failed", reason: `no answer in ${MAKER_TIMEOUT_MS / 1000} s` }), MAKER_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => finish({ state: "failed", reason: `no answer in ${MAKER_TIMEOUT_MS / 1000} s` }),
+      MAKER_TIMEOUT_MS,
+    );
     const finish = (outcome: SnapshotOutcome): void => {
       clearTimeout(timer);
       worker.terminate();

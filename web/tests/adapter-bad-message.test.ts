@@ -33,7 +33,7 @@ describe("a runtime message with bad fields", () => {
     {
       name: "a value outside its enumeration",
       message: { type: "flush_request", id: "r6", what: "everything", paths: [] },
-      detail: "field 'what' is not one of \"workspace\", \"state\"",
+      detail: 'field \'what\' is not one of "workspace", "state"',
     },
   ])("is answered with bad_message and its id: $name", ({ message, detail }) => {
     const h = harness();

@@ -121,7 +121,9 @@ describe("handshake and config", () => {
     h.adapter.onRuntimeBytes(new TextEncoder().encode("a stray print\n"));
     h.fromRuntime({ type: "from_the_future", x: 1 });
     const logs = h.toMain.filter((m) => m.type === "log");
-    expect(logs.some((m) => m.type === "log" && m.source === "stdout" && m.message.includes("a stray print"))).toBe(true);
+    expect(logs.some((m) => m.type === "log" && m.source === "stdout" && m.message.includes("a stray print"))).toBe(
+      true,
+    );
     expect(logs.some((m) => m.type === "log" && m.message.includes("from_the_future"))).toBe(true);
   });
 });
@@ -194,7 +196,11 @@ describe("requests from the UI", () => {
     expect(request).toMatchObject({ method: "list_models", params: {} });
     const result = { models: [{ id: "a/b", name: "A B", context_length: 1000, tools: true }] };
     h.fromRuntime({ type: "reply", id: String(request?.id), ok: true, result });
-    expect(h.toMain.find((m) => m.type === "reply")).toEqual({ type: "reply", requestId: "q1", result: { ok: true, value: result } });
+    expect(h.toMain.find((m) => m.type === "reply")).toEqual({
+      type: "reply",
+      requestId: "q1",
+      result: { ok: true, value: result },
+    });
   });
 
   it("passes the runtime's error code and text through", () => {
@@ -269,7 +275,13 @@ describe("flushes", () => {
     expect(withStorage.toRuntime[0]).toMatchObject({ type: "hello", capabilities: expect.arrayContaining(["flush"]) });
     expect(h.toRuntime[0]).toMatchObject({ capabilities: expect.not.arrayContaining(["flush"]) });
     withStorage.fromRuntime({ type: "hello", protocol: 1 });
-    withStorage.fromRuntime({ type: "flush_request", id: "r1", what: "state", paths: ["current.sqlite"], rotate: true });
+    withStorage.fromRuntime({
+      type: "flush_request",
+      id: "r1",
+      what: "state",
+      paths: ["current.sqlite"],
+      rotate: true,
+    });
     withStorage.fromRuntime({ type: "flush_request", id: "r2", what: "workspace", paths: ["a.md"] });
     await withStorage.until(() => withStorage.sent("reply").length === 2);
     expect(saved).toEqual(["state:current.sqlite", "workspace:a.md"]);

@@ -16,7 +16,9 @@ function normalize(items: DecodedItem[]): ExpectedItem[] {
       continue;
     }
     flush();
-    out.push(item.kind === "message" ? { kind: "message", message: item.message } : { kind: "malformed", code: item.code });
+    out.push(
+      item.kind === "message" ? { kind: "message", message: item.message } : { kind: "malformed", code: item.code },
+    );
   }
   flush();
   return out;
@@ -81,6 +83,8 @@ describe("size limit", () => {
     const junk = new Uint8Array(1_000_000).fill(0x61);
     for (let i = 0; i < 100; i++) expect(decoder.feed(junk)).toEqual([]);
     const next = encodeFrame({ type: "after" });
-    expect(normalize(decoder.feed(new Uint8Array([0x0a, ...next])))).toEqual([{ kind: "message", message: { type: "after" } }]);
+    expect(normalize(decoder.feed(new Uint8Array([0x0a, ...next])))).toEqual([
+      { kind: "message", message: { type: "after" } },
+    ]);
   });
 });

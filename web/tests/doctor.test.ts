@@ -20,7 +20,8 @@ function server(options: { up?: boolean; cors?: boolean; key?: Response } = {}):
   return async (input, init) => {
     if (!up) throw new TypeError("Failed to fetch");
     if (init?.mode === "cors" && !cors) throw new TypeError("Failed to fetch");
-    if ((input instanceof Request ? input.url : input.toString()).endsWith("/key")) return options.key ?? new Response(JSON.stringify({ data: { limit_remaining: null } }));
+    if ((input instanceof Request ? input.url : input.toString()).endsWith("/key"))
+      return options.key ?? new Response(JSON.stringify({ data: { limit_remaining: null } }));
     return new Response("{}", { status: 200 });
   };
 }
@@ -41,7 +42,14 @@ const states = (results: { check: string; state: string }[]): string[] => result
 describe("the connection doctor", () => {
   it("passes a healthy Ollama", async () => {
     const results = await runChecks(input({}));
-    expect(states(results)).toEqual(["mixed-content:ok", "reachable:ok", "origin:ok", "key:ok", "model:ok", "context:ok"]);
+    expect(states(results)).toEqual([
+      "mixed-content:ok",
+      "reachable:ok",
+      "origin:ok",
+      "key:ok",
+      "model:ok",
+      "context:ok",
+    ]);
     expect(summary(results)).toEqual({ state: "ok", text: "Connected: every check passed." });
   });
 
@@ -50,7 +58,12 @@ describe("the connection doctor", () => {
     expect(states(refused)).toEqual(["mixed-content:ok", "reachable:ok", "origin:fail"]);
     const said = summary(refused);
     expect(said.state).toBe("error");
-    for (const part of [`OLLAMA_ORIGINS=${ORIGIN}`, "systemctl edit ollama", "launchctl setenv", "setx OLLAMA_ORIGINS"]) {
+    for (const part of [
+      `OLLAMA_ORIGINS=${ORIGIN}`,
+      "systemctl edit ollama",
+      "launchctl setenv",
+      "setx OLLAMA_ORIGINS",
+    ]) {
       expect(said.text).toContain(part);
     }
     const down = await runChecks(input({ fetch: server({ up: false }) }));
@@ -65,13 +78,20 @@ describe("the connection doctor", () => {
   });
 
   it("checks an OpenRouter key and its credits", async () => {
-    const base = { provider: "openrouter" as const, baseUrl: "https://openrouter.ai/api/v1", models: [{ ...llama, id: "m" }], model: "m" };
+    const base = {
+      provider: "openrouter" as const,
+      baseUrl: "https://openrouter.ai/api/v1",
+      models: [{ ...llama, id: "m" }],
+      model: "m",
+    };
     const noKey = await runChecks(input({ ...base }));
     expect(noKey.find((r) => r.check === "key")?.state).toBe("fail");
     const spent = new Response(JSON.stringify({ data: { limit: 5, limit_remaining: 0 } }));
     const broke = await runChecks(input({ ...base, key: "k", fetch: server({ key: spent }) }));
     expect(summary(broke).text).toContain("no credits left");
-    const rejected = await runChecks(input({ ...base, key: "k", fetch: server({ key: new Response("{}", { status: 401 }) }) }));
+    const rejected = await runChecks(
+      input({ ...base, key: "k", fetch: server({ key: new Response("{}", { status: 401 }) }) }),
+    );
     expect(summary(rejected).text).toContain("rejected the key");
     const fine = await runChecks(input({ ...base, key: "k" }));
     expect(summary(fine).state).toBe("ok");

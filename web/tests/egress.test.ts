@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { normalizeBaseUrl } from "../src/settings/base-url";
 import { decideEgress, type EgressPolicy } from "../src/worker/egress";
 
-const OPENROUTER: EgressPolicy = { providerBaseUrl: "https://openrouter.ai/api/v1", appOrigin: "http://127.0.0.1:8000" };
+const OPENROUTER: EgressPolicy = {
+  providerBaseUrl: "https://openrouter.ai/api/v1",
+  appOrigin: "http://127.0.0.1:8000",
+};
 const OLLAMA: EgressPolicy = { providerBaseUrl: "http://localhost:11434", appOrigin: "https://tidepool.example" };
 const LLAMA: EgressPolicy = { providerBaseUrl: "http://127.0.0.1:8081/v1", appOrigin: "http://127.0.0.1:8000" };
 const NONE: EgressPolicy = { providerBaseUrl: null, appOrigin: "http://127.0.0.1:8000" };
@@ -11,12 +14,30 @@ type Case = [name: string, url: string, auth: "provider" | "none", policy: Egres
 
 // expected: "provider+auth", "provider" (no key), "proxy", "refused"
 const cases: Case[] = [
-  ["chat completions with the key", "https://openrouter.ai/api/v1/chat/completions", "provider", OPENROUTER, "provider+auth"],
-  ["llama-server's /props beside /v1, never with the key", "http://127.0.0.1:8081/props", "provider", LLAMA, "provider"],
+  [
+    "chat completions with the key",
+    "https://openrouter.ai/api/v1/chat/completions",
+    "provider",
+    OPENROUTER,
+    "provider+auth",
+  ],
+  [
+    "llama-server's /props beside /v1, never with the key",
+    "http://127.0.0.1:8081/props",
+    "provider",
+    LLAMA,
+    "provider",
+  ],
   ["/props with a query", "http://127.0.0.1:8081/props?x=1", "provider", LLAMA, "refused"],
   ["another path beside /v1", "http://127.0.0.1:8081/slots", "provider", LLAMA, "refused"],
   ["/props on another port", "http://127.0.0.1:8082/props", "provider", LLAMA, "refused"],
-  ["/props beside a base without /v1", "http://127.0.0.1:8081/props", "provider", { ...LLAMA, providerBaseUrl: "http://127.0.0.1:8081/llama" }, "refused"],
+  [
+    "/props beside a base without /v1",
+    "http://127.0.0.1:8081/props",
+    "provider",
+    { ...LLAMA, providerBaseUrl: "http://127.0.0.1:8081/llama" },
+    "refused",
+  ],
   ["model list with the key", "https://openrouter.ai/api/v1/models", "provider", OPENROUTER, "provider+auth"],
   ["the base URL itself", "https://openrouter.ai/api/v1", "provider", OPENROUTER, "provider+auth"],
   ["provider URL without auth asked", "https://openrouter.ai/api/v1/models", "none", OPENROUTER, "provider"],

@@ -46,6 +46,8 @@ describe("workspace change notices", () => {
     h.fromRuntime({ type: "flush_request", id: "r3", what: "state", paths: ["current.sqlite"], rotate: true });
     await h.until(() => h.toMain.some((m) => m.type === "workspace_changed"));
     await new Promise((r) => setTimeout(r, 20));
-    expect(h.toMain.filter((m) => m.type === "workspace_changed")).toEqual([{ type: "workspace_changed", paths: ["notes/a.md"] }]);
+    expect(h.toMain.filter((m) => m.type === "workspace_changed")).toEqual([
+      { type: "workspace_changed", paths: ["notes/a.md"] },
+    ]);
   });
 });

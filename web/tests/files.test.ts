@@ -3,14 +3,32 @@
  * Pyodide's FS, same calls), the zip export read back with fflate, and the approval diff's line kinds.
  */
 
-import { mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  mkdirSync,
+  existsSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { codeArgument, diffLineKind, looksLikeDiff } from "../src/ui/chat/diff-view";
 import type { FlushOutcome } from "../src/worker/persistence";
-import { baseName, decodeText, handleWorkspaceRequest, MAX_VIEW_BYTES, WorkspaceFiles, type WorkspacePyFS } from "../src/worker/workspace-fs";
+import {
+  baseName,
+  decodeText,
+  handleWorkspaceRequest,
+  MAX_VIEW_BYTES,
+  WorkspaceFiles,
+  type WorkspacePyFS,
+} from "../src/worker/workspace-fs";
 
 const DIR_MODE = 0o040000;
 
@@ -99,7 +117,10 @@ describe("reading", () => {
 
 describe("changing", () => {
   it("uploads to the root (folder parts dropped) and saves those paths", async () => {
-    const result = await handleWorkspaceRequest(files, { op: "upload", files: [{ name: "dir/up.txt", data: text("up") }] });
+    const result = await handleWorkspaceRequest(files, {
+      op: "upload",
+      files: [{ name: "dir/up.txt", data: text("up") }],
+    });
     expect(result).toEqual({ ok: true, value: { changed: ["up.txt"], saved: true } });
     expect(readFileSync(join(base, "workspace", "up.txt"), "utf8")).toBe("up");
     expect(saved).toEqual([["up.txt"]]);
@@ -108,7 +129,10 @@ describe("changing", () => {
   it("deletes a folder with its contents and saves the path", async () => {
     put("d/e/f.txt", "f");
     put("keep.txt", "k");
-    expect(await handleWorkspaceRequest(files, { op: "delete", path: "d" })).toEqual({ ok: true, value: { changed: ["d"], saved: true } });
+    expect(await handleWorkspaceRequest(files, { op: "delete", path: "d" })).toEqual({
+      ok: true,
+      value: { changed: ["d"], saved: true },
+    });
     expect((await files.list()).map((e) => e.path)).toEqual(["keep.txt"]);
     expect(saved).toEqual([["d"]]);
   });
@@ -120,7 +144,9 @@ describe("changing", () => {
   });
 
   it("reports a failed save", async () => {
-    const failing = new WorkspaceFiles(diskFS(base), () => Promise.resolve({ ok: false, code: "quota_exceeded", message: "full" }));
+    const failing = new WorkspaceFiles(diskFS(base), () =>
+      Promise.resolve({ ok: false, code: "quota_exceeded", message: "full" }),
+    );
     const result = await handleWorkspaceRequest(failing, { op: "upload", files: [{ name: "a", data: text("a") }] });
     expect(result).toMatchObject({ ok: false, message: expect.stringMatching(/not saved: full/) });
   });
@@ -137,7 +163,11 @@ describe("export", () => {
     put(".agent/results/r.txt", "r");
     const { zip, files: count } = await files.exportZip();
     const back = unzipSync(zip);
-    const decoded = Object.fromEntries(Object.entries(back).filter(([p]) => !p.endsWith("/")).map(([p, d]) => [p, new TextDecoder().decode(d)]));
+    const decoded = Object.fromEntries(
+      Object.entries(back)
+        .filter(([p]) => !p.endsWith("/"))
+        .map(([p, d]) => [p, new TextDecoder().decode(d)]),
+    );
     expect(decoded).toEqual({ "a.txt": "alpha", "sub/b.bin": "\u0000\u0001", ".agent/results/r.txt": "r" });
     expect(count).toBe(3);
   });

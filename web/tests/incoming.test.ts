@@ -45,7 +45,13 @@ describe("a request with an attached file", () => {
     ready(harness);
     const data = new Uint8Array(256 * 1024);
     for (let i = 0; i < data.length; i++) data[i] = (i * 31) & 0xff;
-    harness.adapter.onMain({ type: "request", requestId: "q1", method: "skill_import", params: { filename: "big.tar.gz" }, file: { name: "big.tar.gz", data } });
+    harness.adapter.onMain({
+      type: "request",
+      requestId: "q1",
+      method: "skill_import",
+      params: { filename: "big.tar.gz" },
+      file: { name: "big.tar.gz", data },
+    });
     const [frame] = harness.sent("request");
     const params = frame?.params as Record<string, unknown>;
     expect(params.filename).toBe("big.tar.gz");
@@ -55,24 +61,44 @@ describe("a request with an attached file", () => {
     expect(Buffer.compare(readFileSync(onDisk(String(params.path))), Buffer.from(data))).toBe(0);
     harness.fromRuntime({ type: "reply", id: frame?.id, ok: true, result: { state: "ok" } });
     expect(existsSync(onDisk(String(params.path)))).toBe(false);
-    expect(harness.toMain).toContainEqual({ type: "reply", requestId: "q1", result: { ok: true, value: { state: "ok" } } });
+    expect(harness.toMain).toContainEqual({
+      type: "reply",
+      requestId: "q1",
+      result: { ok: true, value: { state: "ok" } },
+    });
   });
 
   it("removes the file after a failed reply too", () => {
     const harness = new AdapterHarness({ incoming: new Incoming(diskFS()) });
     ready(harness);
-    harness.adapter.onMain({ type: "request", requestId: "q2", method: "skill_import", params: {}, file: { name: "a.zip", data: new Uint8Array([1]) } });
+    harness.adapter.onMain({
+      type: "request",
+      requestId: "q2",
+      method: "skill_import",
+      params: {},
+      file: { name: "a.zip", data: new Uint8Array([1]) },
+    });
     const [frame] = harness.sent("request");
     const path = String((frame?.params as Record<string, unknown>).path);
     harness.fromRuntime({ type: "reply", id: frame?.id, ok: false, error: { code: "bad_params", message: "no" } });
     expect(existsSync(onDisk(path))).toBe(false);
-    expect(harness.toMain.at(-1)).toMatchObject({ type: "reply", requestId: "q2", result: { ok: false, code: "bad_params" } });
+    expect(harness.toMain.at(-1)).toMatchObject({
+      type: "reply",
+      requestId: "q2",
+      result: { ok: false, code: "bad_params" },
+    });
   });
 
   it("is refused with a reason where files cannot be handed over", () => {
     const harness = new AdapterHarness();
     ready(harness);
-    harness.adapter.onMain({ type: "request", requestId: "q3", method: "skill_import", params: {}, file: { name: "a.zip", data: new Uint8Array([1]) } });
+    harness.adapter.onMain({
+      type: "request",
+      requestId: "q3",
+      method: "skill_import",
+      params: {},
+      file: { name: "a.zip", data: new Uint8Array([1]) },
+    });
     expect(harness.sent("request")).toEqual([]);
     expect(harness.toMain.at(-1)).toMatchObject({ requestId: "q3", result: { ok: false, code: "unavailable" } });
   });
@@ -92,7 +118,13 @@ describe("frames over the limit", () => {
     const harness = new AdapterHarness({ incoming: new Incoming(diskFS()) });
     ready(harness);
     const params = { text: "x".repeat(MAX_FRAME_BYTES) };
-    harness.adapter.onMain({ type: "request", requestId: "q4", method: "memory_save", params, file: { name: "a.zip", data: new Uint8Array([1]) } });
+    harness.adapter.onMain({
+      type: "request",
+      requestId: "q4",
+      method: "memory_save",
+      params,
+      file: { name: "a.zip", data: new Uint8Array([1]) },
+    });
     expect(harness.sent("request")).toEqual([]);
     const reply = harness.toMain.find((m) => m.type === "reply");
     expect(reply).toMatchObject({ requestId: "q4", result: { ok: false, code: "frame_too_large" } });
@@ -149,7 +181,16 @@ describe("a result too large for one frame", () => {
     ready(harness);
     harness.adapter.onMain({ type: "request", requestId: "q6", method: "session_export", params: {} });
     const [frame] = harness.sent("request");
-    harness.fromRuntime({ type: "error", id: frame?.id, code: "frame_too_large", message: "frame of 20000000 bytes is over the limit of 16777216" });
-    expect(harness.toMain.at(-1)).toMatchObject({ type: "reply", requestId: "q6", result: { ok: false, code: "frame_too_large" } });
+    harness.fromRuntime({
+      type: "error",
+      id: frame?.id,
+      code: "frame_too_large",
+      message: "frame of 20000000 bytes is over the limit of 16777216",
+    });
+    expect(harness.toMain.at(-1)).toMatchObject({
+      type: "reply",
+      requestId: "q6",
+      result: { ok: false, code: "frame_too_large" },
+    });
   });
 });

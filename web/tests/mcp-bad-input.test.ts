@@ -44,7 +44,9 @@ function host(): { host: McpHost; statuses: ToolServerStatus[]; results: McpResu
     send: (message) => {
       if (message.type === "mcp_tools") {
         const accepted = message.tools.map((t) => `${message.server}__${t.name}`);
-        queueMicrotask(() => mcp.onReply({ type: "reply", id: message.id, ok: true, result: { accepted, refused: [] } }));
+        queueMicrotask(() =>
+          mcp.onReply({ type: "reply", id: message.id, ok: true, result: { accepted, refused: [] } }),
+        );
       }
       if (message.type === "mcp_result") results.push(message);
       return null;
@@ -71,7 +73,10 @@ describe("a hostile tool server", () => {
     const { host: mcp, statuses } = host();
     const cases = ["ok", "malformed", "huge-list", "redirect", "endless-sse"];
     const started = Date.now();
-    mcp.setServers(cases.map((c) => ({ name: c, url: `${base}/${c}/mcp` })), CALLBACK);
+    mcp.setServers(
+      cases.map((c) => ({ name: c, url: `${base}/${c}/mcp` })),
+      CALLBACK,
+    );
     const [ok, malformed, huge, redirect, endless] = await Promise.all(cases.map((c) => settled(statuses, c)));
     expect(ok?.state).toBe("connected");
     expect(ok?.tools).toEqual(["ok__echo"]);

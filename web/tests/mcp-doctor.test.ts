@@ -39,14 +39,24 @@ const browserFetch: typeof fetch = async (input, init = {}) => {
   if (init.mode === "no-cors") return await fetch(url, { method: "GET", signal: init.signal });
   const headers = new Headers(init.headers);
   const method = init.method ?? "GET";
-  const custom = [...headers.keys()].filter((h) => !SAFE.has(h) && !(h === "content-type" && headers.get(h) === "text/plain"));
+  const custom = [...headers.keys()].filter(
+    (h) => !SAFE.has(h) && !(h === "content-type" && headers.get(h) === "text/plain"),
+  );
   if (custom.length || !["GET", "HEAD", "POST"].includes(method)) {
     const preflight = await fetch(url, {
       method: "OPTIONS",
-      headers: { Origin: PAGE, "Access-Control-Request-Method": method, "Access-Control-Request-Headers": custom.join(",") },
+      headers: {
+        Origin: PAGE,
+        "Access-Control-Request-Method": method,
+        "Access-Control-Request-Headers": custom.join(","),
+      },
     });
     const allowed = (preflight.headers.get("Access-Control-Allow-Headers") ?? "").toLowerCase().split(/\s*,\s*/);
-    if (!preflight.ok || !preflight.headers.get("Access-Control-Allow-Origin") || custom.some((h) => !allowed.includes(h) && !allowed.includes("*"))) {
+    if (
+      !preflight.ok ||
+      !preflight.headers.get("Access-Control-Allow-Origin") ||
+      custom.some((h) => !allowed.includes(h) && !allowed.includes("*"))
+    ) {
       throw new TypeError("Failed to fetch");
     }
   }
@@ -58,7 +68,8 @@ const browserFetch: typeof fetch = async (input, init = {}) => {
   return new Response(response.body, { status: response.status, headers: visible });
 };
 
-const doctor = (path: string) => checkServer({ name: path, url: `${base}/${path}/mcp`, pageOrigin: PAGE, fetch: browserFetch });
+const doctor = (path: string) =>
+  checkServer({ name: path, url: `${base}/${path}/mcp`, pageOrigin: PAGE, fetch: browserFetch });
 const byCheck = (results: Awaited<ReturnType<typeof checkServer>>) => new Map(results.map((r) => [r.check, r]));
 
 describe("the doctor's MCP checks", () => {
@@ -91,7 +102,12 @@ describe("the doctor's MCP checks", () => {
   });
 
   it("say when nothing answers, within the deadline", async () => {
-    const results = await checkServer({ name: "gone", url: "http://127.0.0.1:1/mcp", pageOrigin: PAGE, fetch: browserFetch });
+    const results = await checkServer({
+      name: "gone",
+      url: "http://127.0.0.1:1/mcp",
+      pageOrigin: PAGE,
+      fetch: browserFetch,
+    });
     expect(results.map((r) => [r.check, r.state])).toEqual([["mcp-reachable", "fail"]]);
   });
 });

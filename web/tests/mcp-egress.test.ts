@@ -24,7 +24,9 @@ describe("the MCP kind of the egress rule", () => {
     expect(new Headers(net.seen[0]?.init?.headers).get("authorization")).toBe("Bearer s3cret");
     expect(net.seen[0]?.init?.credentials).toBe("omit");
     await expect(fetchFor("http://127.0.0.1:3002/mcp")).rejects.toBeInstanceOf(McpEgressError);
-    await expect(fetchFor("https://evil.example/.well-known/oauth-authorization-server")).rejects.toThrow(/not at the tool server's origin/);
+    await expect(fetchFor("https://evil.example/.well-known/oauth-authorization-server")).rejects.toThrow(
+      /not at the tool server's origin/,
+    );
     expect(net.seen).toHaveLength(1); // the refused ones never reached the network
   });
 
@@ -41,7 +43,9 @@ describe("the MCP kind of the egress rule", () => {
   });
 
   it("refuses a redirect, wherever it points", async () => {
-    const net = network(() => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/mcp" } }));
+    const net = network(
+      () => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/mcp" } }),
+    );
     await expect(serverFetch(SERVER, undefined, 1024, net.fetch)(SERVER)).rejects.toThrow(/redirect/);
     expect(net.seen[0]?.init?.redirect).toBe("manual");
   });

@@ -58,7 +58,12 @@ describe("MCP sign-in state", () => {
     expect(await page.codeVerifier()).toBe("verifier-xyz");
     const raw = await rawStore();
     expect(raw.length).toBeGreaterThan(0);
-    for (const secret of [TOKENS.access_token, TOKENS.refresh_token, CLIENT.registration_access_token, "verifier-xyz"]) {
+    for (const secret of [
+      TOKENS.access_token,
+      TOKENS.refresh_token,
+      CLIENT.registration_access_token,
+      "verifier-xyz",
+    ]) {
       expect(raw).not.toContain(secret);
     }
   });
@@ -104,7 +109,9 @@ describe("MCP sign-in state", () => {
     quiet.redirectToAuthorization(new URL("http://127.0.0.1:9200/auth"));
     expect(quiet.signInNeeded).toBe(true);
     expect(needsSignIn(new Error("HTTP 500"))).toBe(false);
-    expect(needsSignIn(new SdkError(SdkErrorCode.ClientHttpAuthentication, "Server returned 401 after re-authentication"))).toBe(true);
+    expect(
+      needsSignIn(new SdkError(SdkErrorCode.ClientHttpAuthentication, "Server returned 401 after re-authentication")),
+    ).toBe(true);
     expect(needsSignIn(new OAuthError(OAuthErrorCode.InvalidGrant, "refresh token revoked"))).toBe(true);
     expect(needsSignIn(new OAuthError(OAuthErrorCode.ServerError, "down"))).toBe(false);
   });

@@ -15,8 +15,18 @@ const model = (id: string, extra: Partial<ModelRecord> = {}): ModelRecord => ({
 });
 
 const free = model("meta-llama/llama-3.2-3b-instruct:free", { tools: false, prompt_price: 0, completion_price: 0 });
-const mini = model("openai/gpt-4o-mini", { name: "OpenAI: GPT-4o-mini", tools: true, vision: true, context_length: 128000 });
-const gemini = model("google/gemini-3-pro-preview", { tools: true, reasoning: true, vision: true, context_length: 1048576 });
+const mini = model("openai/gpt-4o-mini", {
+  name: "OpenAI: GPT-4o-mini",
+  tools: true,
+  vision: true,
+  context_length: 128000,
+});
+const gemini = model("google/gemini-3-pro-preview", {
+  tools: true,
+  reasoning: true,
+  vision: true,
+  context_length: 1048576,
+});
 
 describe("the model picker", () => {
   it("defaults to the first model that can call tools", () => {

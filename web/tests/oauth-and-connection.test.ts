@@ -11,10 +11,13 @@ describe("PKCE", () => {
     expect(makeVerifier()).not.toBe(a);
   });
 
-  it.each(["abc", makeVerifier(), "x".repeat(128)])("S256 challenge of %s matches an independent SHA-256", async (verifier) => {
-    const expected = createHash("sha256").update(verifier).digest("base64url");
-    expect(await s256Challenge(verifier)).toBe(expected);
-  });
+  it.each(["abc", makeVerifier(), "x".repeat(128)])(
+    "S256 challenge of %s matches an independent SHA-256",
+    async (verifier) => {
+      const expected = createHash("sha256").update(verifier).digest("base64url");
+      expect(await s256Challenge(verifier)).toBe(expected);
+    },
+  );
 
   it("base64url has no padding or +/", () => {
     expect(base64Url(new Uint8Array([0xfb, 0xff, 0xfe]))).toBe("-__-");
@@ -32,20 +35,36 @@ describe("connection explanations", () => {
     ["network, Ollama", { kind: "network", status: null }, "ollama", /OLLAMA_ORIGINS=http:\/\/127\.0\.0\.1:8000/],
     ["timeout", { kind: "timeout", status: null }, "ollama", /Timed out/],
   ] as const)("%s", (_name, failure, provider, pattern) => {
-    const text = explainFailure(provider, "http://localhost:11434", origin, { url: "u", message: "m", ...failure }, "runtime says");
+    const text = explainFailure(
+      provider,
+      "http://localhost:11434",
+      origin,
+      { url: "u", message: "m", ...failure },
+      "runtime says",
+    );
     expect(text).toMatch(pattern);
   });
 
   it("falls back to the runtime's words when the adapter saw no HTTP failure", () => {
-    expect(explainFailure("openrouter", "https://openrouter.ai/api/v1", origin, null, "runtime says")).toBe("runtime says");
+    expect(explainFailure("openrouter", "https://openrouter.ai/api/v1", origin, null, "runtime says")).toBe(
+      "runtime says",
+    );
   });
 });
 
 describe("stored settings", () => {
   it.each([
     ["nothing stored", null, { provider: "openrouter", permissionMode: "ask", keyStorage: "encrypted" }],
-    ["valid values", { provider: "ollama", permissionMode: "full-auto", keyStorage: "session" }, { provider: "ollama", permissionMode: "full-auto", keyStorage: "session" }],
-    ["damaged values", { provider: "evil", permissionMode: "yolo", keyStorage: 3 }, { provider: "openrouter", permissionMode: "ask", keyStorage: "encrypted" }],
+    [
+      "valid values",
+      { provider: "ollama", permissionMode: "full-auto", keyStorage: "session" },
+      { provider: "ollama", permissionMode: "full-auto", keyStorage: "session" },
+    ],
+    [
+      "damaged values",
+      { provider: "evil", permissionMode: "yolo", keyStorage: 3 },
+      { provider: "openrouter", permissionMode: "ask", keyStorage: "encrypted" },
+    ],
   ])("%s", (_name, stored, expected) => {
     expect(sanitizeSettings(stored)).toMatchObject(expected);
   });

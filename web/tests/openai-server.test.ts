@@ -18,11 +18,13 @@ const gguf: ModelRecord = {
 };
 
 /** llama-server: answers every path, allows any origin, has no /key. */
-const llamaServer = (up = true): typeof fetch => async (url) => {
-  if (!up) throw new TypeError("Failed to fetch");
-  const isKey = (url instanceof Request ? url.url : url.toString()).endsWith("/key");
-  return new Response(isKey ? "Not Found" : "{}", { status: isKey ? 404 : 200 });
-};
+const llamaServer =
+  (up = true): typeof fetch =>
+  async (url) => {
+    if (!up) throw new TypeError("Failed to fetch");
+    const isKey = (url instanceof Request ? url.url : url.toString()).endsWith("/key");
+    return new Response(isKey ? "Not Found" : "{}", { status: isKey ? 404 : 200 });
+  };
 
 const input = (over: Partial<DoctorInput>): DoctorInput => ({
   provider: "openai-compatible",
@@ -50,7 +52,14 @@ describe("the OpenAI-compatible server provider", () => {
       return llamaServer()(url, init);
     };
     const results = await runChecks(input({ fetch: fetchSpy }));
-    expect(results.map((r) => `${r.check}:${r.state}`)).toEqual(["mixed-content:ok", "reachable:ok", "origin:ok", "key:ok", "model:ok", "context:ok"]);
+    expect(results.map((r) => `${r.check}:${r.state}`)).toEqual([
+      "mixed-content:ok",
+      "reachable:ok",
+      "origin:ok",
+      "key:ok",
+      "model:ok",
+      "context:ok",
+    ]);
     expect(results.find((r) => r.check === "key")?.text).toBe("No key: 127.0.0.1:8081 is used without one.");
     expect(asked.some((u) => u.endsWith("/key"))).toBe(false);
     expect(summary(results).text).not.toMatch(/openrouter|No API key/i);
@@ -67,8 +76,16 @@ describe("the OpenAI-compatible server provider", () => {
 
   it("keeps a valid max-output setting and drops a bad one", () => {
     expect(parseMaxOutput("1024")).toBe(1024);
-    expect([parseMaxOutput(""), parseMaxOutput("3.5"), parseMaxOutput(-1), parseMaxOutput("8")]).toEqual([null, null, null, null]);
-    expect(sanitizeSettings({ provider: "openai-compatible", maxOutput: 512 })).toMatchObject({ provider: "openai-compatible", maxOutput: 512 });
+    expect([parseMaxOutput(""), parseMaxOutput("3.5"), parseMaxOutput(-1), parseMaxOutput("8")]).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
+    expect(sanitizeSettings({ provider: "openai-compatible", maxOutput: 512 })).toMatchObject({
+      provider: "openai-compatible",
+      maxOutput: 512,
+    });
     expect(sanitizeSettings({ maxOutput: "lots" }).maxOutput).toBeNull();
   });
 

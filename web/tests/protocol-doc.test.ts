@@ -7,12 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import {
-  HOST_MESSAGE_SHAPES,
-  RUNTIME_MESSAGE_SHAPES,
-  SHAPES,
-  UI_EVENT_SHAPES,
-} from "../src/protocol/messages.gen";
+import { HOST_MESSAGE_SHAPES, RUNTIME_MESSAGE_SHAPES, SHAPES, UI_EVENT_SHAPES } from "../src/protocol/messages.gen";
 
 const doc = readFileSync(fileURLToPath(new URL("../../docs/protocol.md", import.meta.url)), "utf8");
 
@@ -25,7 +20,9 @@ function section(title: string): string {
 
 /** Each table row's type and the text of its fields column. */
 function tableRows(text: string): Map<string, string> {
-  return new Map([...text.matchAll(/^\| `([a-z_]+)` \| ([^\n]*?) \|[^|\n]*\|$/gm)].map((m) => [m[1] ?? "", m[2] ?? ""]));
+  return new Map(
+    [...text.matchAll(/^\| `([a-z_]+)` \| ([^\n]*?) \|[^|\n]*\|$/gm)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+  );
 }
 
 /** Each UI event kind and the text that describes it (up to the next kind). */
@@ -37,7 +34,11 @@ function eventDescriptions(text: string): Map<string, string> {
   return new Map(found.map((m, i) => [m[1] ?? "", paragraph.slice(m.index, found[i + 1]?.index)]));
 }
 
-function undocumentedFields(shapes: Readonly<Record<string, string>>, described: Map<string, string>, tag: string): string[] {
+function undocumentedFields(
+  shapes: Readonly<Record<string, string>>,
+  described: Map<string, string>,
+  tag: string,
+): string[] {
   const missing: string[] = [];
   for (const [name, shape] of Object.entries(shapes)) {
     for (const field of Object.keys(SHAPES[shape] ?? {})) {

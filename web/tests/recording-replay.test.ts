@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { HostMessage } from "../src/protocol/messages";
 import { HttpExecutor, type HttpRequestMessage } from "../src/worker/http";
-import { keptLists, Recorder, ReplaySource, type RecordedExchange, type Recording, type RecordingSink } from "../src/worker/recording";
+import {
+  keptLists,
+  Recorder,
+  ReplaySource,
+  type RecordedExchange,
+  type Recording,
+  type RecordingSink,
+} from "../src/worker/recording";
 
 const OLLAMA = "http://127.0.0.1:11434";
 const TAGS = `${OLLAMA}/api/tags`;
@@ -9,11 +16,20 @@ const SHOW = `${OLLAMA}/api/show`;
 const CHAT = `${OLLAMA}/api/chat`;
 
 /** One recorded exchange: answered with `status` (and `text` as its one chunk), or refused (status null). */
-function exchange(method: string, url: string, body: string | null, status: number | null, text = ""): RecordedExchange {
+function exchange(
+  method: string,
+  url: string,
+  body: string | null,
+  status: number | null,
+  text = "",
+): RecordedExchange {
   return {
     request: { method, url, headers: {}, body },
     started: "",
-    response: status === null ? null : { status, headers: {}, head_ms: 0, chunks: text ? [{ t_ms: 0, data: btoa(text) }] : [], end_ms: 1 },
+    response:
+      status === null
+        ? null
+        : { status, headers: {}, head_ms: 0, chunks: text ? [{ t_ms: 0, data: btoa(text) }] : [], end_ms: 1 },
     error: status === null ? { kind: "network", message: "could not reach 127.0.0.1:11434" } : null,
   };
 }
@@ -22,7 +38,8 @@ function recording(exchanges: RecordedExchange[], model: string | null = null): 
   return { format: "tidepool.recording", version: 1, provider: "ollama", base_url: OLLAMA, model, exchanges };
 }
 
-const chat = (model: string, said: string): string => JSON.stringify({ model, messages: [{ role: "user", content: said }] });
+const chat = (model: string, said: string): string =>
+  JSON.stringify({ model, messages: [{ role: "user", content: said }] });
 
 /** The recorded answer's one chunk, as text; "" for a recorded failure, the reason for a miss. */
 function said(source: ReplaySource, method: string, url: string, body: string | null): string {
@@ -44,7 +61,9 @@ describe("replay matching", () => {
   });
 
   it("replay a model list's failure when the recording has nothing better", () => {
-    const source = new ReplaySource(recording([exchange("GET", TAGS, null, 500, "first"), exchange("GET", TAGS, null, 500, "latest")]));
+    const source = new ReplaySource(
+      recording([exchange("GET", TAGS, null, 500, "first"), exchange("GET", TAGS, null, 500, "latest")]),
+    );
     expect(said(source, "GET", TAGS, null)).toBe("latest");
   });
 
@@ -68,7 +87,9 @@ describe("replay matching", () => {
   });
 
   it("say what the recording holds when it has no such request", () => {
-    const source = new ReplaySource(recording([exchange("GET", TAGS, null, 200, "x"), exchange("POST", CHAT, "{}", 200, "y")]));
+    const source = new ReplaySource(
+      recording([exchange("GET", TAGS, null, 200, "x"), exchange("POST", CHAT, "{}", 200, "y")]),
+    );
     expect(said(source, "POST", `${OLLAMA}/v1/chat/completions`, "{}")).toBe(
       `missing: the recording has no POST ${OLLAMA}/v1/chat/completions: it holds 1 × GET ${TAGS}, 1 × POST ${CHAT}`,
     );
@@ -76,7 +97,11 @@ describe("replay matching", () => {
 
   it.each([
     ["its model field", recording([exchange("POST", CHAT, chat("b", "hi"), 200)], "a"), "a"],
-    ["its first chat call, not a model-info call", recording([exchange("POST", SHOW, '{"model": "x"}', 200), exchange("POST", CHAT, chat("b", "hi"), 200)]), "b"],
+    [
+      "its first chat call, not a model-info call",
+      recording([exchange("POST", SHOW, '{"model": "x"}', 200), exchange("POST", CHAT, chat("b", "hi"), 200)]),
+      "b",
+    ],
     ["nothing", recording([exchange("GET", TAGS, null, 200)]), null],
   ])("take the model from %s", (_, rec, model) => {
     expect(new ReplaySource(rec).model).toBe(model);
@@ -98,7 +123,12 @@ function shelf(lists: RecordedExchange[]): RecordingSink & { saved: RecordedExch
 
 describe("recording model lists", () => {
   it("keep the good answer when a refused one comes after it, and only the latest of each", () => {
-    const all = [exchange("GET", TAGS, null, 200, "old"), exchange("GET", TAGS, null, 200, "good"), exchange("GET", TAGS, null, null), exchange("GET", TAGS, null, null)];
+    const all = [
+      exchange("GET", TAGS, null, 200, "old"),
+      exchange("GET", TAGS, null, 200, "good"),
+      exchange("GET", TAGS, null, null),
+      exchange("GET", TAGS, null, null),
+    ];
     expect(keptLists(all)).toEqual([all[1], all[3]]);
   });
 
@@ -124,20 +154,42 @@ async function replayed(source: ReplaySource, method: string, url: string): Prom
     failure: () => undefined,
     replay: () => source,
   });
-  const request: HttpRequestMessage = { type: "http_request", id: "r1", method, url, headers: {}, body: null, auth: "provider", stream: true, timeout_s: 5 };
+  const request: HttpRequestMessage = {
+    type: "http_request",
+    id: "r1",
+    method,
+    url,
+    headers: {},
+    body: null,
+    auth: "provider",
+    stream: true,
+    timeout_s: 5,
+  };
   http.start(request);
-  for (let i = 0; i < 50 && !sent.some((m) => m.type === "http_end" || m.type === "http_error"); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 50 && !sent.some((m) => m.type === "http_end" || m.type === "http_error"); i++)
+    await new Promise((r) => setTimeout(r, 5));
   return sent;
 }
 
 describe("replaying through the executor", () => {
   it("answer a miss as the replay's own failure (kind replay), never as the provider's", async () => {
     const sent = await replayed(new ReplaySource(recording([exchange("GET", TAGS, null, 200)])), "POST", CHAT);
-    expect(sent).toEqual([{ type: "http_error", id: "r1", kind: "replay", message: `the recording has no POST ${CHAT}: it holds 1 × GET ${TAGS}` }]);
+    expect(sent).toEqual([
+      {
+        type: "http_error",
+        id: "r1",
+        kind: "replay",
+        message: `the recording has no POST ${CHAT}: it holds 1 × GET ${TAGS}`,
+      },
+    ]);
   });
 
   it("answer a model list with the recorded good answer after a refused one", async () => {
-    const sent = await replayed(new ReplaySource(recording([exchange("GET", TAGS, null, null), exchange("GET", TAGS, null, 200, "{}")])), "GET", TAGS);
+    const sent = await replayed(
+      new ReplaySource(recording([exchange("GET", TAGS, null, null), exchange("GET", TAGS, null, 200, "{}")])),
+      "GET",
+      TAGS,
+    );
     expect(sent.map((m) => m.type)).toEqual(["http_head", "http_chunk", "http_end"]);
   });
 });

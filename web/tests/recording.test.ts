@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_REPLAY_GAP_MS, ReplayClock } from "../src/worker/http";
-import { parseRecording, Recorder, ReplaySource, type RecordedExchange, type RecordingSink } from "../src/worker/recording";
+import {
+  parseRecording,
+  Recorder,
+  ReplaySource,
+  type RecordedExchange,
+  type RecordingSink,
+} from "../src/worker/recording";
 import { capped, MAX_SESSION_BYTES, newestLines, parseLines } from "../src/worker/recording-store";
 
 /** What OPFS would hold between page loads: file name -> text, as the real store writes it (JSON Lines). */
@@ -37,7 +43,13 @@ const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve
 describe("recordings", () => {
   it("keep requests and raw chunks with timing, and never an auth header", async () => {
     const recorder = new Recorder();
-    recorder.request("h1", "POST", "https://openrouter.ai/api/v1/chat/completions", { "Content-Type": "application/json", Authorization: "Bearer sk-x", "X-Api-Key": "k" }, "{}");
+    recorder.request(
+      "h1",
+      "POST",
+      "https://openrouter.ai/api/v1/chat/completions",
+      { "Content-Type": "application/json", Authorization: "Bearer sk-x", "X-Api-Key": "k" },
+      "{}",
+    );
     recorder.head("h1", 200, { "content-type": "text/event-stream" });
     recorder.chunk("h1", "ZGF0YQ==");
     recorder.end("h1");
@@ -54,7 +66,11 @@ describe("recordings", () => {
 
   it("replay POSTs in order and GETs by URL, then say there is nothing left", async () => {
     const recorder = new Recorder();
-    for (const [id, method, url] of [["a", "GET", "u/models"], ["b", "POST", "u/chat"], ["c", "POST", "u/chat"]] as const) {
+    for (const [id, method, url] of [
+      ["a", "GET", "u/models"],
+      ["b", "POST", "u/chat"],
+      ["c", "POST", "u/chat"],
+    ] as const) {
       recorder.request(id, method, url, {}, method === "POST" ? id : null);
       recorder.head(id, 200, {});
       recorder.end(id);
@@ -65,10 +81,19 @@ describe("recordings", () => {
       return found.status === "found" ? found.exchange.request.body : undefined;
     };
     expect(body("POST", "u/chat")).toBe("b");
-    expect(source.answer("GET", "u/models", null)).toMatchObject({ status: "found", exchange: { request: { url: "u/models" } } });
-    expect(source.answer("GET", "u/models", null)).toMatchObject({ status: "found", exchange: { request: { url: "u/models" } } });
+    expect(source.answer("GET", "u/models", null)).toMatchObject({
+      status: "found",
+      exchange: { request: { url: "u/models" } },
+    });
+    expect(source.answer("GET", "u/models", null)).toMatchObject({
+      status: "found",
+      exchange: { request: { url: "u/models" } },
+    });
     expect(body("POST", "u/chat")).toBe("c");
-    expect(source.answer("POST", "u/chat", null)).toEqual({ status: "missing", reason: "the recording has no answer left for POST u/chat: it holds 2 such calls, all used" });
+    expect(source.answer("POST", "u/chat", null)).toEqual({
+      status: "missing",
+      reason: "the recording has no answer left for POST u/chat: it holds 2 such calls, all used",
+    });
   });
 
   it.each([
@@ -105,7 +130,11 @@ describe("recordings", () => {
     call(second, "a2", "POST", "u/chat", "a2");
     second.attach(shelf);
     const exported = await second.export("ollama", "u", null);
-    expect(exported.exchanges.map((e) => `${e.request.method} ${e.request.body ?? e.request.url}`)).toEqual(["GET u/models", "POST a1", "POST a2"]);
+    expect(exported.exchanges.map((e) => `${e.request.method} ${e.request.body ?? e.request.url}`)).toEqual([
+      "GET u/models",
+      "POST a1",
+      "POST a2",
+    ]);
     await settled();
     expect((await shelf.load("A")).map((e) => e.request.body)).toEqual(["a1", "a2"]); // the new page's call appended once
     expect(shelf.appends).toBe(2);
@@ -131,7 +160,12 @@ describe("recordings", () => {
 
   it("append a call that was still running when the earlier recording was read, once it ends", async () => {
     const shelf = new Shelf();
-    shelf.append("A", { request: { method: "POST", url: "u/chat", headers: {}, body: "old" }, started: "", response: null, error: null });
+    shelf.append("A", {
+      request: { method: "POST", url: "u/chat", headers: {}, body: "old" },
+      started: "",
+      response: null,
+      error: null,
+    });
     const recorder = new Recorder();
     recorder.setSession("A");
     recorder.request("r", "POST", "u/chat", {}, "running"); // before the sink is there
@@ -142,11 +176,20 @@ describe("recordings", () => {
     recorder.head("r", 200, {});
     recorder.end("r");
     expect((await shelf.load("A")).map((e) => e.request.body)).toEqual(["old", "done", "running"]);
-    expect((await recorder.export("ollama", "u", null)).exchanges.map((e) => e.request.body)).toEqual(["old", "running", "done"]);
+    expect((await recorder.export("ollama", "u", null)).exchanges.map((e) => e.request.body)).toEqual([
+      "old",
+      "running",
+      "done",
+    ]);
   });
 
   it("read a file whose last line was torn by a killed tab, leaving out only that line", () => {
-    const whole = JSON.stringify({ request: { method: "POST", url: "u", headers: {}, body: "kept" }, started: "", response: null, error: null });
+    const whole = JSON.stringify({
+      request: { method: "POST", url: "u", headers: {}, body: "kept" },
+      started: "",
+      response: null,
+      error: null,
+    });
     const seen: string[] = [];
     const read = parseLines(`${whole}\n${whole.slice(0, 20)}`, "A.jsonl", (m) => seen.push(m));
     expect(read.map((e) => e.request.body)).toEqual(["kept"]);
@@ -162,7 +205,12 @@ describe("recordings", () => {
 
   it("keep the model lists' file under its size limit by leaving out the oldest answers", () => {
     const big = "x".repeat(MAX_SESSION_BYTES / 4);
-    const exchanges = ["1", "2", "3", "4", "5"].map((body) => ({ request: { method: "POST", url: "u", headers: {}, body: body + big }, started: "", response: null, error: null }));
+    const exchanges = ["1", "2", "3", "4", "5"].map((body) => ({
+      request: { method: "POST", url: "u", headers: {}, body: body + big },
+      started: "",
+      response: null,
+      error: null,
+    }));
     const kept = JSON.parse(capped(exchanges)) as RecordedExchange[];
     expect(kept.length).toBeLessThan(5);
     expect(kept.at(-1)?.request.body?.startsWith("5")).toBe(true);

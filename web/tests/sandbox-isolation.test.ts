@@ -50,7 +50,8 @@ async function initIn(globals: Record<string, unknown>): Promise<Posted[]> {
   };
   const context = vm.createContext({ self, setTimeout, clearTimeout, Promise, JSON, TextDecoder, DOMException });
   vm.runInContext(SOURCE, context);
-  for (const listener of listeners) listener({ data: { type: "init", origin: "http://127.0.0.1:8000", driver: "", network: false, grant: null } });
+  for (const listener of listeners)
+    listener({ data: { type: "init", origin: "http://127.0.0.1:8000", driver: "", network: false, grant: null } });
   for (let i = 0; i < 50 && posted.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   return posted;
 }
@@ -65,7 +66,11 @@ describe("the sandbox's self-check at start", () => {
       globals: { ...CLOSED, navigator: { storage: { getDirectory: () => Promise.resolve({}) } } },
       says: "navigator.storage.getDirectory opened",
     },
-    { name: "Cache Storage opens", globals: { ...CLOSED, caches: { keys: () => Promise.resolve([]) } }, says: "caches.keys opened" },
+    {
+      name: "Cache Storage opens",
+      globals: { ...CLOSED, caches: { keys: () => Promise.resolve([]) } },
+      says: "caches.keys opened",
+    },
   ])("refuses to start when $name", async ({ globals, says }) => {
     const posted = await initIn(globals);
     expect(posted).toHaveLength(1);

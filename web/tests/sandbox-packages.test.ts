@@ -56,7 +56,11 @@ describe("the page's package indexes and config", () => {
     return h.sent("config")[0];
   }
 
-  const settings: AgentSettings = { provider: { kind: "ollama", base_url: "http://127.0.0.1:9" }, model: null, permission_mode: "ask" };
+  const settings: AgentSettings = {
+    provider: { kind: "ollama", base_url: "http://127.0.0.1:9" },
+    model: null,
+    permission_mode: "ask",
+  };
 
   it.each([
     { name: "absent", extra: {} },

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionExport } from "../src/protocol/requests";
-import {
-  exportFile,
-  parseTags,
-  relativeTime,
-  safeFilename,
-  sessionLabel,
-} from "../src/ui/panels/records";
+import { exportFile, parseTags, relativeTime, safeFilename, sessionLabel } from "../src/ui/panels/records";
 
 describe("session labels", () => {
   it.each([
@@ -30,13 +24,31 @@ describe("memory tags", () => {
 
 describe("session exports", () => {
   it.each([
-    [{ format: "markdown", filename: "Trip.md", mime: "text/markdown", text: "# Trip" }, { filename: "Trip.md", mime: "text/markdown", text: "# Trip" }],
-    [{ format: "json", filename: "", text: "{}" }, { filename: "session.json", mime: "application/json", text: "{}" }],
-    [{ format: "markdown", filename: "../../etc/x.md", text: "" }, { filename: "x.md", mime: "text/markdown", text: "" }],
+    [
+      { format: "markdown", filename: "Trip.md", mime: "text/markdown", text: "# Trip" },
+      { filename: "Trip.md", mime: "text/markdown", text: "# Trip" },
+    ],
+    [
+      { format: "json", filename: "", text: "{}" },
+      { filename: "session.json", mime: "application/json", text: "{}" },
+    ],
+    [
+      { format: "markdown", filename: "../../etc/x.md", text: "" },
+      { filename: "x.md", mime: "text/markdown", text: "" },
+    ],
     // The runtime's name and type are not kept when they would make the file something a browser renders.
-    [{ format: "markdown", filename: "plot.html", mime: "text/html", text: "<script>" }, { filename: "plot.html.md", mime: "text/markdown", text: "<script>" }],
-    [{ format: "json", filename: "x.svg", mime: "image/svg+xml", text: "{}" }, { filename: "x.svg.json", mime: "application/json", text: "{}" }],
-    [{ format: "json", filename: "Trip.JSON", text: "{}" }, { filename: "Trip.JSON", mime: "application/json", text: "{}" }],
+    [
+      { format: "markdown", filename: "plot.html", mime: "text/html", text: "<script>" },
+      { filename: "plot.html.md", mime: "text/markdown", text: "<script>" },
+    ],
+    [
+      { format: "json", filename: "x.svg", mime: "image/svg+xml", text: "{}" },
+      { filename: "x.svg.json", mime: "application/json", text: "{}" },
+    ],
+    [
+      { format: "json", filename: "Trip.JSON", text: "{}" },
+      { filename: "Trip.JSON", mime: "application/json", text: "{}" },
+    ],
   ] as [SessionExport, unknown][])("%j downloads as %j", (value, file) => {
     expect(exportFile(value)).toEqual(file);
   });

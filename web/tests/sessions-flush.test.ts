@@ -17,8 +17,16 @@ async function replyTo(flusher: () => Promise<FlushOutcome>): Promise<WireMessag
 describe("every flush_request is answered (the runtime waits for it)", () => {
   it.each([
     ["saved", () => Promise.resolve<FlushOutcome>({ ok: true }), { ok: true, result: {} }],
-    ["quota", () => Promise.resolve<FlushOutcome>({ ok: false, code: "quota_exceeded", message: "full" }), { ok: false, error: { code: "quota_exceeded", message: "full" } }],
-    ["flusher threw", () => Promise.reject(new Error("disk gone")), { ok: false, error: { code: "storage_failed", message: "saving failed: disk gone" } }],
+    [
+      "quota",
+      () => Promise.resolve<FlushOutcome>({ ok: false, code: "quota_exceeded", message: "full" }),
+      { ok: false, error: { code: "quota_exceeded", message: "full" } },
+    ],
+    [
+      "flusher threw",
+      () => Promise.reject(new Error("disk gone")),
+      { ok: false, error: { code: "storage_failed", message: "saving failed: disk gone" } },
+    ],
   ])("%s", async (_name, flusher, expected) => {
     expect(await replyTo(flusher)).toMatchObject({ type: "reply", id: "r7", ...expected });
   });

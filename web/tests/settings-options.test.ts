@@ -11,8 +11,11 @@ describe("the settings' enumerations are the runtime's (runtime/host/constants.p
     for (const { label } of [...PROVIDERS, ...PERMISSION_MODES]) expect(label).not.toBe("");
   });
 
-  it.each(["provider-select", "permission-mode", "reasoning-effort"])("index.html writes no option of %s itself", (testid) => {
-    const html = readFileSync(new URL("../index.html", import.meta.url), "utf8");
-    expect(html).toMatch(new RegExp(`<select data-testid="${testid}"[^>]*></select>`));
-  });
+  it.each(["provider-select", "permission-mode", "reasoning-effort"])(
+    "index.html writes no option of %s itself",
+    (testid) => {
+      const html = readFileSync(new URL("../index.html", import.meta.url), "utf8");
+      expect(html).toMatch(new RegExp(`<select data-testid="${testid}"[^>]*></select>`));
+    },
+  );
 });

@@ -16,13 +16,26 @@ const ZIP = new Uint8Array([0x50, 0x4b, 3, 4, 0, 0]);
 const GZIP = new Uint8Array([0x1f, 0x8b, 8, 0]);
 const TAR = (() => {
   const bytes = new Uint8Array(512);
-  bytes.set([...("ustar")].map((c) => c.charCodeAt(0)), 257);
+  bytes.set(
+    [..."ustar"].map((c) => c.charCodeAt(0)),
+    257,
+  );
   return bytes;
 })();
 const TEXT = new TextEncoder().encode("<html>not an archive</html>");
 
 function outcome(extra: Partial<SkillOutcome>): SkillOutcome {
-  return { folder: "a", name: "a", status: "installed", reason: "", message: "", warnings: [], scan: null, location: ".agents/skills/a", ...extra };
+  return {
+    folder: "a",
+    name: "a",
+    status: "installed",
+    reason: "",
+    message: "",
+    warnings: [],
+    scan: null,
+    location: ".agents/skills/a",
+    ...extra,
+  };
 }
 
 function report(extra: Partial<SkillImportReport>): SkillImportReport {
@@ -34,13 +47,26 @@ describe("reportHeadline", () => {
     ["ok report", report({ skills: [outcome({})] }), "Installed 1 skill: a."],
     [
       "partial report",
-      report({ state: "partial", skills: [outcome({}), outcome({ name: "b", status: "skipped", reason: "invalid", message: "bad" })] }),
+      report({
+        state: "partial",
+        skills: [outcome({}), outcome({ name: "b", status: "skipped", reason: "invalid", message: "bad" })],
+      }),
       "Installed 1 skill (a); 1 not installed.",
     ],
-    ["rejected archive", report({ state: "rejected", reason: "parent-reference", message: "Entry ../evil leaves the archive." }),
-      "Rejected: Entry ../evil leaves the archive. (parent-reference)"],
-    ["rejected because exists", report({ state: "rejected", reason: "exists", skills: [outcome({ status: "exists", message: "exists; confirm" })] }),
-      "Rejected: exists; confirm (exists)"],
+    [
+      "rejected archive",
+      report({ state: "rejected", reason: "parent-reference", message: "Entry ../evil leaves the archive." }),
+      "Rejected: Entry ../evil leaves the archive. (parent-reference)",
+    ],
+    [
+      "rejected because exists",
+      report({
+        state: "rejected",
+        reason: "exists",
+        skills: [outcome({ status: "exists", message: "exists; confirm" })],
+      }),
+      "Rejected: exists; confirm (exists)",
+    ],
   ];
   it.each(cases)("%s", (_name, value, headline) => {
     expect(reportHeadline(value)).toBe(headline);
@@ -75,14 +101,26 @@ it("the file picker accepts .skill files (zip archives) beside the archive types
 });
 
 describe("describeCompatibility", () => {
-  const scan = (extra: Partial<SkillScan>): SkillScan => ({ verdict: "instructions-only", needs: [], findings: [], scripts: [], ...extra });
+  const scan = (extra: Partial<SkillScan>): SkillScan => ({
+    verdict: "instructions-only",
+    needs: [],
+    findings: [],
+    scripts: [],
+    ...extra,
+  });
   it.each([
     ["not scanned", null, /Not checked/],
     ["no scripts", scan({}), /no scripts/],
     ["runnable", scan({ verdict: "runnable", scripts: ["run.py"] }), /can run in the browser \(run\.py\)/],
     ["needs packages", scan({ verdict: "needs", needs: ["pyyaml"], scripts: ["a.py"] }), /pyyaml/],
-    ["blocked", scan({ scripts: ["x.sh"], findings: [{ path: "x.sh", kind: "shell-script", detail: "sh scripts cannot run", line: 0 }] }),
-      /cannot run in the browser \(x\.sh: sh scripts cannot run\)/],
+    [
+      "blocked",
+      scan({
+        scripts: ["x.sh"],
+        findings: [{ path: "x.sh", kind: "shell-script", detail: "sh scripts cannot run", line: 0 }],
+      }),
+      /cannot run in the browser \(x\.sh: sh scripts cannot run\)/,
+    ],
   ])("%s", (_name, value, pattern) => {
     expect(describeCompatibility(value)).toMatch(pattern);
   });

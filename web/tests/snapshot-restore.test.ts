@@ -39,6 +39,8 @@ describe("a snapshot against Pyodide's restore limit", () => {
     const check = checkSnapshot(grown);
     expect(check.ok).toBe(false);
     if (!check.ok) expect(check.reason).toMatch(/over the 30\.0 MiB Pyodide can restore/);
-    await expect(mod.loadPyodide({ indexURL: PYODIDE + path.sep, _loadSnapshot: grown })).rejects.toThrow(/out of bounds/);
+    await expect(mod.loadPyodide({ indexURL: PYODIDE + path.sep, _loadSnapshot: grown })).rejects.toThrow(
+      /out of bounds/,
+    );
   }, 180_000);
 });

@@ -46,7 +46,11 @@ describe("checkSnapshot", () => {
   it.each([
     { id: "too short for a header", bytes: new Uint8Array(8), reason: /no header/ },
     { id: "another file", bytes: fakeSnapshot(1024, 144, 0x12345678), reason: /bad magic/ },
-    { id: "a heap offset past the end", bytes: fakeSnapshot(0, 144).subarray(0, 100), reason: /offset 144 is out of range/ },
+    {
+      id: "a heap offset past the end",
+      bytes: fakeSnapshot(0, 144).subarray(0, 100),
+      reason: /offset 144 is out of range/,
+    },
   ])("refuses $id", ({ bytes, reason }) => {
     const check = checkSnapshot(bytes);
     expect(check.ok).toBe(false);

@@ -59,12 +59,17 @@ function mount(backings: ReadonlyMap<string, Backing>): StateDir {
 /** Run Python with `db` = a connection to current.sqlite in `dir`; returns the last expression (JSON). */
 function sql(dir: StateDir, code: string): unknown {
   py.globals.set("db_path", `${dir.path}/current.sqlite`);
-  const out = py.runPython(`import json, sqlite3\ndb = sqlite3.connect(db_path)\ntry:\n${indent(code)}\nfinally:\n    db.close()\njson.dumps(_out)`);
+  const out = py.runPython(
+    `import json, sqlite3\ndb = sqlite3.connect(db_path)\ntry:\n${indent(code)}\nfinally:\n    db.close()\njson.dumps(_out)`,
+  );
   return JSON.parse(String(out));
 }
 
 function indent(code: string): string {
-  return code.split("\n").map((line) => `    ${line}`).join("\n");
+  return code
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
 }
 
 const CREATE = `
@@ -102,7 +107,10 @@ describe("the state directory on backings", () => {
   it("writes only the pages a commit changed", () => {
     const backings = disk();
     const dir = mount(backings);
-    sql(dir, `${CREATE}\nwith db:\n    db.executemany("insert into t values (?, ?)", [(i, "x" * 4000) for i in range(300, 3000)])`);
+    sql(
+      dir,
+      `${CREATE}\nwith db:\n    db.executemany("insert into t values (?, ?)", [(i, "x" * 4000) for i in range(300, 3000)])`,
+    );
     const database = backings.get("current.sqlite") as MemoryBacking;
     expect(database.size()).toBeGreaterThan(10_000_000);
     database.written = 0;
@@ -132,4 +140,3 @@ describe("the state directory on backings", () => {
     expect(hot).toBeGreaterThan(0); // some cuts left a hot journal that had to be rolled back
   }, 120_000);
 });
-

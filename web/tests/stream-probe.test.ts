@@ -23,6 +23,10 @@ describe("the stream probe (benchmarks)", () => {
       { kind: "text_delta", text: "ok" },
     ] as unknown as UiEvent[];
     expect(events.map(probe)).toEqual([false, true, true, false, true]);
-    expect(seen.map((d) => [d.chars, d.total])).toEqual([[5, 5], [7, 12], [2, 2]]);
+    expect(seen.map((d) => [d.chars, d.total])).toEqual([
+      [5, 5],
+      [7, 12],
+      [2, 2],
+    ]);
   });
 });

@@ -4,7 +4,12 @@ import { describe, expect, it } from "vitest";
 import type { ToolInfo } from "../src/protocol/messages";
 import { toolsWithEffect } from "../src/ui/panels/tool-catalog";
 
-const tool = (name: string, effect: ToolInfo["effect"]): ToolInfo => ({ name, description: "", effect, parameters: {} });
+const tool = (name: string, effect: ToolInfo["effect"]): ToolInfo => ({
+  name,
+  description: "",
+  effect,
+  parameters: {},
+});
 
 describe("toolsWithEffect", () => {
   const catalog = [tool("read_file", "read"), tool("memory_save", "memory"), tool("memory_forget_all", "memory")];

@@ -20,10 +20,15 @@ describe("the test configuration", () => {
     const doc = {
       querySelector: (selector: string) =>
         selector === `meta[name="${TEST_CONFIG_META}"]`
-          ? ({ content: '{"authBase":"http://127.0.0.1:9","packageIndexUrls":["http://127.0.0.1:9/simple"]}' } as HTMLMetaElement)
+          ? ({
+              content: '{"authBase":"http://127.0.0.1:9","packageIndexUrls":["http://127.0.0.1:9/simple"]}',
+            } as HTMLMetaElement)
           : null,
     } as Pick<Document, "querySelector">;
-    expect(readTestConfig(doc)).toEqual({ authBase: "http://127.0.0.1:9", packageIndexUrls: ["http://127.0.0.1:9/simple"] });
+    expect(readTestConfig(doc)).toEqual({
+      authBase: "http://127.0.0.1:9",
+      packageIndexUrls: ["http://127.0.0.1:9/simple"],
+    });
   });
 
   it("is empty without the tag, as on a production server", () => {
@@ -48,7 +53,9 @@ describe("the test configuration", () => {
 
 describe("the page's URL", () => {
   it("is read by nothing but the OAuth returns (OpenRouter's one-time ?code=, an MCP sign-in's answer)", () => {
-    const readers = sources(SRC).filter((file) => /location\.search|searchParams|URLSearchParams\(location/.test(readFileSync(file, "utf8")));
+    const readers = sources(SRC).filter((file) =>
+      /location\.search|searchParams|URLSearchParams\(location/.test(readFileSync(file, "utf8")),
+    );
     expect(readers.map((f) => f.slice(SRC.length + 1)).sort()).toEqual(["mcp/oauth-answer.ts", "settings/oauth.ts"]);
     // The MCP answer configures nothing: it is taken only by the sign-in whose random state it carries.
     const mcp = readFileSync(join(SRC, "mcp/oauth-answer.ts"), "utf8"); // readAnswer, for oauth-return.ts

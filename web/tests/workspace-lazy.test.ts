@@ -38,7 +38,8 @@ beforeAll(async () => {
   }
   Object.assign(globalThis, { FileReaderSync });
   const storage = { getDirectory: () => Promise.resolve(opfs) };
-  if (typeof globalThis.navigator === "undefined") Object.defineProperty(globalThis, "navigator", { value: {}, configurable: true });
+  if (typeof globalThis.navigator === "undefined")
+    Object.defineProperty(globalThis, "navigator", { value: {}, configurable: true });
   Object.defineProperty(globalThis.navigator, "storage", { value: storage, configurable: true });
 }, 180_000);
 
@@ -116,14 +117,20 @@ describe("the workspace on demand", () => {
     const writable = await (await files.getFileHandle("notes.txt")).createWritable();
     await writable.write(new TextEncoder().encode("rewritten by another tab"));
     await writable.close();
-    expect(python("exec(\"try:\\n open('/workspace/notes.txt').read(); r = 'read'\\nexcept OSError as e: r = f'OSError {e.errno}'\"); r")).toBe("OSError 29");
+    expect(
+      python(
+        "exec(\"try:\\n open('/workspace/notes.txt').read(); r = 'read'\\nexcept OSError as e: r = f'OSError {e.errno}'\"); r",
+      ),
+    ).toBe("OSError 29");
   });
 });
 
 describe("a flush of the workspace on demand", () => {
   async function opened(): Promise<{ p: Persistence; files: MemoryDir }> {
     const files = seeded();
-    const ws = await (await opfs.getDirectoryHandle("tidepool", { create: true })).getDirectoryHandle("workspaces", { create: true });
+    const ws = await (
+      await opfs.getDirectoryHandle("tidepool", { create: true })
+    ).getDirectoryHandle("workspaces", { create: true });
     (await ws.getDirectoryHandle("default", { create: true })).children.set("files", files);
     const p = await Persistence.open(py.FS as never);
     if (!p) throw new Error("no persistence");

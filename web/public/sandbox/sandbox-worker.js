@@ -145,7 +145,15 @@ async function probe(attempt) {
   let timer;
   const late = new Promise((resolve) => (timer = setTimeout(() => resolve("did not answer"), PROBE_MS)));
   try {
-    return await Promise.race([Promise.resolve().then(attempt).then(() => "open", () => "closed"), late]);
+    return await Promise.race([
+      Promise.resolve()
+        .then(attempt)
+        .then(
+          () => "open",
+          () => "closed",
+        ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -250,7 +258,10 @@ async function installImported(code) {
       await unpackWheels(group.wheels);
       group.installed = true;
     } catch (err) {
-      return { kind: "install", message: `the bundled ${group.imports.join(", ")} could not be installed: ${messageOf(err)}` };
+      return {
+        kind: "install",
+        message: `the bundled ${group.imports.join(", ")} could not be installed: ${messageOf(err)}`,
+      };
     }
   }
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
@@ -278,7 +289,11 @@ function onFetched(message) {
   if (!waiter) return;
   fetches.delete(message.seq);
   if (message.ok === true && message.body instanceof ArrayBuffer) {
-    waiter.resolve({ status: message.status, contentType: String(message.contentType), body: new Uint8Array(message.body) });
+    waiter.resolve({
+      status: message.status,
+      contentType: String(message.contentType),
+      body: new Uint8Array(message.body),
+    });
   } else {
     waiter.reject(new Error(String(message.message ?? "the host could not fetch it")));
   }

@@ -9,7 +9,13 @@
  * sign-in sealed, refreshed by the SDK; `wantsSignIn(error)` says when a person has to sign in again.
  */
 
-import { Client, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
+import {
+  Client,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { McpEgressError, McpTooLargeError, serverFetch, type ServerFetch } from "./egress";
 import { McpOAuthProvider, needsSignIn } from "./oauth-provider";
@@ -76,7 +82,11 @@ export class ServerConnection {
       return limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
     };
     try {
-      return await withDeadline(listed(), CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS, () => void client.close().catch(() => undefined));
+      return await withDeadline(
+        listed(),
+        CONNECT_TIMEOUT_MS + LIST_TIMEOUT_MS,
+        () => void client.close().catch(() => undefined),
+      );
     } catch (error) {
       if (this.client === client) await this.close(); // an SSE stream left open by a failed start is cut
       throw this.cutOr(error);
@@ -132,7 +142,9 @@ async function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => void)
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onLate();
-      reject(new Error(`the server did not answer within ${ms / 1000} s: is it the Streamable HTTP endpoint (often /mcp)?`));
+      reject(
+        new Error(`the server did not answer within ${ms / 1000} s: is it the Streamable HTTP endpoint (often /mcp)?`),
+      );
     }, ms);
   });
   try {
@@ -143,6 +155,7 @@ async function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => void)
 }
 
 function limitTools(tools: Tool[]): Tool[] {
-  if (tools.length > MAX_TOOLS) throw new Error(`the server lists ${tools.length} tools, over the ${MAX_TOOLS} this app takes from one server`);
+  if (tools.length > MAX_TOOLS)
+    throw new Error(`the server lists ${tools.length} tools, over the ${MAX_TOOLS} this app takes from one server`);
   return tools;
 }

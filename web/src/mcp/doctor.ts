@@ -58,7 +58,11 @@ class Probe {
   }
 
   post(headers: Record<string, string>, body: unknown): Promise<Response | null> {
-    return this.send("cors", { method: "POST", headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers }, body: JSON.stringify(body) });
+    return this.send("cors", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers },
+      body: JSON.stringify(body),
+    });
   }
 }
 
@@ -73,7 +77,14 @@ export async function checkAllServers(pageOrigin: string, fetchFn: typeof fetch)
     const auth: ServerAuth = config.token ? {} : await new ServerAuthStore(config.url).read().catch(() => ({}));
     const access = auth.tokens?.access_token;
     const token = config.token ?? access;
-    return checkServer({ name: config.name, url: config.url, pageOrigin, fetch: fetchFn, ...(token ? { token } : {}), signedIn: access !== undefined });
+    return checkServer({
+      name: config.name,
+      url: config.url,
+      pageOrigin,
+      fetch: fetchFn,
+      ...(token ? { token } : {}),
+      signedIn: access !== undefined,
+    });
   });
   return (await Promise.all(checks)).flat();
 }
@@ -83,12 +94,25 @@ export async function checkServer(input: McpDoctorInput): Promise<CheckResult[]>
   const probe = new Probe(input);
   const origin = new URL(input.url).origin;
   if (!(await probe.passes("no-cors"))) {
-    return [result(input, "mcp-reachable", "fail", `nothing answers at ${input.url}. Is the server running, and is this its Streamable HTTP endpoint (often /mcp)?`)];
+    return [
+      result(
+        input,
+        "mcp-reachable",
+        "fail",
+        `nothing answers at ${input.url}. Is the server running, and is this its Streamable HTTP endpoint (often /mcp)?`,
+      ),
+    ];
   }
   const out = [result(input, "mcp-reachable", "ok", `${origin} answers.`)];
   const cors = await corsProblem(probe, input);
-  if (cors) return [...out, result(input, "mcp-cors", "fail", `${cors} Until then the browser hides the server's answers from this app.`)];
-  out.push(result(input, "mcp-cors", "ok", `requests from ${input.pageOrigin} are allowed (origin, methods and MCP headers).`));
+  if (cors)
+    return [
+      ...out,
+      result(input, "mcp-cors", "fail", `${cors} Until then the browser hides the server's answers from this app.`),
+    ];
+  out.push(
+    result(input, "mcp-cors", "ok", `requests from ${input.pageOrigin} are allowed (origin, methods and MCP headers).`),
+  );
   return [...out, ...(await session(probe, input))];
 }
 
@@ -99,7 +123,11 @@ async function corsProblem(probe: Probe, input: McpDoctorInput): Promise<string 
     return `the server sends no Access-Control-Allow-Origin header. ${ask("send Access-Control-Allow-Origin")}`;
   }
   const ping = (headers: Record<string, string>): Promise<boolean> =>
-    probe.passes("cors", { method: "POST", headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers }, body: '{"jsonrpc":"2.0","id":0,"method":"ping"}' });
+    probe.passes("cors", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers },
+      body: '{"jsonrpc":"2.0","id":0,"method":"ping"}',
+    });
   if (!(await ping({}))) {
     return (
       "the preflight (OPTIONS) was refused: the server answers OPTIONS with an error (often 401: sign-in asked before CORS) or " +
@@ -109,7 +137,9 @@ async function corsProblem(probe: Probe, input: McpDoctorInput): Promise<string 
   const steps: [string, Record<string, string>][] = [
     ["mcp-protocol-version", { "mcp-protocol-version": REVISION }],
     ["Mcp-Session-Id", { "Mcp-Session-Id": "doctor-probe" }],
-    ...(input.token ? ([["Authorization", { Authorization: `Bearer ${input.token}` }]] as [string, Record<string, string>][]) : []),
+    ...(input.token
+      ? ([["Authorization", { Authorization: `Bearer ${input.token}` }]] as [string, Record<string, string>][])
+      : []),
   ];
   for (const [header, headers] of steps) {
     if (!(await ping(headers))) {
@@ -122,39 +152,88 @@ async function corsProblem(probe: Probe, input: McpDoctorInput): Promise<string 
 /** `initialize`, then `tools/list` on the session it gave: auth state, revision, tool count. */
 async function session(probe: Probe, input: McpDoctorInput): Promise<CheckResult[]> {
   const auth: Record<string, string> = input.token ? { Authorization: `Bearer ${input.token}` } : {};
-  const init = await probe.post({ ...auth, "mcp-protocol-version": REVISION }, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: "tidepool-doctor", version: "0.1.0" } },
-  });
-  if (!init) return [result(input, "mcp-protocol", "fail", "initialize got no answer in time: is this the Streamable HTTP endpoint?")];
+  const init = await probe.post(
+    { ...auth, "mcp-protocol-version": REVISION },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: REVISION,
+        capabilities: {},
+        clientInfo: { name: "tidepool-doctor", version: "0.1.0" },
+      },
+    },
+  );
+  if (!init)
+    return [
+      result(input, "mcp-protocol", "fail", "initialize got no answer in time: is this the Streamable HTTP endpoint?"),
+    ];
   const authCheck = authState(input, init);
   if (authCheck.state === "fail" || init.status === 401) return [authCheck];
   const answer = await readRpc(init);
   const revision = answer?.result?.protocolVersion;
   if (typeof revision !== "string") {
-    return [authCheck, result(input, "mcp-protocol", "fail", `initialize did not answer as MCP does (HTTP ${init.status}${answer?.error?.message ? `: ${answer.error.message}` : ""}). Is this the Streamable HTTP endpoint?`)];
+    return [
+      authCheck,
+      result(
+        input,
+        "mcp-protocol",
+        "fail",
+        `initialize did not answer as MCP does (HTTP ${init.status}${answer?.error?.message ? `: ${answer.error.message}` : ""}). Is this the Streamable HTTP endpoint?`,
+      ),
+    ];
   }
   const sessionId = init.headers.get("Mcp-Session-Id");
-  const protocol = result(input, "mcp-protocol", "ok", `protocol revision ${revision}, ${sessionId ? "sessionful (Mcp-Session-Id)" : "stateless or without a session"}.`);
+  const protocol = result(
+    input,
+    "mcp-protocol",
+    "ok",
+    `protocol revision ${revision}, ${sessionId ? "sessionful (Mcp-Session-Id)" : "stateless or without a session"}.`,
+  );
   return [authCheck, protocol, await toolCount(probe, input, { ...auth, "mcp-protocol-version": revision }, sessionId)];
 }
 
 function authState(input: McpDoctorInput, init: Response): CheckResult {
   if (init.status === 401 || init.status === 403) {
     const challenge = init.headers.get("WWW-Authenticate") ?? "";
-    if (input.signedIn) return result(input, "mcp-auth", "warn", `the sign-in is no longer accepted (HTTP ${init.status}): it expired or was revoked; the app refreshes it when it can, else sign in again in the Tool servers panel.`);
-    if (input.token) return result(input, "mcp-auth", "fail", `the server refused the token (HTTP ${init.status}): give a valid one.`);
+    if (input.signedIn)
+      return result(
+        input,
+        "mcp-auth",
+        "warn",
+        `the sign-in is no longer accepted (HTTP ${init.status}): it expired or was revoked; the app refreshes it when it can, else sign in again in the Tool servers panel.`,
+      );
+    if (input.token)
+      return result(input, "mcp-auth", "fail", `the server refused the token (HTTP ${init.status}): give a valid one.`);
     const oauth = /resource_metadata=/i.test(challenge);
-    const hidden = challenge === "" ? " (its WWW-Authenticate header is not exposed to this page: ask its owner to add it to Access-Control-Expose-Headers)" : "";
-    return result(input, "mcp-auth", "warn", oauth ? "the server asks for OAuth sign-in: use Sign in in the Tool servers panel." : `the server asks for sign-in (HTTP ${init.status}): give it a token${hidden}.`);
+    const hidden =
+      challenge === ""
+        ? " (its WWW-Authenticate header is not exposed to this page: ask its owner to add it to Access-Control-Expose-Headers)"
+        : "";
+    return result(
+      input,
+      "mcp-auth",
+      "warn",
+      oauth
+        ? "the server asks for OAuth sign-in: use Sign in in the Tool servers panel."
+        : `the server asks for sign-in (HTTP ${init.status}): give it a token${hidden}.`,
+    );
   }
-  const how = input.signedIn ? "signed in; the sign-in is accepted." : input.token ? "the token is accepted." : "no sign-in is needed.";
+  const how = input.signedIn
+    ? "signed in; the sign-in is accepted."
+    : input.token
+      ? "the token is accepted."
+      : "no sign-in is needed.";
   return result(input, "mcp-auth", "ok", how);
 }
 
-async function toolCount(probe: Probe, input: McpDoctorInput, headers: Record<string, string>, sessionId: string | null): Promise<CheckResult> {
+async function toolCount(
+  probe: Probe,
+  input: McpDoctorInput,
+  headers: Record<string, string>,
+  sessionId: string | null,
+): Promise<CheckResult> {
   const withSession = sessionId ? { ...headers, "Mcp-Session-Id": sessionId } : headers;
   await probe.post(withSession, { jsonrpc: "2.0", method: "notifications/initialized" });
   const listed = await probe.post(withSession, { jsonrpc: "2.0", id: 2, method: "tools/list" });
@@ -163,24 +242,51 @@ async function toolCount(probe: Probe, input: McpDoctorInput, headers: Record<st
   const tools = answer?.result?.tools;
   if (!Array.isArray(tools)) {
     if (!sessionId && listed && (listed.status === 400 || listed.status === 404)) {
-      return result(input, "mcp-tools", "fail", "the server wants a session but this page cannot see its Mcp-Session-Id. Ask the server's owner to add Mcp-Session-Id to Access-Control-Expose-Headers.");
+      return result(
+        input,
+        "mcp-tools",
+        "fail",
+        "the server wants a session but this page cannot see its Mcp-Session-Id. Ask the server's owner to add Mcp-Session-Id to Access-Control-Expose-Headers.",
+      );
     }
-    return result(input, "mcp-tools", "fail", `tools/list failed (${listed ? `HTTP ${listed.status}` : "no answer"}${answer?.error?.message ? `: ${answer.error.message}` : ""}).`);
+    return result(
+      input,
+      "mcp-tools",
+      "fail",
+      `tools/list failed (${listed ? `HTTP ${listed.status}` : "no answer"}${answer?.error?.message ? `: ${answer.error.message}` : ""}).`,
+    );
   }
   const more = typeof answer?.result?.nextCursor === "string" ? " on the first page" : "";
-  if (tools.length > MAX_TOOLS) return result(input, "mcp-tools", "fail", `${tools.length} tools${more}, over the ${MAX_TOOLS} this app takes from one server.`);
-  return result(input, "mcp-tools", tools.length ? "ok" : "warn", `${tools.length} tool${tools.length === 1 ? "" : "s"}${more}.`);
+  if (tools.length > MAX_TOOLS)
+    return result(
+      input,
+      "mcp-tools",
+      "fail",
+      `${tools.length} tools${more}, over the ${MAX_TOOLS} this app takes from one server.`,
+    );
+  return result(
+    input,
+    "mcp-tools",
+    tools.length ? "ok" : "warn",
+    `${tools.length} tool${tools.length === 1 ? "" : "s"}${more}.`,
+  );
 }
 
 /** The JSON-RPC answer in a JSON or SSE body, reading at most MAX_READ_BYTES. */
 async function readRpc(response: Response): Promise<Rpc | null> {
   const text = await readBounded(response);
   const sse = (response.headers.get("Content-Type") ?? "").includes("text/event-stream");
-  const payloads = sse ? text.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()) : [text];
+  const payloads = sse
+    ? text
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trim())
+    : [text];
   for (const payload of payloads) {
     try {
       const parsed: unknown = JSON.parse(payload);
-      if (typeof parsed === "object" && parsed !== null && ("result" in parsed || "error" in parsed)) return parsed as Rpc;
+      if (typeof parsed === "object" && parsed !== null && ("result" in parsed || "error" in parsed))
+        return parsed as Rpc;
     } catch {
       // not JSON: the next line, or nothing
     }

@@ -49,7 +49,9 @@ export function serverFetch(
 ): ServerFetch {
   let cut: string | null = null;
   const tooLarge = (): McpTooLargeError => {
-    const error = new McpTooLargeError(`the tool server sent more than ${maxBytes / 1024 / 1024} MB in one answer (the most this app reads); cut off there`);
+    const error = new McpTooLargeError(
+      `the tool server sent more than ${maxBytes / 1024 / 1024} MB in one answer (the most this app reads); cut off there`,
+    );
     cut = error.message;
     return error;
   };
@@ -57,14 +59,18 @@ export function serverFetch(
     const url = String(input);
     const atServer = atServerOrigin(url, serverUrl);
     if (!atServer && !(await authOrigins()).includes(originOf(url))) {
-      throw new McpEgressError(`refused: ${url.slice(0, 200)} is not at the tool server's origin ${new URL(serverUrl).origin}`);
+      throw new McpEgressError(
+        `refused: ${url.slice(0, 200)} is not at the tool server's origin ${new URL(serverUrl).origin}`,
+      );
     }
     const headers = new Headers(init?.headers);
     if (!atServer) headers.delete("Authorization");
     else if (token) headers.set("Authorization", `Bearer ${token}`);
     const response = await base(url, { ...init, headers, redirect: "manual", credentials: "omit" });
     if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
-      throw new McpEgressError("the tool server answered with a redirect; redirects are not followed: give the URL it answers at");
+      throw new McpEgressError(
+        "the tool server answered with a redirect; redirects are not followed: give the URL it answers at",
+      );
     }
     if (Number(response.headers.get("Content-Length") ?? 0) > maxBytes) {
       void response.body?.cancel().catch(() => undefined);
@@ -102,5 +108,9 @@ function bounded(response: Response, maxBytes: number, tooLarge: () => Error): R
       } else controller.enqueue(chunk);
     },
   });
-  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

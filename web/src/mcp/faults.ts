@@ -26,7 +26,11 @@ function fault(error: unknown): string | null {
   if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
     return `the server's answer is not valid MCP (${plain(error)}); tell the server's owner`;
   }
-  if (error instanceof SyntaxError || (error instanceof Error && error.cause instanceof SyntaxError) || /JSON-RPC|JSON\.parse|JSON input|in JSON/i.test(plain(error))) {
+  if (
+    error instanceof SyntaxError ||
+    (error instanceof Error && error.cause instanceof SyntaxError) ||
+    /JSON-RPC|JSON\.parse|JSON input|in JSON/i.test(plain(error))
+  ) {
     return `the server sent malformed JSON-RPC (${plain(error).slice(0, 200)}); it is not a valid MCP answer: tell the server's owner`;
   }
   return null;

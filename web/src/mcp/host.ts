@@ -86,18 +86,42 @@ export class McpHost {
   /** Perform a runtime `mcp_call` and answer it with `mcp_result`. */
   async call(message: McpCall): Promise<void> {
     const entry = this.entries.get(message.server);
-    const reply = (fields: { ok: boolean; is_error?: boolean; content?: ReturnType<typeof toContent>; error?: string }): void => {
+    const reply = (fields: {
+      ok: boolean;
+      is_error?: boolean;
+      content?: ReturnType<typeof toContent>;
+      error?: string;
+    }): void => {
       const error = this.io.send({ type: "mcp_result", id: message.id, is_error: false, content: [], ...fields });
-      if (error) this.io.send({ type: "mcp_result", id: message.id, ok: false, is_error: false, content: [], error: `the result is too large to hand over (${error})` });
+      if (error)
+        this.io.send({
+          type: "mcp_result",
+          id: message.id,
+          ok: false,
+          is_error: false,
+          content: [],
+          error: `the result is too large to hand over (${error})`,
+        });
     };
     if (!entry || entry.status.state !== "connected") {
-      return reply({ ok: false, error: `the tool server '${message.server}' is not connected${entry ? `: ${entry.status.message}` : ""}` });
+      return reply({
+        ok: false,
+        error: `the tool server '${message.server}' is not connected${entry ? `: ${entry.status.message}` : ""}`,
+      });
     }
     try {
-      const result: CallToolResult = await entry.connection.call(message.tool, message.arguments, Math.min(message.timeout_s, 300) * 1000);
+      const result: CallToolResult = await entry.connection.call(
+        message.tool,
+        message.arguments,
+        Math.min(message.timeout_s, 300) * 1000,
+      );
       const content = toContent(result);
       const size = JSON.stringify(content).length;
-      if (size > MAX_RESULT_CHARS) return reply({ ok: false, error: `the result is ${(size / 1e6).toFixed(1)} MB, over the ${MAX_RESULT_CHARS / 1e6} MB a tool result may be` });
+      if (size > MAX_RESULT_CHARS)
+        return reply({
+          ok: false,
+          error: `the result is ${(size / 1e6).toFixed(1)} MB, over the ${MAX_RESULT_CHARS / 1e6} MB a tool result may be`,
+        });
       reply({ ok: true, is_error: result.isError === true, content });
     } catch (error) {
       const signIn = entry.connection.wantsSignIn(error);
@@ -114,7 +138,8 @@ export class McpHost {
       connection: new ServerConnection(
         config,
         {
-          toolsChanged: (tools) => (tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools)),
+          toolsChanged: (tools) =>
+            tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools),
           lost: (error) => void this.failed(entry, error),
         },
         this.callbackUrl,
@@ -131,7 +156,8 @@ export class McpHost {
       console.warn(`tool server ${config.name}: ${describe(error)}`);
       await this.failed(entry, error);
       // A connection left over from the page before a reload can hold the server's answer back: once more, later.
-      if (retries > 0 && !(error instanceof TypeError) && entry.status.state !== "auth-required") setTimeout(() => void this.retry(entry, retries - 1), RETRY_MS);
+      if (retries > 0 && !(error instanceof TypeError) && entry.status.state !== "auth-required")
+        setTimeout(() => void this.retry(entry, retries - 1), RETRY_MS);
     }
   }
 
@@ -151,7 +177,9 @@ export class McpHost {
     this.offer(entry.config.name, []);
     if (entry.connection.wantsSignIn(error)) return this.report(entry, "auth-required", SIGN_IN);
     const refused = error instanceof SdkHttpError && error.status === 401; // with a bearer token
-    const message = refused ? "the server refused the token (401): remove the server and add it with a valid token" : await this.advice(entry.config, error);
+    const message = refused
+      ? "the server refused the token (401): remove the server and add it with a valid token"
+      : await this.advice(entry.config, error);
     this.report(entry, refused ? "auth-required" : "error", message);
   }
 

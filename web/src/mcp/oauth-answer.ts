@@ -7,10 +7,7 @@
 
 import { makeVerifier } from "../settings/oauth";
 
-export type SignInOutcome =
-  | { kind: "signed-in" }
-  | { kind: "redirecting" }
-  | { kind: "error"; message: string };
+export type SignInOutcome = { kind: "signed-in" } | { kind: "redirecting" } | { kind: "error"; message: string };
 
 export const CHANNEL = "tidepool.mcp-signin";
 const STATE_PREFIX = "mcp.";
@@ -77,7 +74,9 @@ export function takePending(): Pending | null {
   if (text === null) return null;
   try {
     const value = JSON.parse(text) as Partial<Pending>;
-    return typeof value.state === "string" && typeof value.serverUrl === "string" ? { state: value.state, serverUrl: value.serverUrl } : null;
+    return typeof value.state === "string" && typeof value.serverUrl === "string"
+      ? { state: value.state, serverUrl: value.serverUrl }
+      : null;
   } catch {
     return null;
   }

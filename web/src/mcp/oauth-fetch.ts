@@ -53,7 +53,8 @@ export class EndpointReporter {
           "registration and token endpoints (and to allow the Content-Type and Authorization headers).",
       );
     }
-    if (down.length > 0) parts.push(`Could not reach ${down.join(", ")}: is the server running, and is the address right?`);
+    if (down.length > 0)
+      parts.push(`Could not reach ${down.join(", ")}: is the server running, and is the address right?`);
     parts.push(`(${said})`);
     return parts.join(" ");
   }

@@ -24,7 +24,10 @@ import { ServerAuthStore } from "./oauth-store";
 
 /** A person has to sign in to this server (from the entry's `tool-server-signin` button). */
 export class SignInRequired extends Error {
-  constructor(readonly serverUrl: string, reason: string) {
+  constructor(
+    readonly serverUrl: string,
+    reason: string,
+  ) {
     super(`${serverUrl} needs you to sign in: ${reason}`);
     this.name = "SignInRequired";
   }
@@ -84,7 +87,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
     const client = (await this.store.read()).client;
     // Registering happens when the person signs in, not behind their back from the worker.
-    if (!client && !this.interactive) throw new SignInRequired(this.serverUrl, "this app is not registered with its authorization server yet");
+    if (!client && !this.interactive)
+      throw new SignInRequired(this.serverUrl, "this app is not registered with its authorization server yet");
     return client;
   }
 
@@ -124,7 +128,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const discovery = (await this.store.read()).discovery;
     // Discovery reaches the authorization server's origin: the page does it when the person signs in; the
     // worker's egress allows only the origins this record names (authOrigins), so it never discovers itself.
-    if (!discovery && !this.interactive) throw new SignInRequired(this.serverUrl, "this server's sign-in has not been set up yet");
+    if (!discovery && !this.interactive)
+      throw new SignInRequired(this.serverUrl, "this server's sign-in has not been set up yet");
     return discovery;
   }
 

@@ -24,7 +24,12 @@ async function finish(provider: McpOAuthProvider, answer: Answer, reporter: Endp
   try {
     // `iss` (RFC 9207): the SDK refuses an answer from another authorization server than the one it asked.
     const iss = answer.iss ?? undefined;
-    await auth(provider, { serverUrl: provider.serverUrl, authorizationCode: answer.code, iss, fetchFn: reporter.fetch });
+    await auth(provider, {
+      serverUrl: provider.serverUrl,
+      authorizationCode: answer.code,
+      iss,
+      fetchFn: reporter.fetch,
+    });
     return { kind: "signed-in" };
   } catch (err) {
     return { kind: "error", message: reporter.explain(err) };
@@ -75,6 +80,9 @@ export function signIn(serverUrl: string, timeoutMs: number = DEFAULT_TIMEOUT_MS
 
 /** After a redirect: finish the sign-in this tab started before it left. */
 export function finishRedirect(pending: Pending, answer: Answer): Promise<SignInOutcome> {
-  const provider = new McpOAuthProvider(pending.serverUrl, callbackUrl(), { state: pending.state, open: () => undefined });
+  const provider = new McpOAuthProvider(pending.serverUrl, callbackUrl(), {
+    state: pending.state,
+    open: () => undefined,
+  });
   return finish(provider, answer, new EndpointReporter());
 }

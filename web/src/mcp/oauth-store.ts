@@ -5,7 +5,11 @@
  * the agent worker (which injects the token). Never in Python, OPFS, SQLite, logs, frames or recordings.
  */
 
-import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
 import { dropSecret, openSecret, sealSecret } from "../settings/store";
 
 export interface ServerAuth {
@@ -30,7 +34,10 @@ function exclusive<T>(name: string, task: () => Promise<T>): Promise<T> {
   const locks = typeof navigator === "undefined" ? undefined : navigator.locks;
   if (locks) return locks.request(name, task) as Promise<T>;
   const run = (local.get(name) ?? Promise.resolve()).then(task, task);
-  local.set(name, run.catch(() => undefined));
+  local.set(
+    name,
+    run.catch(() => undefined),
+  );
   return run;
 }
 
@@ -38,7 +45,7 @@ function parse(text: string | null): ServerAuth {
   if (text === null) return {};
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value) : {};
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
   } catch {
     return {}; // a damaged record reads as "not signed in": the person signs in again, nothing else is lost
   }

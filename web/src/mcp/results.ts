@@ -25,16 +25,26 @@ export function toContent(result: CallToolResult): McpContent[] {
         break;
       case "resource": {
         const r = block.resource;
-        blocks.push("text" in r ? { type: "resource", uri: r.uri, text: r.text, ...(r.mimeType ? { media_type: r.mimeType } : {}) } : { type: "resource", uri: r.uri, ...(r.mimeType ? { media_type: r.mimeType } : {}) });
+        blocks.push(
+          "text" in r
+            ? { type: "resource", uri: r.uri, text: r.text, ...(r.mimeType ? { media_type: r.mimeType } : {}) }
+            : { type: "resource", uri: r.uri, ...(r.mimeType ? { media_type: r.mimeType } : {}) },
+        );
         break;
       }
       case "resource_link":
-        blocks.push({ type: "resource_link", uri: block.uri, name: block.name, ...(block.mimeType ? { media_type: block.mimeType } : {}) });
+        blocks.push({
+          type: "resource_link",
+          uri: block.uri,
+          name: block.name,
+          ...(block.mimeType ? { media_type: block.mimeType } : {}),
+        });
         break;
       default:
         blocks.push({ type: "text", text: `[a ${String((block as { type: unknown }).type)} block left out]` });
     }
   }
-  if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: "text", text: JSON.stringify(result.structuredContent) });
+  if (blocks.length === 0 && result.structuredContent !== undefined)
+    blocks.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   return blocks;
 }

@@ -22,7 +22,8 @@ async function definitions(): Promise<Stored[]> {
   const raw = await get(LIST_KEY).catch(() => undefined);
   if (!Array.isArray(raw)) return [];
   return raw.filter(
-    (r: unknown): r is Stored => isJsonObject(r) && typeof r.name === "string" && typeof r.url === "string" && serverNameProblem(r.name) === null,
+    (r: unknown): r is Stored =>
+      isJsonObject(r) && typeof r.name === "string" && typeof r.url === "string" && serverNameProblem(r.name) === null,
   );
 }
 
@@ -41,7 +42,8 @@ export async function addServer(name: string, url: string, token: string): Promi
   const problem = serverNameProblem(name) ?? serverUrlProblem(url);
   if (problem) return problem;
   const kept = await definitions();
-  if (kept.some((d) => d.name === name)) return `a server named ${name} is already added; remove it first or pick another name`;
+  if (kept.some((d) => d.name === name))
+    return `a server named ${name} is already added; remove it first or pick another name`;
   if (token) await sealSecret(tokenName(name), token);
   await put(LIST_KEY, [...kept, { name, url: new URL(url.trim()).href, hasToken: token !== "" }]);
   return null;
@@ -49,7 +51,10 @@ export async function addServer(name: string, url: string, token: string): Promi
 
 export async function removeServer(name: string): Promise<void> {
   const kept = await definitions();
-  await put(LIST_KEY, kept.filter((d) => d.name !== name));
+  await put(
+    LIST_KEY,
+    kept.filter((d) => d.name !== name),
+  );
   await del(tokenName(name));
   for (const gone of kept.filter((d) => d.name === name)) {
     // The sign-in belongs to the URL; another entry at the same URL still uses it.

@@ -5,14 +5,7 @@
  */
 
 import type { JsonObject } from "./codec";
-import type {
-  ApprovalDecision,
-  Config,
-  ImageAttachment,
-  ProviderKind,
-  ProviderSettings,
-  UiEvent,
-} from "./messages";
+import type { ApprovalDecision, Config, ImageAttachment, ProviderKind, ProviderSettings, UiEvent } from "./messages";
 import type { WorkspaceRequest } from "./workspace";
 import type { ToolServerConfig, ToolServerStatus } from "./tool-servers";
 
@@ -27,15 +20,12 @@ export interface Attachment {
  * without what only the worker knows (whether it holds a key, the page's origin, whether it replays).
  */
 export type AgentSettings = Omit<Config, "type" | "provider" | "model" | "permission_mode" | "page_origin" | "replay"> &
-  Required<Pick<Config, "model" | "permission_mode">> & { provider: Omit<ProviderSettings, "has_key"> & { kind: ProviderKind } };
+  Required<Pick<Config, "model" | "permission_mode">> & {
+    provider: Omit<ProviderSettings, "has_key"> & { kind: ProviderKind };
+  };
 
 export type BootStep =
-  | "load-pyodide"
-  | "fetch-manifest"
-  | "install-wheels"
-  | "restore-storage"
-  | "start-runtime"
-  | "handshake";
+  "load-pyodide" | "fetch-manifest" | "install-wheels" | "restore-storage" | "start-runtime" | "handshake";
 
 export const BOOT_STEPS: readonly { step: BootStep; label: string }[] = [
   { step: "load-pyodide", label: "Loading Python (Pyodide)" },

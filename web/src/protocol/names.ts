@@ -41,9 +41,11 @@ export function firstUnsafe(text: string): Unsafe | null {
 /** Why `name` may not name a file (the end of a sentence), or null when it may. */
 export function nameProblem(name: string): string | null {
   const bad = firstUnsafe(name);
-  if (bad) return `it contains ${bad.code} (${WORDS[bad.kind]}); names may not hold control or invisible formatting characters`;
+  if (bad)
+    return `it contains ${bad.code} (${WORDS[bad.kind]}); names may not hold control or invisible formatting characters`;
   const encoder = new TextEncoder();
-  if (name.split("/").some((part) => encoder.encode(part).length > MAX_COMPONENT_BYTES)) return `a part of it is over ${MAX_COMPONENT_BYTES} bytes`;
+  if (name.split("/").some((part) => encoder.encode(part).length > MAX_COMPONENT_BYTES))
+    return `a part of it is over ${MAX_COMPONENT_BYTES} bytes`;
   return null;
 }
 
@@ -53,7 +55,8 @@ export function shown(text: string): string {
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;
     if (!UNSAFE.test(char)) out += char;
-    else out += code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\U${code.toString(16).padStart(8, "0")}`;
+    else
+      out += code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\U${code.toString(16).padStart(8, "0")}`;
   }
   return out;
 }

@@ -32,7 +32,12 @@ export function checkAnswer<M extends RequestMethod>(method: M, answer: Unchecke
   if (!answer.ok) return answer;
   const table = REQUEST_SHAPES[REQUEST_RESULT_SHAPES[method]];
   const value = answer.value;
-  const detail = !isJsonObject(value) ? "it is not an object" : table ? fieldProblem(value, table, REQUEST_SHAPES) : "no definition";
-  if (detail !== null) return { ok: false, code: "bad_reply", message: `the runtime's ${method} reply was not understood (${detail})` };
+  const detail = !isJsonObject(value)
+    ? "it is not an object"
+    : table
+      ? fieldProblem(value, table, REQUEST_SHAPES)
+      : "no definition";
+  if (detail !== null)
+    return { ok: false, code: "bad_reply", message: `the runtime's ${method} reply was not understood (${detail})` };
   return { ok: true, value: value as RequestValue<M> };
 }

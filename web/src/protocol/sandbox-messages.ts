@@ -6,12 +6,7 @@
  * untrusted (user code can call `postMessage` itself), so it is checked here before anyone reads it.
  */
 
-import {
-  EXEC_DEFAULT_TIMEOUT_S,
-  EXEC_ERROR_KINDS,
-  EXEC_MAX_TIMEOUT_S,
-  type ExecErrorKind,
-} from "./constants.gen";
+import { EXEC_DEFAULT_TIMEOUT_S, EXEC_ERROR_KINDS, EXEC_MAX_TIMEOUT_S, type ExecErrorKind } from "./constants.gen";
 import type { ExecError, ExecRequest as ExecRequestFrame, ExecResult } from "./messages.gen";
 
 export type { ExecError, ExecErrorKind, ExecRequestFrame, ExecResult };

@@ -27,7 +27,9 @@ export interface ToolServerStatus {
 
 /** A server's name as the runtime takes it (runtime/tools/mcp.py SERVER_NAME), or why not. */
 export function serverNameProblem(name: string): string | null {
-  return /^[a-z][a-z0-9-]{0,31}$/.test(name) ? null : "a name is 1-32 lower-case letters, digits or '-', starting with a letter";
+  return /^[a-z][a-z0-9-]{0,31}$/.test(name)
+    ? null
+    : "a name is 1-32 lower-case letters, digits or '-', starting with a letter";
 }
 
 /** The URL as a Streamable HTTP endpoint the worker may reach, or why not. */
@@ -38,7 +40,8 @@ export function serverUrlProblem(raw: string): string | null {
   } catch {
     return "not a URL (e.g. https://example.org/mcp)";
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "the URL must start with https:// (or http:// for a local server)";
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return "the URL must start with https:// (or http:// for a local server)";
   if (url.username !== "" || url.password !== "") return "put a token in the token field, not in the URL";
   return null;
 }

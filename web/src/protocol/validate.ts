@@ -62,7 +62,9 @@ function conforms(value: unknown, schema: Schema, shapes: Shapes): boolean {
   if ("shape" in schema) return isShape(value, schema.shape, shapes);
   if (!isJsonObject(value)) return false;
   const tag = value[schema.tag];
-  return typeof tag === "string" && Object.hasOwn(schema.shapes, tag) && isShape(value, schema.shapes[tag] ?? "", shapes);
+  return (
+    typeof tag === "string" && Object.hasOwn(schema.shapes, tag) && isShape(value, schema.shapes[tag] ?? "", shapes)
+  );
 }
 
 function isShape(value: unknown, name: string, shapes: Shapes): boolean {

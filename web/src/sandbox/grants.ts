@@ -14,7 +14,9 @@ export async function mintGrant(origin: string): Promise<string> {
   try {
     response = await fetch(`${origin}${GRANTS_PATH}`, { method: "POST", credentials: "omit", cache: "no-store" });
   } catch (err) {
-    throw new Error(`the network run could not get its grant: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`the network run could not get its grant: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
   const body: unknown = await response.json().catch(() => null);
   const grant = typeof body === "object" && body !== null && "grant" in body ? body.grant : null;

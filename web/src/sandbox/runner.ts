@@ -109,7 +109,12 @@ export class SandboxRunner {
       this.activeId = null;
       return failure(id, "sandbox", describe(err));
     }
-    const result = await sandbox.run(id, runInput(request, this.indexUrls), timeoutSeconds(request.timeout_s), onOutput);
+    const result = await sandbox.run(
+      id,
+      runInput(request, this.indexUrls),
+      timeoutSeconds(request.timeout_s),
+      onOutput,
+    );
     this.active = null;
     this.activeId = null;
     const broken = sandbox.current !== "ready";

@@ -50,7 +50,10 @@ export class SettingsController {
       forgetKey: (provider) => void this.order.change(() => this.forgetKey(provider)),
       chooseModel: (model) => void this.order.change(() => this.chooseModel(model)),
     });
-    new DoctorView(() => this.runDoctor(), (state, text) => this.panel.setConnection(state, text));
+    new DoctorView(
+      () => this.runDoctor(),
+      (state, text) => this.panel.setConnection(state, text),
+    );
   }
 
   get current(): AppSettings {
@@ -78,7 +81,10 @@ export class SettingsController {
     }
     await this.persist();
     this.wirePermission();
-    wireAdvanced(() => this.settings, { changed: () => this.persist().then(() => this.pushConfig()), windowChanged: () => this.checkConnection() });
+    wireAdvanced(() => this.settings, {
+      changed: () => this.persist().then(() => this.pushConfig()),
+      windowChanged: () => this.checkConnection(),
+    });
     return oauth;
   }
 
@@ -102,7 +108,8 @@ export class SettingsController {
   /** The runtime is ready: check the connection when a key is there (or none is needed). */
   onReady(): void {
     void this.hasKey().then((has) => {
-      if (has || !providerInfo(this.settings.provider).keyRequired) void this.order.change(async () => void (await this.checkConnection()));
+      if (has || !providerInfo(this.settings.provider).keyRequired)
+        void this.order.change(async () => void (await this.checkConnection()));
     });
   }
 
@@ -114,7 +121,12 @@ export class SettingsController {
   /** Tell the agent worker the settings and the key. */
   async pushConfig(): Promise<void> {
     const key = await this.keys.get(this.settings.provider, this.settings.keyStorage);
-    this.host.client.post({ type: "configure", settings: agentSettings(this.settings), key, packageIndexUrls: this.packageIndexUrls });
+    this.host.client.post({
+      type: "configure",
+      settings: agentSettings(this.settings),
+      key,
+      packageIndexUrls: this.packageIndexUrls,
+    });
   }
 
   /** Ask for the model list; true when the provider answered (a model is then chosen). */
@@ -127,7 +139,10 @@ export class SettingsController {
     if (generation !== this.checkGeneration) return false; // a newer check (after another save) is under way
     const s = this.settings;
     if (!result.ok) {
-      this.panel.setConnection("error", explainFailure(s.provider, s.baseUrl, location.origin, this.lastFailure, result.message));
+      this.panel.setConnection(
+        "error",
+        explainFailure(s.provider, s.baseUrl, location.origin, this.lastFailure, result.message),
+      );
       return false;
     }
     this.models = result.models;
@@ -138,7 +153,10 @@ export class SettingsController {
     }
     this.panel.setModels(this.models, s.model);
     const count = this.models.length;
-    this.panel.setConnection("ok", `Connected to ${providerName(s.provider, s.baseUrl)}: ${count} model${count === 1 ? "" : "s"} available`);
+    this.panel.setConnection(
+      "ok",
+      `Connected to ${providerName(s.provider, s.baseUrl)}: ${count} model${count === 1 ? "" : "s"} available`,
+    );
     this.host.modelChanged();
     return true;
   }

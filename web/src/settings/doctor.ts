@@ -75,7 +75,12 @@ export function mixedContent(baseUrl: string, pageOrigin: string): CheckResult {
   return { check: "mixed-content", state: "ok", text: "No mixed content: the base URL can be reached from this page." };
 }
 
-async function reaches(input: DoctorInput, url: string, mode: RequestMode, headers?: HeadersInit): Promise<Response | null> {
+async function reaches(
+  input: DoctorInput,
+  url: string,
+  mode: RequestMode,
+  headers?: HeadersInit,
+): Promise<Response | null> {
   try {
     return await input.fetch(url, { mode, headers, cache: "no-store", credentials: "omit" });
   } catch {
@@ -101,7 +106,8 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
   results.push({ check: "reachable", state: "ok", text: `${new URL(base).host} answers.` });
   const cors = await reaches(input, url, "cors");
   if (!cors) {
-    const text = input.provider === "ollama" ? originAdvice(input.pageOrigin) : `${base} refuses requests from this page (CORS).`;
+    const text =
+      input.provider === "ollama" ? originAdvice(input.pageOrigin) : `${base} refuses requests from this page (CORS).`;
     results.push({ check: "origin", state: "fail", text });
     return results;
   }
@@ -114,25 +120,44 @@ export async function runChecks(input: DoctorInput): Promise<CheckResult[]> {
 function noKeyCheck(input: DoctorInput, base: string): CheckResult {
   if (input.provider === "ollama") return { check: "key", state: "ok", text: "Ollama needs no key." };
   const host = new URL(base).host;
-  return { check: "key", state: "ok", text: input.key ? `A key is sent to ${host} (not checked).` : `No key: ${host} is used without one.` };
+  return {
+    check: "key",
+    state: "ok",
+    text: input.key ? `A key is sent to ${host} (not checked).` : `No key: ${host} is used without one.`,
+  };
 }
 
 async function checkKey(input: DoctorInput, base: string): Promise<CheckResult> {
-  if (!input.key) return { check: "key", state: "fail", text: "No API key is saved: paste one or connect with OpenRouter." };
+  if (!input.key)
+    return { check: "key", state: "fail", text: "No API key is saved: paste one or connect with OpenRouter." };
   const response = await reaches(input, `${base}/key`, "cors", { Authorization: `Bearer ${input.key}` });
   if (!response) return { check: "key", state: "warn", text: "The key could not be checked (no answer from /key)." };
   if (response.status === 401 || response.status === 403) {
-    return { check: "key", state: "fail", text: "OpenRouter rejected the key: paste a valid one (openrouter.ai/keys) or connect again." };
+    return {
+      check: "key",
+      state: "fail",
+      text: "OpenRouter rejected the key: paste a valid one (openrouter.ai/keys) or connect again.",
+    };
   }
-  if (!response.ok) return { check: "key", state: "warn", text: `The key could not be checked (HTTP ${response.status}).` };
+  if (!response.ok)
+    return { check: "key", state: "warn", text: `The key could not be checked (HTTP ${response.status}).` };
   const data: unknown = await response.json().catch(() => null);
-  const info = typeof data === "object" && data !== null && "data" in data ? (data as { data: Record<string, unknown> }).data : {};
+  const info =
+    typeof data === "object" && data !== null && "data" in data ? (data as { data: Record<string, unknown> }).data : {};
   const remaining = typeof info.limit_remaining === "number" ? info.limit_remaining : null;
   if (remaining !== null && remaining <= 0) {
-    return { check: "key", state: "fail", text: "The key has no credits left (its limit is used up): add credits at openrouter.ai/settings/credits or raise the key's limit." };
+    return {
+      check: "key",
+      state: "fail",
+      text: "The key has no credits left (its limit is used up): add credits at openrouter.ai/settings/credits or raise the key's limit.",
+    };
   }
   if (info.is_free_tier === true) {
-    return { check: "key", state: "warn", text: "The key works, on the free tier: free models only, 50 requests a day (1000 once 10 credits were bought)." };
+    return {
+      check: "key",
+      state: "warn",
+      text: "The key works, on the free tier: free models only, 50 requests a day (1000 once 10 credits were bought).",
+    };
   }
   const left = remaining === null ? "no credit limit on the key" : `${remaining} credits left on the key`;
   return { check: "key", state: "ok", text: `The key works (${left}).` };
@@ -142,12 +167,18 @@ function checkModel(input: DoctorInput): CheckResult[] {
   if (!input.models) return [{ check: "model", state: "fail", text: "The model list could not be read." }];
   const model = input.models.find((m) => m.id === input.model);
   if (!model) {
-    const text = input.model ? `${input.model} is not offered by this provider: choose another model.` : "No model is chosen: choose one.";
+    const text = input.model
+      ? `${input.model} is not offered by this provider: choose another model.`
+      : "No model is chosen: choose one.";
     return [{ check: "model", state: "fail", text }];
   }
   const tools: CheckResult =
     model.tools === false
-      ? { check: "model", state: "warn", text: `${model.id} cannot call tools: it answers without reading files, running code or fetching pages. Choose a model with the “tools” badge.` }
+      ? {
+          check: "model",
+          state: "warn",
+          text: `${model.id} cannot call tools: it answers without reading files, running code or fetching pages. Choose a model with the “tools” badge.`,
+        }
       : { check: "model", state: "ok", text: `${model.id} is available${model.tools ? " and can call tools" : ""}.` };
   return [tools, checkContext(input.provider, model.context_length)];
 }
@@ -164,7 +195,11 @@ function checkContext(provider: ProviderKind, n: number | null): CheckResult {
     return { check: "context", state: "warn", text };
   }
   if (n < SMALL_CONTEXT) {
-    return { check: "context", state: "warn", text: `The context window is small (${n} tokens): Tidepool sends a compact prompt and fewer tools, and little room is left for the conversation. ${raise}` };
+    return {
+      check: "context",
+      state: "warn",
+      text: `The context window is small (${n} tokens): Tidepool sends a compact prompt and fewer tools, and little room is left for the conversation. ${raise}`,
+    };
   }
   return { check: "context", state: "ok", text: `Context window: ${n.toLocaleString("en-US")} tokens.` };
 }

@@ -51,9 +51,8 @@ const PROVIDER_LABELS: Record<ProviderKind, { label: string; keyRequired: boolea
 };
 
 /** Every provider kind the runtime knows (runtime/host/constants.py), in its order, with what the settings show. */
-export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] = PROVIDER_KINDS.map(
-  (kind) => ({ kind, ...PROVIDER_LABELS[kind], defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS[kind] }),
-);
+export const PROVIDERS: readonly { kind: ProviderKind; label: string; defaultBaseUrl: string; keyRequired: boolean }[] =
+  PROVIDER_KINDS.map((kind) => ({ kind, ...PROVIDER_LABELS[kind], defaultBaseUrl: PROVIDER_DEFAULT_BASE_URLS[kind] }));
 
 const MODE_LABELS: Record<PermissionMode, string> = {
   ask: "Ask (default)",

@@ -6,10 +6,7 @@
 const VERIFIER_KEY = "tidepool.pkce.verifier";
 const AUTH_BASE_KEY = "tidepool.pkce.authBase";
 
-export type OAuthReturn =
-  | { kind: "none" }
-  | { kind: "key"; key: string }
-  | { kind: "error"; message: string };
+export type OAuthReturn = { kind: "none" } | { kind: "key"; key: string } | { kind: "error"; message: string };
 
 export function base64Url(bytes: Uint8Array): string {
   let binary = "";
@@ -67,7 +64,8 @@ export async function finishOAuth(fallbackAuthBase: string): Promise<OAuthReturn
       body: JSON.stringify({ code, code_verifier: verifier, code_challenge_method: "S256" }),
       credentials: "omit",
     });
-    if (!response.ok) return { kind: "error", message: `OpenRouter refused the sign-in code (HTTP ${response.status})` };
+    if (!response.ok)
+      return { kind: "error", message: `OpenRouter refused the sign-in code (HTTP ${response.status})` };
     const body: unknown = await response.json();
     const key = typeof body === "object" && body !== null ? (body as Record<string, unknown>).key : undefined;
     if (typeof key !== "string" || key === "") return { kind: "error", message: "OpenRouter's answer had no key" };

@@ -14,7 +14,16 @@ function fill(select: HTMLSelectElement, options: readonly { value: string; labe
 
 /** Run once before anything reads or sets those selects. */
 export function fillSettingsOptions(): void {
-  fill(byTestId<HTMLSelectElement>("provider-select"), PROVIDERS.map((p) => ({ value: p.kind, label: p.label })));
-  fill(byTestId<HTMLSelectElement>("permission-mode"), PERMISSION_MODES.map((m) => ({ value: m.mode, label: m.label })));
-  fill(byTestId<HTMLSelectElement>("reasoning-effort"), REASONING_EFFORTS.map((e) => ({ value: e, label: REASONING_LABELS[e] })));
+  fill(
+    byTestId<HTMLSelectElement>("provider-select"),
+    PROVIDERS.map((p) => ({ value: p.kind, label: p.label })),
+  );
+  fill(
+    byTestId<HTMLSelectElement>("permission-mode"),
+    PERMISSION_MODES.map((m) => ({ value: m.mode, label: m.label })),
+  );
+  fill(
+    byTestId<HTMLSelectElement>("reasoning-effort"),
+    REASONING_EFFORTS.map((e) => ({ value: e, label: REASONING_LABELS[e] })),
+  );
 }

@@ -44,7 +44,8 @@ async function withStore<T>(mode: IDBTransactionMode, run: (store: IDBObjectStor
 }
 
 export const get = (key: string): Promise<unknown> => withStore("readonly", (s) => s.get(key));
-export const put = (key: string, value: unknown): Promise<IDBValidKey> => withStore("readwrite", (s) => s.put(value, key));
+export const put = (key: string, value: unknown): Promise<IDBValidKey> =>
+  withStore("readwrite", (s) => s.put(value, key));
 export const del = (key: string): Promise<undefined> => withStore("readwrite", (s) => s.delete(key));
 
 export async function loadSettings(): Promise<AppSettings> {

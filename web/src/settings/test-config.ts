@@ -35,7 +35,9 @@ export function parseTestConfig(content: string | null | undefined): TestConfig 
   const config: TestConfig = {};
   if (typeof raw.authBase === "string" && HTTP_URL.test(raw.authBase)) config.authBase = raw.authBase;
   if (Array.isArray(raw.packageIndexUrls)) {
-    config.packageIndexUrls = raw.packageIndexUrls.filter((u): u is string => typeof u === "string" && HTTP_URL.test(u));
+    config.packageIndexUrls = raw.packageIndexUrls.filter(
+      (u): u is string => typeof u === "string" && HTTP_URL.test(u),
+    );
   }
   if (raw.streamProbe === true) config.streamProbe = true;
   return config;

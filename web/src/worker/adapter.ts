@@ -7,7 +7,13 @@
 
 import { DEFAULT_MAX_FRAME, encodeFrame, FrameDecoder, FrameTooLargeError, type DecodedItem } from "../protocol/codec";
 import { PROTOCOL_VERSION, parseRuntimeMessage, type HostMessage, type RuntimeMessage } from "../protocol/messages";
-import type { AgentSettings, Attachment, LogSource, MainToWorker, WorkerToMain } from "../protocol/main-worker-messages";
+import type {
+  AgentSettings,
+  Attachment,
+  LogSource,
+  MainToWorker,
+  WorkerToMain,
+} from "../protocol/main-worker-messages";
 import { HttpExecutor } from "./http";
 import type { RecordingSink } from "./recording";
 import type { FlushOutcome } from "./persistence";
@@ -61,10 +67,13 @@ export class Adapter {
   private readonly firstToken = new FirstTokenHold();
   private readonly mcp: McpHost; // tool servers (web/src/mcp/): their tokens stay in there
 
-
   constructor(private readonly io: AdapterIO) {
     this.uiRequests = new UiRequests((message) => io.toMain(message), io.incoming);
-    this.mcp = new McpHost({ send: (m) => this.send(m), status: (status) => io.toMain({ type: "mcp_status", status }), appOrigin: io.appOrigin });
+    this.mcp = new McpHost({
+      send: (m) => this.send(m),
+      status: (status) => io.toMain({ type: "mcp_status", status }),
+      appOrigin: io.appOrigin,
+    });
     this.http = new HttpExecutor({
       send: (m) => {
         this.send(m);
@@ -100,7 +109,12 @@ export class Adapter {
 
   /** Send our hello; the runtime's `hello` and `ready` event complete the handshake. */
   start(): void {
-    const capabilities = [...HOST_CAPABILITIES, ...(this.flusher ? ["flush"] : []), ...(this.io.incoming ? ["files"] : []), ...(this.workspace ? ["workspace_fetch"] : [])];
+    const capabilities = [
+      ...HOST_CAPABILITIES,
+      ...(this.flusher ? ["flush"] : []),
+      ...(this.io.incoming ? ["files"] : []),
+      ...(this.workspace ? ["workspace_fetch"] : []),
+    ];
     this.send({ type: "hello", protocol: PROTOCOL_VERSION, capabilities });
   }
 
@@ -137,7 +151,9 @@ export class Adapter {
         return;
       }
       case "recording_export":
-        void this.recordings.export(this.settings).then((result) => this.io.toMain({ type: "reply", requestId: message.requestId, result }));
+        void this.recordings
+          .export(this.settings)
+          .then((result) => this.io.toMain({ type: "reply", requestId: message.requestId, result }));
         return;
       case "replay_load": {
         const result = this.recordings.load(message.text);
@@ -159,7 +175,12 @@ export class Adapter {
   }
 
   /** Forward a UI request (an attached file goes through the runtime's file system: ui-requests.ts). */
-  private request(requestId: string, method: string, params: Record<string, unknown>, file: Attachment | undefined): void {
+  private request(
+    requestId: string,
+    method: string,
+    params: Record<string, unknown>,
+    file: Attachment | undefined,
+  ): void {
     const id = `h${this.nextId++}`;
     const sent = this.uiRequests.open(id, requestId, params, file);
     if (sent === null) return;
@@ -187,7 +208,8 @@ export class Adapter {
       case "message": {
         const parsed = parseRuntimeMessage(item.message);
         if (parsed.ok) this.onMessage(parsed.message);
-        else if (parsed.reason === "unknown_type") this.log("adapter", "debug", `skipped a runtime message of unknown type ${parsed.type}`);
+        else if (parsed.reason === "unknown_type")
+          this.log("adapter", "debug", `skipped a runtime message of unknown type ${parsed.type}`);
         else this.onBadMessage(parsed.type, parsed.detail, parsed.id);
         return;
       }
@@ -216,7 +238,8 @@ export class Adapter {
       case "reply":
         if (this.mcp.onReply(message)) return;
         this.recordings.replied(message.id, message.ok);
-        if (!this.uiRequests.answer(message.id, message)) this.log("adapter", "debug", `reply to an unknown request ${message.id}`);
+        if (!this.uiRequests.answer(message.id, message))
+          this.log("adapter", "debug", `reply to an unknown request ${message.id}`);
         return;
       case "log":
         return this.log("runtime", message.level, `${message.logger ?? "runtime"}: ${message.message}`);
@@ -249,7 +272,8 @@ export class Adapter {
     }));
     this.workspaceChanged(request);
     if (outcome.ok) this.send({ type: "reply", id: request.id, ok: true, result: {} });
-    else this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
+    else
+      this.send({ type: "reply", id: request.id, ok: false, error: { code: outcome.code, message: outcome.message } });
   }
 
   /** Tell the main thread which workspace paths a tool changed (the files panel refreshes). */

@@ -8,7 +8,13 @@ import type { PyodideAPI } from "pyodide";
 import { Adapter } from "./adapter";
 import { Incoming, type IncomingFS } from "./incoming";
 import { OpfsRecordingStore } from "./recording-store";
-import { BOOT_STEPS, TAKE_OVER_NAME, type BootStep, type MainToWorker, type WorkerToMain } from "../protocol/main-worker-messages";
+import {
+  BOOT_STEPS,
+  TAKE_OVER_NAME,
+  type BootStep,
+  type MainToWorker,
+  type WorkerToMain,
+} from "../protocol/main-worker-messages";
 import { Persistence } from "./persistence";
 import { acquireWorkspaceLock } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";
@@ -94,7 +100,14 @@ interface LoadedPython {
 async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
   progress("load-pyodide");
   const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as PyodideModule;
-  const key = await manifest.then((m) => snapshotKey(mod.version, m.wheels.map((w) => w.sha256))).catch(() => null);
+  const key = await manifest
+    .then((m) =>
+      snapshotKey(
+        mod.version,
+        m.wheels.map((w) => w.sha256),
+      ),
+    )
+    .catch(() => null);
   const stored = key && snapshots ? await snapshots.load(key).catch(dropped) : null;
   if (key && stored) {
     try {
@@ -112,15 +125,22 @@ async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
   return { pyodide: withStdio(pyodide), mode: "plain", key };
 
   async function dropped(err: unknown): Promise<null> {
-    log("warning", `the stored Python snapshot was not used, booting without it: ${err instanceof Error ? err.message : String(err)}`);
+    log(
+      "warning",
+      `the stored Python snapshot was not used, booting without it: ${err instanceof Error ? err.message : String(err)}`,
+    );
     if (key) await snapshots?.drop(key).catch(() => undefined);
     return null;
   }
 }
 
 function withStdio(pyodide: PyodideAPI): PyodideAPI {
-  pyodide.setStdout({ batched: (line: string) => post({ type: "log", source: "stdout", level: "info", message: line }) });
-  pyodide.setStderr({ batched: (line: string) => post({ type: "log", source: "stderr", level: "warning", message: line }) });
+  pyodide.setStdout({
+    batched: (line: string) => post({ type: "log", source: "stdout", level: "info", message: line }),
+  });
+  pyodide.setStderr({
+    batched: (line: string) => post({ type: "log", source: "stderr", level: "warning", message: line }),
+  });
   return pyodide;
 }
 
@@ -164,7 +184,11 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
   const saveWorkspace = (paths: string[]) =>
     saving
       ? persistence.flush({ what: "workspace", paths })
-      : Promise.resolve({ ok: false, code: "storage_failed", message: "another tab took this workspace over" } as const);
+      : Promise.resolve({
+          ok: false,
+          code: "storage_failed",
+          message: "another tab took this workspace over",
+        } as const);
   workspaceFiles = new WorkspaceFiles(fs, lock === "held" ? saveWorkspace : null, persistence.workspace);
   if (lock === "held") {
     void keepRecordings();
@@ -216,7 +240,11 @@ async function boot(): Promise<void> {
     // From a snapshot the modules are in memory but Pyodide's file system is new: unpack again.
     await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
     if (mode === "from-snapshot") log("info", "booted Python from the stored snapshot");
-    post({ type: "python_boot", fromSnapshot: mode === "from-snapshot", snapshotWanted: mode === "plain" && key !== null && snapshots !== null });
+    post({
+      type: "python_boot",
+      fromSnapshot: mode === "from-snapshot",
+      snapshotWanted: mode === "plain" && key !== null && snapshots !== null,
+    });
     step = "restore-storage";
     await restoreStorage(pyodide);
     step = "start-runtime";
@@ -227,7 +255,12 @@ async function boot(): Promise<void> {
     await adapter.whenReady(HANDSHAKE_TIMEOUT_MS);
     log("info", `boot (${mode}): ${stepStarts.join(" ")} ready@${Math.round(performance.now())} ms`);
     sandbox.warmUp().catch((err: unknown) => {
-      post({ type: "log", source: "adapter", level: "warning", message: `the code sandbox did not start: ${String(err)}` });
+      post({
+        type: "log",
+        source: "adapter",
+        level: "warning",
+        message: `the code sandbox did not start: ${String(err)}`,
+      });
     });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -14,7 +14,11 @@ const ROOM = 64 * 1024;
 export function fitExecOutcome(outcome: ExecOutcome, limit = DEFAULT_MAX_FRAME): ExecOutcome {
   const outputBytes = 2 * (outcome.stdout.length + outcome.stderr.length); // JSON escaping at worst doubles most text
   let budget = limit - ROOM - outputBytes;
-  const entries = Object.entries(outcome.files).map(([path, data]) => ({ path, data, size: data.length + path.length + 8 }));
+  const entries = Object.entries(outcome.files).map(([path, data]) => ({
+    path,
+    data,
+    size: data.length + path.length + 8,
+  }));
   const total = entries.reduce((sum, e) => sum + e.size, 0);
   if (total <= budget) return outcome;
   const files: Record<string, string> = {};

@@ -10,9 +10,16 @@ import { fitExecOutcome } from "./exec-fit";
 import { LiveOutput } from "./live-output";
 
 export type ExecRequestMessage = Extract<RuntimeMessage, { type: "exec_request" }>;
-export type Exec = (request: ExecRequestMessage, onOutput?: (stream: "stdout" | "stderr", text: string) => void) => Promise<ExecOutcome>;
+export type Exec = (
+  request: ExecRequestMessage,
+  onOutput?: (stream: "stdout" | "stderr", text: string) => void,
+) => Promise<ExecOutcome>;
 
-export async function runExec(exec: Exec | undefined, request: ExecRequestMessage, send: (message: HostMessage) => void): Promise<void> {
+export async function runExec(
+  exec: Exec | undefined,
+  request: ExecRequestMessage,
+  send: (message: HostMessage) => void,
+): Promise<void> {
   let outcome: ExecOutcome;
   if (!exec) {
     outcome = execFailure("code execution is not available in this build");

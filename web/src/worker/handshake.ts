@@ -32,7 +32,10 @@ export class Handshake {
   whenReady(timeoutMs: number): Promise<void> {
     if (this.state === "ready") return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => settle(new Error(`the runtime did not become ready within ${timeoutMs / 1000} s`)), timeoutMs);
+      const timer = setTimeout(
+        () => settle(new Error(`the runtime did not become ready within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
       const settle = (outcome: Error | null): void => {
         clearTimeout(timer);
         this.waiters = this.waiters.filter((w) => w !== settle);

@@ -74,7 +74,8 @@ export class HttpExecutor {
       void this.replayed(req, decision.url, source);
       return;
     }
-    if (decision.kind === "provider") this.host.recorder?.request(req.id, req.method, decision.url, req.headers ?? {}, req.body ?? null);
+    if (decision.kind === "provider")
+      this.host.recorder?.request(req.id, req.method, decision.url, req.headers ?? {}, req.body ?? null);
     const headers = requestHeaders(req.headers ?? {});
     if (decision.kind === "provider" && decision.authorize && key) headers.set("Authorization", `Bearer ${key}`);
     const entry: InFlight = { controller: new AbortController(), stop: null, timer: null };
@@ -136,9 +137,11 @@ export class HttpExecutor {
       this.host.recorder?.end(id);
       this.host.send({ type: "http_end", id });
     } catch (err) {
-      const kind: HttpErrorKind = entry.stop ?? (err instanceof ResponseTooLarge ? "network" : answering ? "dropped" : await probe(url));
+      const kind: HttpErrorKind =
+        entry.stop ?? (err instanceof ResponseTooLarge ? "network" : answering ? "dropped" : await probe(url));
       const message = errorMessage(kind, url, err, timeoutMs);
-      if (isProvider && kind !== "aborted") this.host.failure({ url, kind: kind === "refused" ? "network" : kind, status: null, message });
+      if (isProvider && kind !== "aborted")
+        this.host.failure({ url, kind: kind === "refused" ? "network" : kind, status: null, message });
       this.host.recorder?.error(id, kind, message);
       this.fail(id, kind, message);
     } finally {
@@ -186,7 +189,8 @@ export class HttpExecutor {
       const response = exchange.response;
       if (response) {
         await clock.until(response.head_ms);
-        if (!entry.stop) this.host.send({ type: "http_head", id: req.id, status: response.status, headers: response.headers });
+        if (!entry.stop)
+          this.host.send({ type: "http_head", id: req.id, status: response.status, headers: response.headers });
         for (const chunk of response.chunks) {
           await clock.until(chunk.t_ms);
           if (entry.stop) break;
@@ -196,7 +200,11 @@ export class HttpExecutor {
       }
       if (entry.stop) this.fail(req.id, entry.stop, "the request was cancelled");
       else if (exchange.error || !response || response.end_ms === null) {
-        this.fail(req.id, exchange.error?.kind === "timeout" ? "timeout" : "network", exchange.error?.message ?? "the recorded answer was cut off");
+        this.fail(
+          req.id,
+          exchange.error?.kind === "timeout" ? "timeout" : "network",
+          exchange.error?.message ?? "the recorded answer was cut off",
+        );
       } else this.host.send({ type: "http_end", id: req.id });
     } finally {
       this.inflight.delete(req.id);
@@ -269,8 +277,10 @@ function errorMessage(kind: HttpErrorKind, url: string, err: unknown, timeoutMs:
   if (err instanceof ResponseTooLarge) return err.message;
   const detail = err instanceof Error ? err.message : String(err);
   if (kind === "dropped") return `the connection to ${origin} closed in the middle of the answer (${detail})`;
-  if (kind === "unreachable") return `nothing answers at ${origin}: the connection was refused or the host cannot be reached (${detail})`;
-  if (kind === "cors") return `${origin} answered, but the browser withheld the reply: the server does not allow this page's origin (${detail})`;
+  if (kind === "unreachable")
+    return `nothing answers at ${origin}: the connection was refused or the host cannot be reached (${detail})`;
+  if (kind === "cors")
+    return `${origin} answered, but the browser withheld the reply: the server does not allow this page's origin (${detail})`;
   return `could not reach ${origin}: the browser blocked the request (CORS) or the server is unreachable (${detail})`;
 }
 
@@ -283,7 +293,15 @@ const PROBE_TIMEOUT_MS = 3000;
  */
 async function probe(url: string): Promise<HttpErrorKind> {
   try {
-    await fetch(url, { method: "GET", mode: "no-cors", credentials: "omit", cache: "no-store", redirect: "manual", referrerPolicy: "no-referrer", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await fetch(url, {
+      method: "GET",
+      mode: "no-cors",
+      credentials: "omit",
+      cache: "no-store",
+      redirect: "manual",
+      referrerPolicy: "no-referrer",
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
     return "cors";
   } catch {
     return "unreachable";

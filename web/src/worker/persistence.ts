@@ -171,7 +171,11 @@ export function safeParts(path: string): string[] {
   return parts;
 }
 
-async function dirAt(root: FileSystemDirectoryHandle, parts: string[], create: boolean): Promise<FileSystemDirectoryHandle> {
+async function dirAt(
+  root: FileSystemDirectoryHandle,
+  parts: string[],
+  create: boolean,
+): Promise<FileSystemDirectoryHandle> {
   let dir = root;
   for (const part of parts) dir = await dir.getDirectoryHandle(part, { create });
   return dir;

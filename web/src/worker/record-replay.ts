@@ -32,12 +32,18 @@ export class RecordReplay {
 
   /** The provider base URL the egress rule allows (replaying: the recorded one). */
   providerBaseUrl(settings: AgentSettings | null): string | null {
-    return settings?.provider.kind === "replay" ? (this.replay?.recording.base_url ?? null) : (settings?.provider.base_url ?? null);
+    return settings?.provider.kind === "replay"
+      ? (this.replay?.recording.base_url ?? null)
+      : (settings?.provider.base_url ?? null);
   }
 
   /** The open session's recording, as the JSON text the page downloads. */
   async export(settings: AgentSettings | null): Promise<RequestResult> {
-    const recording = await this.recorder.export(settings?.provider.kind ?? "", settings?.provider.base_url ?? "", settings?.model ?? null);
+    const recording = await this.recorder.export(
+      settings?.provider.kind ?? "",
+      settings?.provider.base_url ?? "",
+      settings?.model ?? null,
+    );
     return { ok: true, value: JSON.stringify(recording, null, 1) };
   }
 
@@ -56,7 +62,11 @@ export class RecordReplay {
     const recorded = settings.provider.kind === "replay" ? this.replay?.recording : undefined;
     if (!recorded) return { provider: { ...settings.provider, has_key: hasKey }, model: settings.model };
     return {
-      provider: { kind: recorded.provider as AgentSettings["provider"]["kind"], base_url: recorded.base_url, has_key: false },
+      provider: {
+        kind: recorded.provider as AgentSettings["provider"]["kind"],
+        base_url: recorded.base_url,
+        has_key: false,
+      },
       model: this.replay?.model ?? settings.model,
     };
   }

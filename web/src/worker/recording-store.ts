@@ -29,7 +29,8 @@ export class OpfsRecordingStore implements RecordingSink {
   /** `tidepool/workspaces/<workspace>/recordings/` in OPFS (created when missing). */
   static async open(workspace: string, log: (message: string) => void): Promise<OpfsRecordingStore> {
     let dir = await navigator.storage.getDirectory();
-    for (const part of ["tidepool", "workspaces", workspace, "recordings"]) dir = await dir.getDirectoryHandle(part, { create: true });
+    for (const part of ["tidepool", "workspaces", workspace, "recordings"])
+      dir = await dir.getDirectoryHandle(part, { create: true });
     return new OpfsRecordingStore(dir, log);
   }
 
@@ -58,7 +59,8 @@ export class OpfsRecordingStore implements RecordingSink {
   async drop(sessionId: string): Promise<void> {
     if (!SESSION_NAME.test(sessionId)) return;
     await this.enqueue(async () => {
-      for (const name of [`${sessionId}.jsonl`, `${sessionId}.json`]) await this.dir.removeEntry(name).catch(() => undefined);
+      for (const name of [`${sessionId}.jsonl`, `${sessionId}.json`])
+        await this.dir.removeEntry(name).catch(() => undefined);
     });
   }
 
@@ -112,7 +114,9 @@ export class OpfsRecordingStore implements RecordingSink {
       return;
     }
     const file = await this.dir.getFileHandle(name, { create: true });
-    const handle = await (file as unknown as { createSyncAccessHandle(): Promise<SyncAccessHandle> }).createSyncAccessHandle();
+    const handle = await (
+      file as unknown as { createSyncAccessHandle(): Promise<SyncAccessHandle> }
+    ).createSyncAccessHandle();
     try {
       const size = handle.getSize();
       if (size + line.length <= MAX_SESSION_BYTES) {
@@ -135,7 +139,8 @@ export class OpfsRecordingStore implements RecordingSink {
     try {
       return await (await (await this.dir.getFileHandle(name)).getFile()).text();
     } catch (err) {
-      if (!(err instanceof DOMException && err.name === "NotFoundError")) this.log(`the recording ${name} could not be read and starts again: ${String(err)}`);
+      if (!(err instanceof DOMException && err.name === "NotFoundError"))
+        this.log(`the recording ${name} could not be read and starts again: ${String(err)}`);
       return null;
     }
   }

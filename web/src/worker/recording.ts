@@ -15,7 +15,13 @@ export interface RecordedChunk {
 export interface RecordedExchange {
   request: { method: string; url: string; headers: Record<string, string>; body: string | null };
   started: string;
-  response: { status: number; headers: Record<string, string>; head_ms: number; chunks: RecordedChunk[]; end_ms: number | null } | null;
+  response: {
+    status: number;
+    headers: Record<string, string>;
+    head_ms: number;
+    chunks: RecordedChunk[];
+    end_ms: number | null;
+  } | null;
   error: { kind: string; message: string } | null;
 }
 
@@ -61,7 +67,10 @@ export class Recorder {
   attach(sink: RecordingSink): void {
     this.sink = sink;
     // What earlier page loads kept is older than anything this page already has.
-    this.listsLoaded = sink.loadLists().then((found) => void (this.lists = keptLists([...found, ...this.lists])), () => undefined);
+    this.listsLoaded = sink.loadLists().then(
+      (found) => void (this.lists = keptLists([...found, ...this.lists])),
+      () => undefined,
+    );
     if (this.session) this.loadEarlier(this.session);
   }
 
@@ -118,7 +127,14 @@ export class Recorder {
   async export(provider: string, baseUrl: string, model: string | null): Promise<Recording> {
     await Promise.all([this.listsLoaded, this.loading.get(this.session)]);
     const exchanges = [...this.lists, ...(this.calls.get(this.session) ?? [])];
-    return { format: "tidepool.recording", version: 1, provider, base_url: baseUrl, model, exchanges: structuredClone(exchanges) };
+    return {
+      format: "tidepool.recording",
+      version: 1,
+      provider,
+      base_url: baseUrl,
+      model,
+      exchanges: structuredClone(exchanges),
+    };
   }
 
   private finished(id: string): void {
@@ -146,7 +162,10 @@ export class Recorder {
       for (const exchange of made) sink.append(sessionId, exchange);
     };
     // An unreadable recording starts again empty.
-    this.loading.set(sessionId, sink.load(sessionId).then(settle, () => settle([])));
+    this.loading.set(
+      sessionId,
+      sink.load(sessionId).then(settle, () => settle([])),
+    );
   }
 
   private bucket(sessionId: string): RecordedExchange[] {
@@ -189,7 +208,8 @@ export function parseRecording(text: string): Recording {
     throw new Error("this file is not JSON: choose a recording exported with “Export recording”");
   }
   const r = value as Partial<Recording> | null;
-  if (!r || r.format !== "tidepool.recording" || r.version !== 1) throw new Error("this file is not a Tidepool recording (format tidepool.recording, version 1)");
+  if (!r || r.format !== "tidepool.recording" || r.version !== 1)
+    throw new Error("this file is not a Tidepool recording (format tidepool.recording, version 1)");
   if (typeof r.provider !== "string" || typeof r.base_url !== "string" || !Array.isArray(r.exchanges)) {
     throw new Error("the recording has no provider, base_url or exchanges");
   }
@@ -227,14 +247,23 @@ export class ReplaySource {
 
   answer(method: string, url: string, body: string | null): ReplayAnswer {
     const verb = method.toUpperCase();
-    const same = this.recording.exchanges.filter((e) => e.request.method.toUpperCase() === verb && e.request.url === url);
+    const same = this.recording.exchanges.filter(
+      (e) => e.request.method.toUpperCase() === verb && e.request.url === url,
+    );
     if (same.length === 0) return { status: "missing", reason: `the recording has no ${verb} ${url}: ${this.holds()}` };
-    if (verb === "GET") return { status: "found", exchange: same.filter(answered).at(-1) ?? (same.at(-1) as RecordedExchange) };
+    if (verb === "GET")
+      return { status: "found", exchange: same.filter(answered).at(-1) ?? (same.at(-1) as RecordedExchange) };
     const unused = same.filter((e) => !this.used.has(e));
-    const pick = unused.find((e) => e.request.body === body) ?? unused[0] ?? same.find((e) => e.request.body === body && answered(e));
+    const pick =
+      unused.find((e) => e.request.body === body) ??
+      unused[0] ??
+      same.find((e) => e.request.body === body && answered(e));
     if (!pick) {
       const n = same.length;
-      return { status: "missing", reason: `the recording has no answer left for ${verb} ${url}: it holds ${n} such call${n === 1 ? "" : "s"}, all used` };
+      return {
+        status: "missing",
+        reason: `the recording has no answer left for ${verb} ${url}: it holds ${n} such call${n === 1 ? "" : "s"}, all used`,
+      };
     }
     this.used.add(pick);
     return { status: "found", exchange: pick };
@@ -263,7 +292,8 @@ function bodyModel(body: string | null): string | null {
   if (!body) return null;
   try {
     const value: unknown = JSON.parse(body);
-    if (typeof value !== "object" || value === null || !Array.isArray((value as { messages?: unknown }).messages)) return null;
+    if (typeof value !== "object" || value === null || !Array.isArray((value as { messages?: unknown }).messages))
+      return null;
     const model = (value as { model?: unknown }).model;
     return typeof model === "string" && model ? model : null;
   } catch {

@@ -30,9 +30,11 @@ export type SnapshotCheck = { ok: true; heapBytes: number } | { ok: false; reaso
 export function checkSnapshot(bytes: Uint8Array, limit = RESTORABLE_HEAP_BYTES): SnapshotCheck {
   if (bytes.byteLength < 16) return { ok: false, reason: `a snapshot of ${bytes.byteLength} bytes has no header` };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(0, true) !== SNAPSHOT_MAGIC) return { ok: false, reason: "not a Pyodide snapshot (bad magic number)" };
+  if (view.getUint32(0, true) !== SNAPSHOT_MAGIC)
+    return { ok: false, reason: "not a Pyodide snapshot (bad magic number)" };
   const offset = view.getUint32(4, true);
-  if (offset < 16 || offset > bytes.byteLength) return { ok: false, reason: `the snapshot's heap offset ${offset} is out of range` };
+  if (offset < 16 || offset > bytes.byteLength)
+    return { ok: false, reason: `the snapshot's heap offset ${offset} is out of range` };
   const heapBytes = bytes.byteLength - offset;
   if (heapBytes > limit) {
     const mib = (n: number): string => (n / 1048576).toFixed(1);
@@ -75,7 +77,8 @@ export function cacheSnapshotStore(origin: string): SnapshotStore | null {
       const response = await cache.match(url(key));
       if (!response) return null;
       const bytes = new Uint8Array(await response.arrayBuffer());
-      if ((await sha256Hex(bytes)) !== response.headers.get(DIGEST_HEADER)) throw new Error("the stored snapshot is damaged (sha256 mismatch)");
+      if ((await sha256Hex(bytes)) !== response.headers.get(DIGEST_HEADER))
+        throw new Error("the stored snapshot is damaged (sha256 mismatch)");
       return bytes;
     },
     async state(key) {

@@ -29,7 +29,10 @@ async function make(): Promise<SnapshotOutcome> {
   const manifest = await fetchManifest();
   const wheels = fetchWheels(manifest);
   const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as PyodideModule;
-  const key = await snapshotKey(mod.version, manifest.wheels.map((w) => w.sha256));
+  const key = await snapshotKey(
+    mod.version,
+    manifest.wheels.map((w) => w.sha256),
+  );
   if ((await store.state(key)) !== "absent") return { state: "present" };
   const pyodide: PyodideAPI = await mod.loadPyodide({ indexURL: "/pyodide/", _makeSnapshot: true });
   await installWheels(pyodide, manifest, wheels);

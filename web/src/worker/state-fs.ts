@@ -54,7 +54,14 @@ interface NodeOps {
 
 interface StreamOps {
   read(stream: EmStream, buffer: Uint8Array, offset: number, length: number, position: number): number;
-  write(stream: EmStream, buffer: Uint8Array, offset: number, length: number, position: number, canOwn?: boolean): number;
+  write(
+    stream: EmStream,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+    canOwn?: boolean,
+  ): number;
   llseek(stream: EmStream, offset: number, whence: number): number;
   fsync?(stream: EmStream): number;
   mmap?(...args: unknown[]): unknown;
@@ -230,7 +237,12 @@ export class StateDir {
       },
       unlink: (parent, name) => {
         const node = this.child(name);
-        if (node?.backing) this.guarded(node, (b) => b.truncate(0), () => undefined);
+        if (node?.backing)
+          this.guarded(
+            node,
+            (b) => b.truncate(0),
+            () => undefined,
+          );
         if (node) node.backing = null;
         base.unlink(parent, name);
       },
@@ -238,7 +250,11 @@ export class StateDir {
         if (node.backing) {
           // A live file moved aside (a damaged database): it leaves its backing empty.
           const bytes = this.bytes(node.name) ?? new Uint8Array(0);
-          this.guarded(node, (b) => b.truncate(0), () => undefined);
+          this.guarded(
+            node,
+            (b) => b.truncate(0),
+            () => undefined,
+          );
           node.backing = null;
           node.contents = bytes;
           node.usedBytes = bytes.length;
@@ -280,7 +296,11 @@ export class StateDir {
         const { size, ...rest } = attr;
         mem.setattr(node, rest);
         if (size === undefined) return;
-        this.guarded(node, (b) => b.truncate(size), () => mem.setattr(node, { size }));
+        this.guarded(
+          node,
+          (b) => b.truncate(size),
+          () => mem.setattr(node, { size }),
+        );
       },
     };
   }

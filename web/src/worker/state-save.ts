@@ -45,7 +45,11 @@ export class StateSave {
   ) {}
 
   /** Mount /state: on handles when `holds` (and the handles can be had), otherwise on copies in memory. */
-  static async open(fs: EmscriptenFS, opfs: FileSystemDirectoryHandle, holds: boolean): Promise<{ save: StateSave; restored: Restored }> {
+  static async open(
+    fs: EmscriptenFS,
+    opfs: FileSystemDirectoryHandle,
+    holds: boolean,
+  ): Promise<{ save: StateSave; restored: Restored }> {
     const dir = new StateDir(fs);
     const savedAt: Record<string, string> = {};
     let files = 0;

@@ -69,7 +69,11 @@ export class UiRequests {
         if (!this.incoming) throw new Error("files cannot be read from the runtime here");
         value = JSON.parse(new TextDecoder().decode(this.incoming.take(reply.result_file))) as unknown;
       } catch (err) {
-        this.fail(requestId, "internal", `the runtime's answer could not be read from ${reply.result_file}: ${String(err)}`);
+        this.fail(
+          requestId,
+          "internal",
+          `the runtime's answer could not be read from ${reply.result_file}: ${String(err)}`,
+        );
         return true;
       }
     }

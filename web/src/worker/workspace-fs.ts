@@ -138,7 +138,10 @@ export class WorkspaceFiles {
   /** Depth-first over the tree; `visit` returns false to skip a folder's contents. */
   private walk(rel: string, visit: (rel: string, isDir: boolean, size: number) => boolean): void {
     const dir = rel ? `${this.root}/${rel}` : this.root;
-    const names = this.fs.readdir(dir).filter((n) => n !== "." && n !== "..").sort();
+    const names = this.fs
+      .readdir(dir)
+      .filter((n) => n !== "." && n !== "..")
+      .sort();
     const kinds = names.map((n) => ({ name: n, dir: this.isDir(`${dir}/${n}`) }));
     for (const { name, dir: isDir } of [...kinds.filter((k) => k.dir), ...kinds.filter((k) => !k.dir)]) {
       const child = rel ? `${rel}/${name}` : name;
@@ -194,7 +197,11 @@ export function baseName(name: string): string {
     throw new WorkspaceError("invalid", `not a usable file name: ${JSON.stringify(shown(name))}`);
   }
   const problem = nameProblem(last);
-  if (problem) throw new WorkspaceError("invalid", `"${shown(last)}" was not uploaded: ${problem}. Rename it and upload it again.`);
+  if (problem)
+    throw new WorkspaceError(
+      "invalid",
+      `"${shown(last)}" was not uploaded: ${problem}. Rename it and upload it again.`,
+    );
   return last;
 }
 
@@ -209,7 +216,10 @@ export function decodeText(data: Uint8Array, cut: boolean): string | null {
 }
 
 /** Run one request; never throws. */
-export async function handleWorkspaceRequest(files: WorkspaceFiles | null, request: WorkspaceRequest): Promise<WorkspaceResult> {
+export async function handleWorkspaceRequest(
+  files: WorkspaceFiles | null,
+  request: WorkspaceRequest,
+): Promise<WorkspaceResult> {
   if (!files) return { ok: false, code: "not_ready", message: "the workspace is not open yet" };
   try {
     switch (request.op) {

@@ -281,7 +281,8 @@ function splitRel(rel: string): string[] {
 }
 
 function defaultReadSync(blob: Blob): Uint8Array {
-  const Reader = (globalThis as { FileReaderSync?: new () => { readAsArrayBuffer(blob: Blob): ArrayBuffer } }).FileReaderSync;
+  const Reader = (globalThis as { FileReaderSync?: new () => { readAsArrayBuffer(blob: Blob): ArrayBuffer } })
+    .FileReaderSync;
   if (!Reader) throw new Error("FileReaderSync is not available here");
   return new Uint8Array(new Reader().readAsArrayBuffer(blob));
 }

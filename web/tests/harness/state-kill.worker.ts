@@ -44,7 +44,10 @@ json.dumps({
 })
 `;
 
-const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
+const scope = self as unknown as {
+  postMessage(message: unknown): void;
+  onmessage: ((event: MessageEvent) => void) | null;
+};
 
 scope.onmessage = (event: MessageEvent) => {
   void run((event.data as { op: string }).op).catch((err: unknown) => scope.postMessage({ error: String(err) }));
@@ -67,9 +70,13 @@ async function run(op: string): Promise<void> {
 /** One step on a database grown to 1, 10 and 50 MB: commit one message-sized row, then the save. */
 async function timeSteps(py: Python, save: () => Promise<void>): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
-  py.runPython(`import sqlite3\ndb = sqlite3.connect("/state/current.sqlite")\ndb.execute("create table if not exists m (k integer primary key, v text)")\ndb.commit()`);
+  py.runPython(
+    `import sqlite3\ndb = sqlite3.connect("/state/current.sqlite")\ndb.execute("create table if not exists m (k integer primary key, v text)")\ndb.commit()`,
+  );
   for (const mb of [1, 10, 50]) {
-    py.runPython(`with db:\n    while db.execute("pragma page_count").fetchone()[0] * 4096 < ${mb} * 1_000_000:\n        db.executemany("insert into m (v) values (?)", [("x" * 4000,)] * 250)`);
+    py.runPython(
+      `with db:\n    while db.execute("pragma page_count").fetchone()[0] * 4096 < ${mb} * 1_000_000:\n        db.executemany("insert into m (v) values (?)", [("x" * 4000,)] * 250)`,
+    );
     const times: number[] = [];
     for (let i = 0; i < 15; i++) {
       const t0 = performance.now();

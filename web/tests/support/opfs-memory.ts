@@ -26,7 +26,11 @@ export class MemoryFile {
     return Promise.resolve(blob);
   }
 
-  createWritable(): Promise<{ write(data: Uint8Array): Promise<void>; close(): Promise<void>; abort(): Promise<void> }> {
+  createWritable(): Promise<{
+    write(data: Uint8Array): Promise<void>;
+    close(): Promise<void>;
+    abort(): Promise<void>;
+  }> {
     let pending = new Uint8Array(0);
     return Promise.resolve({
       write: (data: Uint8Array) => {
@@ -60,7 +64,10 @@ export class MemoryDir {
   getDirectoryHandle(name: string, options: { create?: boolean } = {}): Promise<MemoryDir> {
     const found = this.children.get(name);
     if (found instanceof MemoryDir) return Promise.resolve(found);
-    if (found || !options.create) return Promise.reject(new DOMException(`${name} is not a folder here`, found ? "TypeMismatchError" : "NotFoundError"));
+    if (found || !options.create)
+      return Promise.reject(
+        new DOMException(`${name} is not a folder here`, found ? "TypeMismatchError" : "NotFoundError"),
+      );
     const dir = new MemoryDir(name);
     this.children.set(name, dir);
     return Promise.resolve(dir);
@@ -69,7 +76,10 @@ export class MemoryDir {
   getFileHandle(name: string, options: { create?: boolean } = {}): Promise<MemoryFile> {
     const found = this.children.get(name);
     if (found instanceof MemoryFile) return Promise.resolve(found);
-    if (found || !options.create) return Promise.reject(new DOMException(`${name} is not a file here`, found ? "TypeMismatchError" : "NotFoundError"));
+    if (found || !options.create)
+      return Promise.reject(
+        new DOMException(`${name} is not a file here`, found ? "TypeMismatchError" : "NotFoundError"),
+      );
     const file = new MemoryFile(name);
     this.children.set(name, file);
     return Promise.resolve(file);
@@ -119,7 +129,8 @@ export class MemoryDir {
 export function bytesOf(blob: Blob): Uint8Array {
   const snap = snapshots.get(blob);
   if (!snap) throw new Error("not a snapshot of a MemoryFile");
-  if (snap.file.version !== snap.version) throw new DOMException("the file changed since it was listed", "NotReadableError");
+  if (snap.file.version !== snap.version)
+    throw new DOMException("the file changed since it was listed", "NotReadableError");
   MemoryFile.reads++;
   return snap.bytes;
 }

@@ -84,7 +84,8 @@ export class ChatView {
         transcript.clearRetrying();
         stream.finishTurn();
         if (event.reason === "aborted") transcript.note("Stopped.");
-        else if (event.reason === "max_rounds") transcript.note("Stopped: the turn reached its maximum number of rounds.");
+        else if (event.reason === "max_rounds")
+          transcript.note("Stopped: the turn reached its maximum number of rounds.");
         return this.setRunning(false);
       case "error":
         return this.onError(event.message, event.turn_id);
@@ -135,7 +136,9 @@ export class ChatView {
     this.setRunning(false);
   }
 
-  private onTool(event: Extract<UiEvent, { kind: "tool_started" | "approval_needed" | "tool_output" | "tool_finished" }>): void {
+  private onTool(
+    event: Extract<UiEvent, { kind: "tool_started" | "approval_needed" | "tool_output" | "tool_finished" }>,
+  ): void {
     const { transcript, stream } = this;
     switch (event.kind) {
       case "tool_started":
@@ -149,7 +152,9 @@ export class ChatView {
       case "tool_output":
         return transcript.output(event.call_id, event.stream, event.text);
       case "tool_finished":
-        transcript.card(event.call_id, event.name, event.arguments).finished(event.status ?? (event.ok ? "ok" : "error"), event.result, event.images, this.media?.loader);
+        transcript
+          .card(event.call_id, event.name, event.arguments)
+          .finished(event.status ?? (event.ok ? "ok" : "error"), event.result, event.images, this.media?.loader);
         return;
     }
   }
@@ -193,7 +198,9 @@ export class ChatView {
   /** Regenerate or an edit: the turns from `userNode` on leave the view, `text` goes out as a new turn. */
   private resend(userNode: HTMLElement, text: string, replaces: string): void {
     if (this.running || !this.canSend) return;
-    void (this.media?.imagesOf(userNode) ?? Promise.resolve([])).then((images) => this.resendWith(userNode, text, replaces, images));
+    void (this.media?.imagesOf(userNode) ?? Promise.resolve([])).then((images) =>
+      this.resendWith(userNode, text, replaces, images),
+    );
   }
 
   private resendWith(userNode: HTMLElement, text: string, replaces: string, images: ImageAttachment[]): void {

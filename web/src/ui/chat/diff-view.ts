@@ -19,7 +19,10 @@ export function diffLineKind(line: string): DiffLineKind {
 /** True when the text looks like a unified diff (has a hunk header or ---/+++ file lines). */
 export function looksLikeDiff(text: string): boolean {
   const lines = text.split("\n");
-  return lines.some((l) => l.startsWith("@@")) || (lines.some((l) => l.startsWith("--- ")) && lines.some((l) => l.startsWith("+++ ")));
+  return (
+    lines.some((l) => l.startsWith("@@")) ||
+    (lines.some((l) => l.startsWith("--- ")) && lines.some((l) => l.startsWith("+++ ")))
+  );
 }
 
 /** A `<pre class="tool-preview">`; a diff gets one span per line with a `diff-<kind>` class. */

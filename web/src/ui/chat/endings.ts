@@ -19,7 +19,11 @@ export function markEnding(node: HTMLElement, reason: string, onContinue: () => 
   node.querySelector(".message-ending")?.remove();
   const note = el("div", { class: "message-ending" }, el("span", {}, NOTES[reason] ?? `The reply ended: ${reason}.`));
   if (reason === "length") {
-    const button = el("button", { type: "button", class: "btn btn-small", "data-testid": "message-continue" }, "Continue");
+    const button = el(
+      "button",
+      { type: "button", class: "btn btn-small", "data-testid": "message-continue" },
+      "Continue",
+    );
     button.addEventListener("click", () => {
       button.remove();
       onContinue();
@@ -43,7 +47,11 @@ export function withholdContinue(root: ParentNode, used: number, limit: number):
   if (continueFits(used, limit)) return;
   for (const button of root.querySelectorAll('[data-testid="message-continue"]')) {
     button.replaceWith(
-      el("span", { class: "hint", "data-testid": "continue-withheld" }, " The context window is full, so it cannot go on: start a new chat, or give the model a larger window (llama-server -c, Advanced → Context window)."),
+      el(
+        "span",
+        { class: "hint", "data-testid": "continue-withheld" },
+        " The context window is full, so it cannot go on: start a new chat, or give the model a larger window (llama-server -c, Advanced → Context window).",
+      ),
     );
   }
 }
@@ -61,7 +69,12 @@ export function clearRetryNotices(root: ParentNode): void {
 /** A notice from the runtime (a restored save, a retry, …), dismissable. */
 export function noticeNode(code: string, text: string): HTMLElement {
   const close = el("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Dismiss" }, "✕");
-  const node = el("div", { class: "notice kept", role: "status", "data-testid": "notice", "data-code": code }, el("span", {}, text), close);
+  const node = el(
+    "div",
+    { class: "notice kept", role: "status", "data-testid": "notice", "data-code": code },
+    el("span", {}, text),
+    close,
+  );
   close.addEventListener("click", () => node.remove());
   return node;
 }

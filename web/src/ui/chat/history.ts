@@ -40,10 +40,15 @@ export function drawHistory(view: SessionView, host: HistoryHost): void {
       if (message.role === "assistant" && message.finish_reason) host.markEnding(node, message.finish_reason);
       media?.showStored(node, message.images);
     }
-    for (const call of message.tool_calls) transcript.card(call.call_id, call.name, call.arguments, true).restore(call.status, call.result, call.images, media?.loader);
+    for (const call of message.tool_calls)
+      transcript
+        .card(call.call_id, call.name, call.arguments, true)
+        .restore(call.status, call.result, call.images, media?.loader);
     if (message.role === "user" && message.status === "interrupted") interrupted = true;
   }
   endTurn();
-  if (view.earlier > 0) transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
-  for (const call of view.pending_approvals) transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
+  if (view.earlier > 0)
+    transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
+  for (const call of view.pending_approvals)
+    transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
 }

@@ -26,7 +26,10 @@ const sources = new WeakMap<HTMLElement, () => string>();
 export function attachActions(node: HTMLElement, source: () => string, host: MessageActionHost): void {
   sources.set(node, source);
   const copy = button("message-copy", "Copy", "Copy this message (markdown)");
-  copy.addEventListener("click", () => void copyText(sourceOf(node)).then((ok) => flash(copy, ok ? "Copied" : "Copy failed")));
+  copy.addEventListener(
+    "click",
+    () => void copyText(sourceOf(node)).then((ok) => flash(copy, ok ? "Copied" : "Copy failed")),
+  );
   const bar = el("div", { class: "message-actions" }, copy);
   if (node.dataset.role === "user") {
     const edit = button("message-edit", "Edit", "Edit and send again");
@@ -50,7 +53,8 @@ export function sourceOf(node: HTMLElement): string {
  * that turn's error (none while a turn runs). Retry sends the turn's message again, as regenerate does.
  */
 export function placeRegenerate(list: HTMLElement, host: MessageActionHost): void {
-  for (const old of list.querySelectorAll('[data-testid="message-regenerate"], [data-testid="message-retry"]')) old.remove();
+  for (const old of list.querySelectorAll('[data-testid="message-regenerate"], [data-testid="message-retry"]'))
+    old.remove();
   if (host.busy()) return;
   const users = list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="user"]');
   const lastUser = users[users.length - 1];
@@ -62,7 +66,11 @@ export function placeRegenerate(list: HTMLElement, host: MessageActionHost): voi
   const errors = list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="error"]');
   const lastError = errors[errors.length - 1];
   if (lastError && lastError.dataset.turnId === turn && !lastError.classList.contains("kept")) {
-    const retry = el("button", { type: "button", class: "btn btn-small", "data-testid": "message-retry", title: "Send this message again" }, "Retry");
+    const retry = el(
+      "button",
+      { type: "button", class: "btn btn-small", "data-testid": "message-retry", title: "Send this message again" },
+      "Retry",
+    );
     retry.addEventListener("click", resend);
     lastError.querySelector(".message-actions")?.append(retry);
   }
@@ -98,11 +106,29 @@ function startEdit(node: HTMLElement, host: MessageActionHost): void {
   const turn = node.dataset.turnId;
   if (host.busy() || !turn || node.querySelector(".message-editor")) return;
   const body = node.querySelector<HTMLElement>(".message-body");
-  const input = el("textarea", { class: "message-edit-input", "data-testid": "message-edit-input", "aria-label": "Edit the message", rows: "3" });
+  const input = el("textarea", {
+    class: "message-edit-input",
+    "data-testid": "message-edit-input",
+    "aria-label": "Edit the message",
+    rows: "3",
+  });
   input.value = sourceOf(node);
-  const save = el("button", { type: "button", class: "btn btn-primary btn-small", "data-testid": "message-edit-save" }, "Send");
-  const cancel = el("button", { type: "button", class: "btn btn-small", "data-testid": "message-edit-cancel" }, "Cancel");
-  const editor = el("div", { class: "message-editor" }, input, el("div", { class: "message-editor-actions" }, cancel, save));
+  const save = el(
+    "button",
+    { type: "button", class: "btn btn-primary btn-small", "data-testid": "message-edit-save" },
+    "Send",
+  );
+  const cancel = el(
+    "button",
+    { type: "button", class: "btn btn-small", "data-testid": "message-edit-cancel" },
+    "Cancel",
+  );
+  const editor = el(
+    "div",
+    { class: "message-editor" },
+    input,
+    el("div", { class: "message-editor-actions" }, cancel, save),
+  );
   const close = (): void => {
     editor.remove();
     if (body) body.hidden = false;
@@ -135,7 +161,14 @@ function startEdit(node: HTMLElement, host: MessageActionHost): void {
 
 /** The label is drawn by CSS (`data-label`), so a message's text stays exactly what was said. */
 function button(testid: string, label: string, title: string): HTMLButtonElement {
-  return el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": testid, "data-label": label, title, "aria-label": title });
+  return el("button", {
+    type: "button",
+    class: "btn btn-ghost btn-icon",
+    "data-testid": testid,
+    "data-label": label,
+    title,
+    "aria-label": title,
+  });
 }
 
 function flash(target: HTMLButtonElement, text: string): void {

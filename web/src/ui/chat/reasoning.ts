@@ -14,7 +14,12 @@ export class ReasoningBlock {
   constructor(text = "", live = true) {
     this.label = el("summary", {}, live ? "Thinking…" : "Reasoning");
     this.body = el("div", { class: "reasoning-body" }, text);
-    this.root = el("details", { class: "reasoning", "data-testid": "reasoning", "data-state": live ? "live" : "done" }, this.label, this.body);
+    this.root = el(
+      "details",
+      { class: "reasoning", "data-testid": "reasoning", "data-state": live ? "live" : "done" },
+      this.label,
+      this.body,
+    );
     this.root.open = live;
   }
 

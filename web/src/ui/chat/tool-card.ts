@@ -50,9 +50,23 @@ export class ToolCard {
       this.statusLabel,
     );
     const code = codeArgument(args); // run_python: the code as it will run, not as a JSON string
-    const codeSection = code === null ? null : el("div", { class: "tool-section" }, el("h4", {}, "Code"), el("pre", { class: "tool-code" }, code));
-    const details = el("details", {}, summary, el("div", { class: "tool-section" }, el("h4", {}, "Arguments"), this.args), codeSection, this.resultSection);
-    this.root = el("article", { class: "tool-call", "data-testid": "tool-call", "data-tool": name, "data-call-id": callId }, details);
+    const codeSection =
+      code === null
+        ? null
+        : el("div", { class: "tool-section" }, el("h4", {}, "Code"), el("pre", { class: "tool-code" }, code));
+    const details = el(
+      "details",
+      {},
+      summary,
+      el("div", { class: "tool-section" }, el("h4", {}, "Arguments"), this.args),
+      codeSection,
+      this.resultSection,
+    );
+    this.root = el(
+      "article",
+      { class: "tool-call", "data-testid": "tool-call", "data-tool": name, "data-call-id": callId },
+      details,
+    );
     const server = toolServer(name); // a tool server's tool: the card (and its approval) names the server
     if (server !== null) {
       this.root.dataset.server = server;
@@ -77,7 +91,8 @@ export class ToolCard {
     this.setStatus("pending-approval");
     if (this.approval) return;
     const details = this.root.querySelector("details");
-    if (preview) this.resultSection.before(el("div", { class: "tool-section" }, el("h4", {}, "Preview"), renderPreview(preview)));
+    if (preview)
+      this.resultSection.before(el("div", { class: "tool-section" }, el("h4", {}, "Preview"), renderPreview(preview)));
     if (details) details.open = true; // the person sees exactly what will happen before deciding
     const button = (testid: string, label: string, decision: ApprovalDecision, cls: string): HTMLButtonElement => {
       const b = el("button", { type: "button", class: `btn ${cls}`, "data-testid": testid }, label);
@@ -104,7 +119,12 @@ export class ToolCard {
   /** Output of the running call as it comes (run_python's stdout/stderr); the last LIVE_CHARS stay shown. */
   appendOutput(stream: "stdout" | "stderr", text: string): void {
     if (!this.live) {
-      this.live = el("pre", { class: "tool-live", "data-testid": "tool-output", "aria-live": "polite", "aria-label": "Output so far" });
+      this.live = el("pre", {
+        class: "tool-live",
+        "data-testid": "tool-output",
+        "aria-live": "polite",
+        "aria-label": "Output so far",
+      });
       this.root.append(this.live);
     }
     const piece = el("span", { class: `tool-live-${stream}` }, text);
@@ -114,7 +134,12 @@ export class ToolCard {
   }
 
   /** The call ended; `images`: image files it wrote (run_python's plots), read with `loader`. */
-  finished(status: "ok" | "error" | "denied", result: unknown, images: readonly string[] = [], loader?: ImageLoader): void {
+  finished(
+    status: "ok" | "error" | "denied",
+    result: unknown,
+    images: readonly string[] = [],
+    loader?: ImageLoader,
+  ): void {
     if (loader) this.showImages(images, loader);
     this.clearApproval();
     this.result.textContent = pretty(result);
@@ -129,10 +154,16 @@ export class ToolCard {
   }
 
   /** A call shown from history: its recorded status and result. */
-  restore(status: ViewCall["status"], result: string | null, images: readonly string[] = [], loader?: ImageLoader): void {
+  restore(
+    status: ViewCall["status"],
+    result: string | null,
+    images: readonly string[] = [],
+    loader?: ImageLoader,
+  ): void {
     if (status === "pending-approval") return this.askApproval();
     if (status === "running") return this.started();
-    if (status === "interrupted") return this.finished("error", result ?? "interrupted: the page went away before it finished");
+    if (status === "interrupted")
+      return this.finished("error", result ?? "interrupted: the page went away before it finished");
     this.finished(status, result ?? "", images, loader);
   }
 

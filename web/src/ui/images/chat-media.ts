@@ -29,7 +29,9 @@ export function mountChatMedia(deps: ChatMediaDeps): ChatMedia {
     vision: () => deps.vision(),
     model: () => deps.model(),
     toWorkspace: async (files) => {
-      const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));
+      const data = await Promise.all(
+        files.map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })),
+      );
       const reply = await deps.workspace({ op: "upload", files: data });
       if (!reply.ok) return reply.message;
       const changed = isJsonObject(reply.value) && Array.isArray(reply.value.changed) ? reply.value.changed : [];

@@ -31,7 +31,12 @@ export interface SentImage {
 
 export class ComposerAttachments {
   private readonly tray = el("div", { class: "composer-attachments", "aria-label": "Images to send" });
-  private readonly notice = el("div", { class: "composer-notice", "data-testid": "composer-attachment-notice", role: "status", "aria-live": "polite" });
+  private readonly notice = el("div", {
+    class: "composer-notice",
+    "data-testid": "composer-attachment-notice",
+    role: "status",
+    "aria-live": "polite",
+  });
   private items: { prepared: PreparedImage; src: string; node: HTMLElement }[] = [];
   private pending = 0;
 
@@ -86,7 +91,8 @@ export class ComposerAttachments {
     this.pending += 1;
     try {
       for (const file of files) {
-        if (this.items.length >= IMAGES_PER_MESSAGE) return this.say(`A message can carry at most ${IMAGES_PER_MESSAGE} images.`);
+        if (this.items.length >= IMAGES_PER_MESSAGE)
+          return this.say(`A message can carry at most ${IMAGES_PER_MESSAGE} images.`);
         const prepared = await prepareImage(file);
         if (typeof prepared === "string") {
           this.say(prepared);
@@ -94,7 +100,9 @@ export class ComposerAttachments {
         }
         const total = this.items.reduce((n, i) => n + i.prepared.bytes.length, 0) + prepared.bytes.length;
         if (total > MESSAGE_IMAGES_MAX_BYTES) {
-          this.say(`The images of one message may be ${MESSAGE_IMAGES_MAX_BYTES / (1024 * 1024)} MiB in all; “${prepared.attachment.name}” was not added.`);
+          this.say(
+            `The images of one message may be ${MESSAGE_IMAGES_MAX_BYTES / (1024 * 1024)} MiB in all; “${prepared.attachment.name}” was not added.`,
+          );
           continue;
         }
         this.show(prepared);
@@ -109,8 +117,23 @@ export class ComposerAttachments {
     const name = prepared.attachment.name;
     const src = rasterDataUrl(prepared.attachment.data, prepared.attachment.media_type);
     if (!src) return this.say(`“${name}” could not be shown.`); // prepareImage gives raster types only
-    const remove = el("button", { type: "button", class: "attachment-remove", "data-testid": "composer-attachment-remove", "aria-label": `Remove ${name}`, title: "Remove" }, "✕");
-    const node = el("figure", { class: "attachment", "data-testid": "composer-attachment", "data-name": name }, el("img", { src, alt: name }), remove);
+    const remove = el(
+      "button",
+      {
+        type: "button",
+        class: "attachment-remove",
+        "data-testid": "composer-attachment-remove",
+        "aria-label": `Remove ${name}`,
+        title: "Remove",
+      },
+      "✕",
+    );
+    const node = el(
+      "figure",
+      { class: "attachment", "data-testid": "composer-attachment", "data-name": name },
+      el("img", { src, alt: name }),
+      remove,
+    );
     const item = { prepared, src, node };
     remove.addEventListener("click", () => {
       node.remove();
@@ -125,9 +148,16 @@ export class ComposerAttachments {
 
   private refuse(files: File[]): void {
     const model = this.host.model() ?? "The chosen model";
-    const offer = el("button", { type: "button", class: "btn btn-small", "data-testid": "composer-attachment-to-workspace" }, "Put it in the workspace instead");
+    const offer = el(
+      "button",
+      { type: "button", class: "btn btn-small", "data-testid": "composer-attachment-to-workspace" },
+      "Put it in the workspace instead",
+    );
     offer.addEventListener("click", () => void this.upload(files));
-    this.say(`${model} does not take images, so nothing was attached. Choose a model with the “vision” badge in Settings, or `, offer);
+    this.say(
+      `${model} does not take images, so nothing was attached. Choose a model with the “vision” badge in Settings, or `,
+      offer,
+    );
   }
 
   private async upload(files: File[]): Promise<void> {

@@ -44,16 +44,27 @@ export async function prepareImage(file: File): Promise<PreparedImage | string> 
       return { attachment: { media_type: asIs, name, data: toBase64(bytes) }, bytes, scaled: false };
     }
     const scale = Math.min(1, MAX_EDGE / edge);
-    const canvas = new OffscreenCanvas(Math.max(1, Math.round(bitmap.width * scale)), Math.max(1, Math.round(bitmap.height * scale)));
+    const canvas = new OffscreenCanvas(
+      Math.max(1, Math.round(bitmap.width * scale)),
+      Math.max(1, Math.round(bitmap.height * scale)),
+    );
     const ctx = canvas.getContext("2d");
     if (!ctx) return `“${name}” could not be scaled down here.`;
     ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-    for (const [type, quality] of [["image/png", undefined], ["image/jpeg", 0.85], ["image/jpeg", 0.7]] as const) {
+    for (const [type, quality] of [
+      ["image/png", undefined],
+      ["image/jpeg", 0.85],
+      ["image/jpeg", 0.7],
+    ] as const) {
       if (type === "image/png" && file.type !== "image/png") continue; // photos go to JPEG
       const blob = await canvas.convertToBlob({ type, quality });
       if (blob.size <= IMAGE_MAX_BYTES) {
         const bytes = new Uint8Array(await blob.arrayBuffer());
-        return { attachment: { media_type: type, name: renamed(name, type), data: toBase64(bytes) }, bytes, scaled: true };
+        return {
+          attachment: { media_type: type, name: renamed(name, type), data: toBase64(bytes) },
+          bytes,
+          scaled: true,
+        };
       }
     }
     return `“${name}” (${mib(file.size)}) is too large even scaled down; an image may be at most ${mib(IMAGE_MAX_BYTES)}.`;

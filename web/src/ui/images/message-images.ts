@@ -13,7 +13,6 @@ import { fromBase64 } from "../../protocol/base64";
 import { shownImage, type ShownImage } from "./safe-image";
 import "./attachments.css";
 
-
 export interface StoredImageRef {
   id: number;
   name: string;
@@ -74,12 +73,25 @@ const SVG_HEAD_BASE64 = 5464; // base64 of the first 4098 bytes: enough for flui
 
 function img(testid: string, shown: ShownImage, name: string): HTMLImageElement {
   const size = shown.width > 0 ? { width: String(shown.width), height: String(shown.height) } : {};
-  return el("img", { src: shown.src, alt: name, title: name, "data-testid": testid, "data-name": name, loading: "lazy", decoding: "async", ...size });
+  return el("img", {
+    src: shown.src,
+    alt: name,
+    title: name,
+    "data-testid": testid,
+    "data-name": name,
+    loading: "lazy",
+    decoding: "async",
+    ...size,
+  });
 }
 
 /** The images of a message just sent (their data: URLs already made). */
 export function sentImages(images: readonly { src: string; attachment: ImageAttachment }[]): HTMLElement {
-  return el("div", { class: "message-images" }, ...images.map((i) => img("message-image", { src: i.src, width: 0, height: 0 }, i.attachment.name)));
+  return el(
+    "div",
+    { class: "message-images" },
+    ...images.map((i) => img("message-image", { src: i.src, width: 0, height: 0 }, i.attachment.name)),
+  );
 }
 
 /** The images of a stored message, filled in as they are read. */
@@ -88,7 +100,15 @@ export function storedImages(refs: readonly StoredImageRef[], loader: ImageLoade
   for (const ref of refs) {
     const slot = el("span", { class: "image-missing" }, `${ref.name}…`);
     box.append(slot);
-    void loader.message(ref.id).then((got) => slot.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, `${ref.name}: ${got}`) : img("message-image", got.shown, ref.name)));
+    void loader
+      .message(ref.id)
+      .then((got) =>
+        slot.replaceWith(
+          typeof got === "string"
+            ? el("span", { class: "image-missing" }, `${ref.name}: ${got}`)
+            : img("message-image", got.shown, ref.name),
+        ),
+      );
   }
   return box;
 }
@@ -101,7 +121,9 @@ export function toolImages(paths: readonly string[], loader: ImageLoader): HTMLE
     box.append(figure);
     void loader.workspace(path).then((got) => {
       if (typeof got !== "string") figure.classList.toggle("fluid", got.fluid);
-      figure.firstElementChild?.replaceWith(typeof got === "string" ? el("span", { class: "image-missing" }, got) : img("tool-image", got.shown, path));
+      figure.firstElementChild?.replaceWith(
+        typeof got === "string" ? el("span", { class: "image-missing" }, got) : img("tool-image", got.shown, path),
+      );
     });
   }
   return box;

@@ -34,14 +34,21 @@ export function rasterDataUrl(base64: string, mediaType: string): string | null 
 }
 
 /** The size to draw an image of `natural` size at: its own, or FLUID_WIDTH wide when it has none (kept in ratio). */
-export function drawnSize(natural: { width: number; height: number }, fluid: boolean, pixelRatio: number): { css: { width: number; height: number }; pixels: { width: number; height: number } } | null {
+export function drawnSize(
+  natural: { width: number; height: number },
+  fluid: boolean,
+  pixelRatio: number,
+): { css: { width: number; height: number }; pixels: { width: number; height: number } } | null {
   if (!(natural.width > 0 && natural.height > 0)) return null;
   const width = fluid ? FLUID_WIDTH : natural.width;
   const height = fluid ? (FLUID_WIDTH * natural.height) / natural.width : natural.height;
   const ratio = Math.max(1, Math.min(pixelRatio, 3));
   const scale = Math.min(ratio, MAX_DRAWN_EDGE / Math.max(width, height));
   const px = (n: number): number => Math.max(1, Math.round(n * scale));
-  return { css: { width: Math.round(width), height: Math.round(height) }, pixels: { width: px(width), height: px(height) } };
+  return {
+    css: { width: Math.round(width), height: Math.round(height) },
+    pixels: { width: px(width), height: px(height) },
+  };
 }
 
 /**

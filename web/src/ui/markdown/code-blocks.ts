@@ -9,7 +9,14 @@ export function decorateCodeBlocks(root: HTMLElement): void {
     const code = pre.querySelector("code");
     if (!code || pre.querySelector('[data-testid="code-copy"]')) continue;
     const language = /language-([\w+#-]+)/.exec(code.className)?.[1] ?? "";
-    const copy = el("button", { type: "button", class: "code-copy", "data-testid": "code-copy", "data-label": "Copy", title: "Copy the code", "aria-label": "Copy the code" });
+    const copy = el("button", {
+      type: "button",
+      class: "code-copy",
+      "data-testid": "code-copy",
+      "data-label": "Copy",
+      title: "Copy the code",
+      "aria-label": "Copy the code",
+    });
     copy.addEventListener("click", () => {
       void copyText(code.textContent ?? "").then((ok) => {
         copy.dataset.label = ok ? "Copied" : "Copy failed";

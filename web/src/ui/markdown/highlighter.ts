@@ -23,7 +23,25 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 
-const LANGUAGES = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
+const LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  css,
+  diff,
+  go,
+  java,
+  javascript,
+  json,
+  markdown,
+  python,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
+};
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 
 /** Guessing the language of an unlabelled block costs a pass per language: only for blocks up to this size, */
@@ -34,7 +52,22 @@ const AUTO_MIN_CHARS = 24;
  * The languages a guess chooses from: all but those whose grammar alone takes about 50 ms to compile
  * (Java) or that a guess rarely needs (C++ reads as C, a shell session as Bash). Labelled blocks use any.
  */
-const GUESS = ["bash", "c", "css", "diff", "go", "javascript", "json", "markdown", "python", "rust", "sql", "typescript", "xml", "yaml"];
+const GUESS = [
+  "bash",
+  "c",
+  "css",
+  "diff",
+  "go",
+  "javascript",
+  "json",
+  "markdown",
+  "python",
+  "rust",
+  "sql",
+  "typescript",
+  "xml",
+  "yaml",
+];
 const HIGHLIGHT_MAX_CHARS = 200_000;
 
 /**

@@ -43,7 +43,11 @@ export function renderInto(target: HTMLElement, text: string): void {
 }
 
 /** Render the code blocks of finished assistant replies in `list` again (all but those in `skip`). */
-export function rerenderCode(list: HTMLElement, skip: ReadonlySet<Element>, source: (node: HTMLElement) => string): void {
+export function rerenderCode(
+  list: HTMLElement,
+  skip: ReadonlySet<Element>,
+  source: (node: HTMLElement) => string,
+): void {
   for (const node of list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]')) {
     const body = node.querySelector<HTMLElement>(".message-body");
     if (body && !skip.has(node) && body.querySelector("pre")) renderInto(body, source(node));

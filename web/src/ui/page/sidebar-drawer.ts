@@ -13,7 +13,18 @@ export interface Drawer {
 }
 
 export function mountSidebarDrawer(): Drawer {
-  const toggle = el("button", { type: "button", class: "btn btn-ghost sidebar-toggle", "data-testid": "sidebar-toggle", "aria-label": "Chats", "aria-expanded": "false", title: "Chats" }, "☰");
+  const toggle = el(
+    "button",
+    {
+      type: "button",
+      class: "btn btn-ghost sidebar-toggle",
+      "data-testid": "sidebar-toggle",
+      "aria-label": "Chats",
+      "aria-expanded": "false",
+      title: "Chats",
+    },
+    "☰",
+  );
   const backdrop = el("div", { class: "sidebar-backdrop", "aria-hidden": "true" });
   const topbar = document.querySelector(".topbar");
   topbar?.insertBefore(toggle, topbar.firstChild);
@@ -27,7 +38,8 @@ export function mountSidebarDrawer(): Drawer {
   backdrop.addEventListener("click", () => set(false));
   document.addEventListener("click", (e) => {
     const target = e.target instanceof Element ? e.target : null;
-    if (isOpen() && target?.closest('[data-testid="session-entry"] .session-main, [data-testid="session-new"]')) set(false);
+    if (isOpen() && target?.closest('[data-testid="session-entry"] .session-main, [data-testid="session-new"]'))
+      set(false);
   });
   return {
     close: () => {

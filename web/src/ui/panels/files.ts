@@ -36,13 +36,28 @@ export class FilesPanel {
   constructor(private readonly request: WorkspaceRequester) {
     this.tree = el("ul", { class: "files-tree", role: "tree", "aria-label": "Workspace files" });
     this.status = el("p", { class: "hint files-status", "data-testid": "files-status", "aria-live": "polite" });
-    this.upload = el("input", { type: "file", multiple: true, class: "files-upload-input", "data-testid": "file-upload", "aria-label": "Upload files" });
+    this.upload = el("input", {
+      type: "file",
+      multiple: true,
+      class: "files-upload-input",
+      "data-testid": "file-upload",
+      "aria-label": "Upload files",
+    });
     this.upload.addEventListener("change", () => void this.uploadChosen());
     this.viewerTitle = el("span", { class: "files-viewer-title" });
     this.viewer = el("pre", { class: "files-viewer", "data-testid": "file-viewer", tabindex: "0" });
-    const closeViewer = el("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Close the file" }, "✕");
+    const closeViewer = el(
+      "button",
+      { type: "button", class: "btn btn-ghost btn-small", "aria-label": "Close the file" },
+      "✕",
+    );
     closeViewer.addEventListener("click", () => this.closeFile());
-    this.viewerBox = el("section", { class: "files-viewer-box", "aria-label": "Opened file" }, el("div", { class: "files-viewer-head" }, this.viewerTitle, closeViewer), this.viewer);
+    this.viewerBox = el(
+      "section",
+      { class: "files-viewer-box", "aria-label": "Opened file" },
+      el("div", { class: "files-viewer-head" }, this.viewerTitle, closeViewer),
+      this.viewer,
+    );
     this.viewerBox.hidden = true;
     this.panel = registerPanel({
       id: "files",
@@ -63,7 +78,8 @@ export class FilesPanel {
     if (!this.panel.isOpen()) return;
     void this.refresh().then(() => {
       const open = this.openPath;
-      if (open && paths.some((p) => p === open || p === "." || p === "" || open.startsWith(`${p}/`))) void this.openFile(open);
+      if (open && paths.some((p) => p === open || p === "." || p === "" || open.startsWith(`${p}/`)))
+        void this.openFile(open);
     });
   }
 
@@ -73,7 +89,11 @@ export class FilesPanel {
 
   private toolbar(): HTMLElement {
     const label = el("label", { class: "btn btn-small files-upload" }, "Upload…", this.upload);
-    const exportButton = el("button", { type: "button", class: "btn btn-small", "data-testid": "workspace-export" }, "Download zip");
+    const exportButton = el(
+      "button",
+      { type: "button", class: "btn btn-small", "data-testid": "workspace-export" },
+      "Download zip",
+    );
     exportButton.addEventListener("click", () => void this.exportZip());
     return el("div", { class: "files-toolbar" }, label, exportButton);
   }
@@ -93,7 +113,10 @@ export class FilesPanel {
     const entries = reply.value as WorkspaceEntry[];
     this.render(entries);
     const files = entries.filter((e) => e.kind === "file").length;
-    this.status.textContent = entries.length === 0 ? "The workspace is empty. Upload files, or ask the agent to write some." : `${plural(files, "file")}, ${plural(entries.length - files, "folder")}`;
+    this.status.textContent =
+      entries.length === 0
+        ? "The workspace is empty. Upload files, or ask the agent to write some."
+        : `${plural(files, "file")}, ${plural(entries.length - files, "folder")}`;
     if (this.openPath && !entries.some((e) => e.path === this.openPath)) this.closeFile();
   }
 
@@ -109,7 +132,12 @@ export class FilesPanel {
     const closed = this.collapsed.has(entry.path);
     const label = el(
       "button",
-      { type: "button", class: "files-entry-name", title: shown(entry.path), "aria-expanded": isDir ? String(!closed) : undefined },
+      {
+        type: "button",
+        class: "files-entry-name",
+        title: shown(entry.path),
+        "aria-expanded": isDir ? String(!closed) : undefined,
+      },
       el("span", { class: "files-icon", "aria-hidden": "true" }, isDir ? (closed ? "▸" : "▾") : ""),
       name,
     );
@@ -135,13 +163,37 @@ export class FilesPanel {
   private deleteControl(entry: WorkspaceEntry): HTMLElement {
     const what = entry.kind === "dir" ? "folder and everything in it" : "file";
     if (this.confirming === entry.path) {
-      const yes = el("button", { type: "button", class: "btn btn-small btn-danger", "data-testid": "file-delete-confirm" }, "Delete");
-      const no = el("button", { type: "button", class: "btn btn-small btn-ghost", "data-testid": "file-delete-cancel" }, "Keep");
+      const yes = el(
+        "button",
+        { type: "button", class: "btn btn-small btn-danger", "data-testid": "file-delete-confirm" },
+        "Delete",
+      );
+      const no = el(
+        "button",
+        { type: "button", class: "btn btn-small btn-ghost", "data-testid": "file-delete-cancel" },
+        "Keep",
+      );
       yes.addEventListener("click", () => void this.remove(entry.path));
       no.addEventListener("click", () => this.setConfirming(null));
-      return el("span", { class: "files-confirm", role: "group", "aria-label": `Delete this ${what}?` }, el("span", { class: "files-confirm-text" }, "Delete?"), yes, no);
+      return el(
+        "span",
+        { class: "files-confirm", role: "group", "aria-label": `Delete this ${what}?` },
+        el("span", { class: "files-confirm-text" }, "Delete?"),
+        yes,
+        no,
+      );
     }
-    const del = el("button", { type: "button", class: "btn btn-ghost btn-small files-delete", "data-testid": "file-delete", "aria-label": `Delete ${shown(entry.path)}`, title: `Delete this ${what}` }, "Delete");
+    const del = el(
+      "button",
+      {
+        type: "button",
+        class: "btn btn-ghost btn-small files-delete",
+        "data-testid": "file-delete",
+        "aria-label": `Delete ${shown(entry.path)}`,
+        title: `Delete this ${what}`,
+      },
+      "Delete",
+    );
     del.addEventListener("click", () => this.setConfirming(entry.path));
     return del;
   }
@@ -170,7 +222,8 @@ export class FilesPanel {
       ? "This file is not text; download the workspace to get it."
       : view.text + (view.truncated ? "\n… (only the beginning is shown)" : "");
     this.viewerBox.hidden = false;
-    for (const row of this.tree.querySelectorAll<HTMLElement>(".files-entry")) row.classList.toggle("is-open", row.dataset.path === view.path);
+    for (const row of this.tree.querySelectorAll<HTMLElement>(".files-entry"))
+      row.classList.toggle("is-open", row.dataset.path === view.path);
   }
 
   private closeFile(): void {
@@ -184,17 +237,23 @@ export class FilesPanel {
     const chosen = [...(this.upload.files ?? [])];
     this.upload.value = "";
     if (chosen.length === 0) return;
-    const files = await Promise.all(chosen.map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));
+    const files = await Promise.all(
+      chosen.map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })),
+    );
     const reply = await this.request({ op: "upload", files });
     if (reply.ok) await this.refresh();
-    this.status.textContent = reply.ok ? `Uploaded ${plural(files.length, "file")}.${unsaved(reply.value)}` : `Upload failed: ${reply.message}`;
+    this.status.textContent = reply.ok
+      ? `Uploaded ${plural(files.length, "file")}.${unsaved(reply.value)}`
+      : `Upload failed: ${reply.message}`;
   }
 
   private async remove(path: string): Promise<void> {
     this.confirming = null;
     const reply = await this.request({ op: "delete", path });
     await this.refresh();
-    this.status.textContent = reply.ok ? `Deleted ${shown(path)}.${unsaved(reply.value)}` : `Could not delete ${shown(path)}: ${reply.message}`;
+    this.status.textContent = reply.ok
+      ? `Deleted ${shown(path)}.${unsaved(reply.value)}`
+      : `Could not delete ${shown(path)}: ${reply.message}`;
   }
 
   private async exportZip(): Promise<void> {

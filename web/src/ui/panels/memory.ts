@@ -28,10 +28,22 @@ export class MemoryPanel {
   private available = false;
 
   constructor(private readonly request: Requester) {
-    this.search = el("input", { type: "search", class: "memory-search", "data-testid": "memory-search", placeholder: "Search memories…", "aria-label": "Search memories" });
+    this.search = el("input", {
+      type: "search",
+      class: "memory-search",
+      "data-testid": "memory-search",
+      placeholder: "Search memories…",
+      "aria-label": "Search memories",
+    });
     this.list = el("div", { class: "memory-list", role: "list" });
     this.summary = el("p", { class: "hint memory-summary", "aria-live": "polite" });
-    this.addText = el("textarea", { class: "memory-add-text", "data-testid": "memory-add-text", rows: "2", placeholder: "Something the agent should remember…", "aria-label": "New memory" });
+    this.addText = el("textarea", {
+      class: "memory-add-text",
+      "data-testid": "memory-add-text",
+      rows: "2",
+      placeholder: "Something the agent should remember…",
+      "aria-label": "New memory",
+    });
     this.search.addEventListener("input", () => this.scheduleLoad());
     this.panel = registerPanel({
       id: "memory",
@@ -54,13 +66,22 @@ export class MemoryPanel {
   }
 
   private intro(): HTMLElement {
-    return el("p", { class: "hint" }, "Facts the agent keeps across all chats. It saves them with memory_save; you can edit or delete any of them.");
+    return el(
+      "p",
+      { class: "hint" },
+      "Facts the agent keeps across all chats. It saves them with memory_save; you can edit or delete any of them.",
+    );
   }
 
   private addForm(): HTMLElement {
     const pinned = el("input", { type: "checkbox", "data-testid": "memory-add-pinned" });
     const save = el("button", { type: "submit", class: "btn btn-small", "data-testid": "memory-add" }, "Remember");
-    const form = el("form", { class: "memory-add" }, this.addText, el("div", { class: "memory-edit-actions" }, el("label", { class: "radio" }, pinned, "Pinned"), save));
+    const form = el(
+      "form",
+      { class: "memory-add" },
+      this.addText,
+      el("div", { class: "memory-edit-actions" }, el("label", { class: "radio" }, pinned, "Pinned"), save),
+    );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       const text = this.addText.value.trim();
@@ -91,7 +112,9 @@ export class MemoryPanel {
     }
     const generation = ++this.generation;
     const query = this.search.value.trim();
-    const reply = query ? await this.request("memory_search", { query, limit: LIST_LIMIT }) : await this.request("memory_list", { limit: LIST_LIMIT });
+    const reply = query
+      ? await this.request("memory_search", { query, limit: LIST_LIMIT })
+      : await this.request("memory_list", { limit: LIST_LIMIT });
     if (generation !== this.generation) return;
     if (!reply.ok) {
       this.summary.textContent = `Could not load memories: ${reply.message}`;
@@ -105,13 +128,37 @@ export class MemoryPanel {
 
   private render(): void {
     const entries = this.memories.map((m) => (this.editing === m.id ? this.editor(m) : this.entry(m)));
-    const empty = el("p", { class: "hint memory-empty" }, this.search.value.trim() ? "Nothing matches." : "Nothing remembered yet.");
+    const empty = el(
+      "p",
+      { class: "hint memory-empty" },
+      this.search.value.trim() ? "Nothing matches." : "Nothing remembered yet.",
+    );
     this.list.replaceChildren(...(entries.length ? entries : [empty]));
   }
 
   private entry(memory: MemoryRecord): HTMLElement {
-    const edit = el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": "memory-edit", title: "Edit", "aria-label": "Edit this memory" }, "Edit");
-    const del = el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": "memory-delete", title: "Delete", "aria-label": "Delete this memory" }, "Delete");
+    const edit = el(
+      "button",
+      {
+        type: "button",
+        class: "btn btn-ghost btn-icon",
+        "data-testid": "memory-edit",
+        title: "Edit",
+        "aria-label": "Edit this memory",
+      },
+      "Edit",
+    );
+    const del = el(
+      "button",
+      {
+        type: "button",
+        class: "btn btn-ghost btn-icon",
+        "data-testid": "memory-delete",
+        title: "Delete",
+        "aria-label": "Delete this memory",
+      },
+      "Delete",
+    );
     edit.addEventListener("click", () => {
       this.editing = memory.id;
       this.render();
@@ -121,12 +168,20 @@ export class MemoryPanel {
     const tags = memory.tags.map((t) => el("span", { class: "memory-tag" }, t));
     return el(
       "div",
-      { class: `memory-entry${memory.pinned ? " memory-pinned" : ""}`, "data-testid": "memory-entry", "data-memory-id": String(memory.id), "data-pinned": String(memory.pinned), role: "listitem" },
+      {
+        class: `memory-entry${memory.pinned ? " memory-pinned" : ""}`,
+        "data-testid": "memory-entry",
+        "data-memory-id": String(memory.id),
+        "data-pinned": String(memory.pinned),
+        role: "listitem",
+      },
       el("div", { class: "memory-text", "data-testid": "memory-text" }, memory.text),
       el(
         "div",
         { class: "memory-meta" },
-        memory.pinned ? el("span", { class: "memory-pin", title: "Pinned: always given to the agent" }, "pinned") : null,
+        memory.pinned
+          ? el("span", { class: "memory-pin", title: "Pinned: always given to the agent" }, "pinned")
+          : null,
         ...tags,
         el("span", { class: "memory-when" }, relativeTime(memory.updated)),
         el("span", { class: "topbar-spacer" }),
@@ -137,24 +192,54 @@ export class MemoryPanel {
   }
 
   private editor(memory: MemoryRecord): HTMLElement {
-    const text = el("textarea", { class: "memory-edit-text", "data-testid": "memory-edit-text", rows: "3", "aria-label": "Memory text" });
+    const text = el("textarea", {
+      class: "memory-edit-text",
+      "data-testid": "memory-edit-text",
+      rows: "3",
+      "aria-label": "Memory text",
+    });
     text.value = memory.text;
-    const tags = el("input", { type: "text", "data-testid": "memory-edit-tags", placeholder: "tags, comma separated", "aria-label": "Tags" });
+    const tags = el("input", {
+      type: "text",
+      "data-testid": "memory-edit-tags",
+      placeholder: "tags, comma separated",
+      "aria-label": "Tags",
+    });
     tags.value = memory.tags.join(", ");
     const pinned = el("input", { type: "checkbox", "data-testid": "memory-edit-pinned" });
     pinned.checked = memory.pinned;
-    const save = el("button", { type: "submit", class: "btn btn-small btn-primary", "data-testid": "memory-edit-save" }, "Save");
-    const cancel = el("button", { type: "button", class: "btn btn-small", "data-testid": "memory-edit-cancel" }, "Cancel");
+    const save = el(
+      "button",
+      { type: "submit", class: "btn btn-small btn-primary", "data-testid": "memory-edit-save" },
+      "Save",
+    );
+    const cancel = el(
+      "button",
+      { type: "button", class: "btn btn-small", "data-testid": "memory-edit-cancel" },
+      "Cancel",
+    );
     cancel.addEventListener("click", () => {
       this.editing = null;
       this.render();
     });
     const form = el(
       "form",
-      { class: "memory-entry memory-editing", "data-testid": "memory-entry", "data-memory-id": String(memory.id), role: "listitem" },
+      {
+        class: "memory-entry memory-editing",
+        "data-testid": "memory-entry",
+        "data-memory-id": String(memory.id),
+        role: "listitem",
+      },
       text,
       tags,
-      el("div", { class: "memory-edit-actions" }, el("label", { class: "radio" }, pinned, "Pinned"), el("span", { class: "topbar-spacer" }), cancel, save),
+      el(
+        "div",
+        { class: "memory-edit-actions" },
+        el("label", { class: "radio" }, pinned, "Pinned"),
+        el("span", { class: "topbar-spacer" }),
+        cancel,
+        save,
+      ),
     );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -168,7 +253,10 @@ export class MemoryPanel {
   }
 
   /** A change request; shows its failure and reloads the list. True when it worked. */
-  private async call<M extends "memory_save" | "memory_update" | "memory_delete">(method: M, params: RequestParams<M>): Promise<boolean> {
+  private async call<M extends "memory_save" | "memory_update" | "memory_delete">(
+    method: M,
+    params: RequestParams<M>,
+  ): Promise<boolean> {
     const reply = await this.request(method, params);
     if (!reply.ok) this.summary.textContent = `That did not work: ${reply.message}`;
     if (reply.ok) await this.load();

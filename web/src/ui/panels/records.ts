@@ -22,14 +22,23 @@ export function exportFile(value: SessionExport): ExportFile {
   const json = value.format === "json";
   const ext = json ? ".json" : ".md";
   const name = safeFilename(value.filename) || "session";
-  return { filename: name.toLowerCase().endsWith(ext) ? name : `${name}${ext}`, mime: json ? "application/json" : "text/markdown", text: value.text };
+  return {
+    filename: name.toLowerCase().endsWith(ext) ? name : `${name}${ext}`,
+    mime: json ? "application/json" : "text/markdown",
+    text: value.text,
+  };
 }
 
 /** A download name without folders or characters file systems refuse. */
 export function safeFilename(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what a file name may not hold
-  return base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^\.+/, "").slice(0, 120);
+  return (
+    base
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what a file name may not hold
+      .replace(/[\u0000-\u001f<>:"|?*]/g, "_")
+      .replace(/^\.+/, "")
+      .slice(0, 120)
+  );
 }
 
 export function sessionLabel(session: Pick<SessionRow, "title">): string {

@@ -55,7 +55,11 @@ function closeSettings(): void {
 /** Create the panel (an `<aside>` after the chat) and its top-bar button (before Settings). */
 export function registerPanel(spec: PanelSpec): PanelHandle {
   const body = el("div", { class: "side-panel-body" });
-  const close = el("button", { type: "button", class: "btn btn-ghost", "aria-label": `Close ${spec.title.toLowerCase()}` }, "✕");
+  const close = el(
+    "button",
+    { type: "button", class: "btn btn-ghost", "aria-label": `Close ${spec.title.toLowerCase()}` },
+    "✕",
+  );
   const root = el(
     "aside",
     { class: `side-panel side-panel-${spec.id}`, "aria-label": spec.title },
@@ -64,7 +68,11 @@ export function registerPanel(spec: PanelSpec): PanelHandle {
   );
   root.hidden = true;
   document.querySelector(".layout")?.append(root);
-  const button = el("button", { type: "button", class: "btn", "data-testid": spec.buttonTestId, "aria-expanded": "false" }, spec.title);
+  const button = el(
+    "button",
+    { type: "button", class: "btn", "data-testid": spec.buttonTestId, "aria-expanded": "false" },
+    spec.title,
+  );
   const settings = document.querySelector('[data-testid="settings-open"]');
   if (settings?.parentElement) settings.parentElement.insertBefore(button, settings);
   else document.querySelector(".topbar")?.append(button);

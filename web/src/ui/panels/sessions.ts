@@ -29,11 +29,24 @@ export class SessionsPanel {
   private available = false;
   private readonly search: HTMLInputElement;
 
-  constructor(private readonly request: Requester, private readonly actions: SessionsActions) {
-    this.newButton = el("button", { type: "button", class: "btn btn-primary session-new", "data-testid": "session-new" }, "+ New chat");
+  constructor(
+    private readonly request: Requester,
+    private readonly actions: SessionsActions,
+  ) {
+    this.newButton = el(
+      "button",
+      { type: "button", class: "btn btn-primary session-new", "data-testid": "session-new" },
+      "+ New chat",
+    );
     this.newButton.addEventListener("click", () => void this.create());
     this.list = el("nav", { class: "session-list", "aria-label": "Conversations" });
-    this.search = el("input", { type: "search", class: "session-search", "data-testid": "session-search", placeholder: "Search chats…", "aria-label": "Search chats" });
+    this.search = el("input", {
+      type: "search",
+      class: "session-search",
+      "data-testid": "session-search",
+      placeholder: "Search chats…",
+      "aria-label": "Search chats",
+    });
     this.search.addEventListener("input", () => this.scheduleRefresh());
     this.root = el(
       "aside",
@@ -94,7 +107,10 @@ export class SessionsPanel {
 
   private render(): void {
     const active = document.activeElement;
-    const typing = active instanceof HTMLInputElement && active.classList.contains("session-rename-input") && this.list.contains(active);
+    const typing =
+      active instanceof HTMLInputElement &&
+      active.classList.contains("session-rename-input") &&
+      this.list.contains(active);
     if (this.editing !== null && typing) return; // don't steal the rename field from under the person
     const entries = this.sessions.map((s) => this.entry(s));
     const none = this.search.value.trim() ? "No chat says that." : "No conversations yet.";
@@ -102,10 +118,19 @@ export class SessionsPanel {
   }
 
   private entry(session: SessionEntry): HTMLElement {
-    const attrs: Record<string, string> = { class: "session-entry", "data-testid": "session-entry", "data-session-id": session.id, role: "link", tabindex: "0" };
+    const attrs: Record<string, string> = {
+      class: "session-entry",
+      "data-testid": "session-entry",
+      "data-session-id": session.id,
+      role: "link",
+      tabindex: "0",
+    };
     if (session.current) attrs["aria-current"] = "true";
     const node = el("div", attrs);
-    const title = this.editing === session.id ? this.renameField(session) : el("span", { class: "session-title", "data-testid": "session-title" }, sessionLabel(session));
+    const title =
+      this.editing === session.id
+        ? this.renameField(session)
+        : el("span", { class: "session-title", "data-testid": "session-title" }, sessionLabel(session));
     const meta = el("span", { class: "session-meta" }, relativeTime(session.updated));
     node.append(el("div", { class: "session-main" }, title, meta));
     if (session.excerpt) node.append(el("span", { class: "session-excerpt" }, session.excerpt));
@@ -126,7 +151,17 @@ export class SessionsPanel {
   private toolbar(session: SessionEntry): HTMLElement {
     const label = sessionLabel(session);
     const button = (testid: string, text: string, title: string, run: () => void): HTMLButtonElement => {
-      const b = el("button", { type: "button", class: "btn btn-ghost btn-icon", "data-testid": testid, title, "aria-label": `${title}: ${label}` }, text);
+      const b = el(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-ghost btn-icon",
+          "data-testid": testid,
+          title,
+          "aria-label": `${title}: ${label}`,
+        },
+        text,
+      );
       b.addEventListener("click", run);
       return b;
     };
@@ -141,7 +176,11 @@ export class SessionsPanel {
   }
 
   private confirmBar(session: SessionEntry): HTMLElement {
-    const yes = el("button", { type: "button", class: "btn btn-small btn-danger", "data-testid": "session-delete-confirm" }, "Delete");
+    const yes = el(
+      "button",
+      { type: "button", class: "btn btn-small btn-danger", "data-testid": "session-delete-confirm" },
+      "Delete",
+    );
     const no = el("button", { type: "button", class: "btn btn-small", "data-testid": "session-delete-cancel" }, "Keep");
     yes.addEventListener("click", () => void this.remove(session.id));
     no.addEventListener("click", () => {
@@ -152,7 +191,13 @@ export class SessionsPanel {
   }
 
   private renameField(session: SessionEntry): HTMLInputElement {
-    const input = el("input", { type: "text", class: "session-rename-input", "data-testid": "session-rename-input", "aria-label": "New name", value: session.title });
+    const input = el("input", {
+      type: "text",
+      class: "session-rename-input",
+      "data-testid": "session-rename-input",
+      "aria-label": "New name",
+      value: session.title,
+    });
     let done = false;
     const finish = (save: boolean): void => {
       if (done) return;

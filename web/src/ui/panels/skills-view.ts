@@ -21,8 +21,11 @@ import {
 
 /** What does not follow the spec, one `skill-warning` per item (`data-code` = the warning's code). */
 function warningList(warnings: SkillWarning[]): HTMLElement {
-  return el("ul", { class: "skill-warnings" },
-    ...warnings.map((w) => el("li", { "data-testid": "skill-warning", "data-code": w.code }, `⚠ ${w.message}`)));
+  return el(
+    "ul",
+    { class: "skill-warnings" },
+    ...warnings.map((w) => el("li", { "data-testid": "skill-warning", "data-code": w.code }, `⚠ ${w.message}`)),
+  );
 }
 
 /**
@@ -32,15 +35,31 @@ function warningList(warnings: SkillWarning[]): HTMLElement {
 function allowedTools(skill: ListedSkill): HTMLElement | null {
   if (skill.allowed_tools.length === 0) return null;
   const unknown = new Set(skill.unknown_tools);
-  const names = skill.allowed_tools.map((name) => unknown.has(name)
-    ? el("code", { class: "skill-tool skill-tool-unknown", "data-testid": "skill-unknown-tool", "data-tool": name,
-      title: "Not a tool of this agent: the skill was written for another one" }, `${name} ?`)
-    : el("code", { class: "skill-tool", "data-tool": name }, name));
-  const note = unknown.size > 0
-    ? el("span", { class: "hint" }, ` (${unknown.size} not ${unknown.size === 1 ? "a tool" : "tools"} here)`)
-    : null;
-  return el("p", { class: "skill-allowed-tools", "data-testid": "skill-allowed-tools", "data-unknown": String(unknown.size) },
-    el("span", { class: "skill-allowed-label" }, "Allowed tools:"), ...names, note);
+  const names = skill.allowed_tools.map((name) =>
+    unknown.has(name)
+      ? el(
+          "code",
+          {
+            class: "skill-tool skill-tool-unknown",
+            "data-testid": "skill-unknown-tool",
+            "data-tool": name,
+            title: "Not a tool of this agent: the skill was written for another one",
+          },
+          `${name} ?`,
+        )
+      : el("code", { class: "skill-tool", "data-tool": name }, name),
+  );
+  const note =
+    unknown.size > 0
+      ? el("span", { class: "hint" }, ` (${unknown.size} not ${unknown.size === 1 ? "a tool" : "tools"} here)`)
+      : null;
+  return el(
+    "p",
+    { class: "skill-allowed-tools", "data-testid": "skill-allowed-tools", "data-unknown": String(unknown.size) },
+    el("span", { class: "skill-allowed-label" }, "Allowed tools:"),
+    ...names,
+    note,
+  );
 }
 
 export interface EntryActions {
@@ -53,22 +72,39 @@ function outcomeItem(outcome: SkillOutcome): HTMLElement {
   const done = outcome.status === "installed" || outcome.status === "replaced";
   const item = el(
     "li",
-    { class: `skill-outcome skill-outcome-${outcome.status}`, "data-name": outcome.name, "data-status": outcome.status },
-    el("div", { class: "skill-outcome-head" },
+    {
+      class: `skill-outcome skill-outcome-${outcome.status}`,
+      "data-name": outcome.name,
+      "data-status": outcome.status,
+    },
+    el(
+      "div",
+      { class: "skill-outcome-head" },
       el("strong", {}, outcome.name || outcome.folder || "(archive root)"),
       el("span", { class: `skill-badge skill-badge-${done ? "ok" : "warn"}` }, describeStatus(outcome.status)),
     ),
   );
   if (!done && (outcome.message || outcome.reason)) {
-    item.append(el("p", { class: "skill-outcome-reason" }, outcome.message || outcome.reason,
-      outcome.reason && outcome.message ? el("span", { class: "hint" }, ` (${outcome.reason})`) : null));
+    item.append(
+      el(
+        "p",
+        { class: "skill-outcome-reason" },
+        outcome.message || outcome.reason,
+        outcome.reason && outcome.message ? el("span", { class: "hint" }, ` (${outcome.reason})`) : null,
+      ),
+    );
   }
   if (outcome.folder && outcome.folder !== outcome.name) {
     item.append(el("p", { class: "hint" }, `From ${outcome.folder}/`));
   }
   if (outcome.scan || done) {
-    item.append(el("p", { class: "skill-compat", "data-verdict": outcome.scan?.verdict ?? "unknown" },
-      describeCompatibility(outcome.scan)));
+    item.append(
+      el(
+        "p",
+        { class: "skill-compat", "data-verdict": outcome.scan?.verdict ?? "unknown" },
+        describeCompatibility(outcome.scan),
+      ),
+    );
   }
   if (outcome.warnings.length > 0) item.append(warningList(outcome.warnings));
   return item;
@@ -76,54 +112,110 @@ function outcomeItem(outcome: SkillOutcome): HTMLElement {
 
 /** One archive's part of the report: its headline, then each skill folder's outcome. */
 export function reportSection(source: string, report: SkillImportReport): HTMLElement {
-  const section = el("section", { class: "skill-report-item", "data-state": report.state },
-    el("div", { class: "skill-report-head" },
+  const section = el(
+    "section",
+    { class: "skill-report-item", "data-state": report.state },
+    el(
+      "div",
+      { class: "skill-report-head" },
       el("strong", { class: "skill-report-headline" }, reportHeadline(report)),
-      el("span", { class: "hint" }, source)));
-  if (report.skills.length > 0) section.append(el("ul", { class: "skill-outcomes" }, ...report.skills.map(outcomeItem)));
+      el("span", { class: "hint" }, source),
+    ),
+  );
+  if (report.skills.length > 0)
+    section.append(el("ul", { class: "skill-outcomes" }, ...report.skills.map(outcomeItem)));
   return section;
 }
 
 /** One archive's part of the report when the import itself failed (the download or the runtime said no). */
 export function failureSection(source: string, message: string): HTMLElement {
-  return el("section", { class: "skill-report-item", "data-state": "rejected" },
-    el("div", { class: "skill-report-head" },
+  return el(
+    "section",
+    { class: "skill-report-item", "data-state": "rejected" },
+    el(
+      "div",
+      { class: "skill-report-head" },
       el("strong", { class: "skill-report-headline" }, `Rejected: ${message}`),
-      el("span", { class: "hint" }, source)));
+      el("span", { class: "hint" }, source),
+    ),
+  );
 }
 
 /** An import the runtime gave no answer to (`why`): it may have installed skills, so it is not called rejected. */
 export function unansweredSection(source: string, why: string): HTMLElement {
-  return el("section", { class: "skill-report-item", "data-state": "unknown" },
-    el("div", { class: "skill-report-head" },
-      el("strong", { class: "skill-report-headline" }, `No answer (${why}): the import may have installed skills or may still; the Installed list shows what is installed.`),
-      el("span", { class: "hint" }, source)));
+  return el(
+    "section",
+    { class: "skill-report-item", "data-state": "unknown" },
+    el(
+      "div",
+      { class: "skill-report-head" },
+      el(
+        "strong",
+        { class: "skill-report-headline" },
+        `No answer (${why}): the import may have installed skills or may still; the Installed list shows what is installed.`,
+      ),
+      el("span", { class: "hint" }, source),
+    ),
+  );
 }
 
 /** A folder under .agents/skills/ that is not a skill: its name and why (text, never markup). */
 export function renderSkipped(skipped: SkippedSkill): HTMLElement {
-  return el("li", { class: "skill-skipped", "data-testid": "skill-skipped", "data-folder": skipped.folder },
-    el("strong", {}, `${skipped.folder}: skipped`), " ", el("span", { class: "hint" }, skipped.message));
+  return el(
+    "li",
+    { class: "skill-skipped", "data-testid": "skill-skipped", "data-folder": skipped.folder },
+    el("strong", {}, `${skipped.folder}: skipped`),
+    " ",
+    el("span", { class: "hint" }, skipped.message),
+  );
 }
 
 /** One installed skill: name, description, enable toggle, Show and Remove. */
 export function renderEntry(skill: ListedSkill, actions: EntryActions): HTMLElement {
-  const toggle = el("input", { type: "checkbox", class: "skill-toggle", "data-testid": "skill-toggle", "aria-label": `Enable ${skill.name}` });
+  const toggle = el("input", {
+    type: "checkbox",
+    class: "skill-toggle",
+    "data-testid": "skill-toggle",
+    "aria-label": `Enable ${skill.name}`,
+  });
   toggle.checked = skill.enabled;
   toggle.addEventListener("change", () => actions.toggle(skill.name, toggle.checked));
   const show = el("button", { type: "button", class: "btn btn-small skill-show", "data-testid": "skill-show" }, "Show");
   show.addEventListener("click", () => actions.show(skill.name));
-  const remove = el("button", { type: "button", class: "btn btn-small btn-danger skill-remove", "data-testid": "skill-remove" }, "Remove");
+  const remove = el(
+    "button",
+    { type: "button", class: "btn btn-small btn-danger skill-remove", "data-testid": "skill-remove" },
+    "Remove",
+  );
   remove.addEventListener("click", () => actions.remove(skill.name));
   return el(
     "li",
-    { class: "skill-entry", "data-testid": "skill-entry", "data-name": skill.name, "data-enabled": String(skill.enabled) },
-    el("div", { class: "skill-entry-head" },
+    {
+      class: "skill-entry",
+      "data-testid": "skill-entry",
+      "data-name": skill.name,
+      "data-enabled": String(skill.enabled),
+    },
+    el(
+      "div",
+      { class: "skill-entry-head" },
       el("span", { class: "skill-name", title: skill.name }, skill.name),
-      el("span", { class: "skill-entry-actions" },
-        el("label", { class: "skill-switch", title: skill.enabled ? "The agent knows this skill" : "The agent does not see this skill" },
-          toggle, skill.enabled ? "Enabled" : "Disabled"),
-        show, remove)),
+      el(
+        "span",
+        { class: "skill-entry-actions" },
+        el(
+          "label",
+          {
+            class: "skill-switch",
+            title: skill.enabled ? "The agent knows this skill" : "The agent does not see this skill",
+          },
+          toggle,
+          skill.enabled ? "Enabled" : "Disabled",
+        ),
+        show,
+        remove,
+      ),
+    ),
     el("p", { class: "skill-description" }, skill.description),
     allowedTools(skill),
     skill.warnings.length > 0 ? warningList(skill.warnings) : null,
@@ -140,11 +232,19 @@ export function renderDetail(detail: SkillDetail): HTMLElement {
     detail.compatibility ? `Compatibility: ${detail.compatibility}` : "",
     detail.location,
   ].filter(Boolean);
-  const files = detail.files.length === 0
-    ? el("p", { class: "hint" }, "No other files.")
-    : el("ul", { class: "skill-files" },
-      ...detail.files.map((f) => el("li", {}, el("code", {}, f.path), el("span", { class: "hint" }, ` ${formatSize(f.size)}`))));
-  return el("div", { class: "skill-detail-inner" },
+  const files =
+    detail.files.length === 0
+      ? el("p", { class: "hint" }, "No other files.")
+      : el(
+          "ul",
+          { class: "skill-files" },
+          ...detail.files.map((f) =>
+            el("li", {}, el("code", {}, f.path), el("span", { class: "hint" }, ` ${formatSize(f.size)}`)),
+          ),
+        );
+  return el(
+    "div",
+    { class: "skill-detail-inner" },
     el("p", { class: "hint" }, meta.join(" · ")),
     body,
     el("div", { class: "label-text" }, `Files (${detail.files.length})`),

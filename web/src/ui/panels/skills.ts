@@ -7,25 +7,30 @@
 
 import type { RequestAnswer, RequestMethod, RequestParams, SkillImportReport } from "../../protocol/requests";
 import type { Attachment } from "../../protocol/main-worker-messages";
-import { PROXY_PATH } from "../../protocol/routes";
 import { el } from "../common/dom";
 import { registerPanel, type PanelHandle } from "./registry";
+import { ACCEPT, sizeProblem, type ImportState, type ListedSkill, type SkippedSkill } from "./skills-model";
 import {
-  ACCEPT,
-  archiveNameFromUrl,
-  sizeProblem,
-  type ImportState,
-  type ListedSkill,
-  type SkippedSkill,
-} from "./skills-model";
-import { failureSection, renderDetail, renderEntry, renderSkipped, reportSection, unansweredSection } from "./skills-view";
+  failureSection,
+  renderDetail,
+  renderEntry,
+  renderSkipped,
+  reportSection,
+  unansweredSection,
+} from "./skills-view";
+import { download, watchDrops, type Archive } from "./skills-input";
 import "./skills.css";
 
 const IMPORT_TIMEOUT_MS = 120_000;
 
 export interface SkillsDeps {
   /** `file` reaches the runtime as a file (its path is added to `params`), not inside the frame. */
-  request<M extends RequestMethod>(method: M, params: RequestParams<M>, timeoutMs?: number, file?: Attachment): Promise<RequestAnswer<M>>;
+  request<M extends RequestMethod>(
+    method: M,
+    params: RequestParams<M>,
+    timeoutMs?: number,
+    file?: Attachment,
+  ): Promise<RequestAnswer<M>>;
   whenReady(): Promise<void>;
 }
 
@@ -34,12 +39,25 @@ type Outcome = { state: ImportState | "unknown"; section: HTMLElement };
 
 class SkillsPanel {
   private readonly fileInput = el("input", {
-    type: "file", accept: ACCEPT, multiple: true, "data-testid": "skill-import-input", "aria-label": "Skill archive",
+    type: "file",
+    accept: ACCEPT,
+    multiple: true,
+    "data-testid": "skill-import-input",
+    "aria-label": "Skill archive",
   });
   private readonly urlInput = el("input", {
-    type: "url", "data-testid": "skill-import-url", placeholder: "https://…/skill.zip", spellcheck: "false", autocomplete: "off", "aria-label": "Archive URL",
+    type: "url",
+    "data-testid": "skill-import-url",
+    placeholder: "https://…/skill.zip",
+    spellcheck: "false",
+    autocomplete: "off",
+    "aria-label": "Archive URL",
   });
-  private readonly urlButton = el("button", { type: "submit", class: "btn", "data-testid": "skill-import-url-submit" }, "Import");
+  private readonly urlButton = el(
+    "button",
+    { type: "submit", class: "btn", "data-testid": "skill-import-url-submit" },
+    "Import",
+  );
   private readonly progress = el("p", { class: "skill-progress hint", role: "status", "aria-live": "polite" });
   private readonly report = el("div", { class: "skill-report", "data-testid": "skill-import-report", role: "status" });
   private readonly error = el("p", { class: "skill-error", role: "alert" });
@@ -56,9 +74,16 @@ class SkillsPanel {
   }
 
   mount(body: HTMLElement): void {
-    const drop = el("div", { class: "skill-drop" },
-      el("p", { class: "skill-drop-text" }, "Drop a .zip, .tar.gz or .skill file here (one skill or a whole repository of skills), or choose a file:"),
-      this.fileInput);
+    const drop = el(
+      "div",
+      { class: "skill-drop" },
+      el(
+        "p",
+        { class: "skill-drop-text" },
+        "Drop a .zip, .tar.gz or .skill file here (one skill or a whole repository of skills), or choose a file:",
+      ),
+      this.fileInput,
+    );
     const urlForm = el("form", { class: "skill-url" }, this.urlInput, this.urlButton);
     urlForm.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -70,12 +95,25 @@ class SkillsPanel {
       void this.importFiles(files);
     });
     body.append(
-      el("section", { class: "skill-import" },
-        el("div", { class: "label-text" }, "Add skills"), drop,
-        el("div", { class: "label-text" }, "Or import from a URL"), urlForm,
-        this.progress, this.report),
+      el(
+        "section",
+        { class: "skill-import" },
+        el("div", { class: "label-text" }, "Add skills"),
+        drop,
+        el("div", { class: "label-text" }, "Or import from a URL"),
+        urlForm,
+        this.progress,
+        this.report,
+      ),
       this.error,
-      el("section", { class: "skill-installed" }, el("div", { class: "label-text" }, "Installed"), this.empty, this.list, this.skipped),
+      el(
+        "section",
+        { class: "skill-installed" },
+        el("div", { class: "label-text" }, "Installed"),
+        this.empty,
+        this.list,
+        this.skipped,
+      ),
     );
     watchDrops(body.parentElement ?? body, drop, (files) => void this.importFiles(files));
   }
@@ -91,25 +129,31 @@ class SkillsPanel {
     this.skipped.replaceChildren(...skipped.map(renderSkipped));
     const names = new Set(skills.map((s) => s.name));
     for (const name of [...this.shown]) if (!names.has(name)) this.shown.delete(name);
-    this.list.replaceChildren(...skills.map((skill) => renderEntry(skill, {
-      toggle: (name, enabled) => void this.setEnabled(name, enabled),
-      show: (name) => void this.toggleDetail(name),
-      remove: (name) => void this.remove(name),
-    })));
+    this.list.replaceChildren(
+      ...skills.map((skill) =>
+        renderEntry(skill, {
+          toggle: (name, enabled) => void this.setEnabled(name, enabled),
+          show: (name) => void this.toggleDetail(name),
+          remove: (name) => void this.remove(name),
+        }),
+      ),
+    );
     this.empty.hidden = skills.length > 0;
     for (const name of this.shown) void this.loadDetail(name);
   }
 
   private async importFiles(files: File[]): Promise<void> {
     if (files.length === 0) return;
-    await this.runImports(files.map((file) => ({
-      source: file.name,
-      load: async () => {
-        const problem = sizeProblem(file.size);
-        if (problem) throw new Error(problem); // before reading a huge file into memory
-        return { filename: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
-      },
-    })));
+    await this.runImports(
+      files.map((file) => ({
+        source: file.name,
+        load: async () => {
+          const problem = sizeProblem(file.size);
+          if (problem) throw new Error(problem); // before reading a huge file into memory
+          return { filename: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+        },
+      })),
+    );
   }
 
   private async importUrl(url: string): Promise<void> {
@@ -162,7 +206,10 @@ class SkillsPanel {
 
   /** The import report, or why there is none (`unknown`: no answer in time, or the runtime restarted meanwhile,
    *  so the import may have finished or may still finish). */
-  private async requestImport(params: RequestParams<"skill_import">, file: Attachment): Promise<SkillImportReport | NoReport> {
+  private async requestImport(
+    params: RequestParams<"skill_import">,
+    file: Attachment,
+  ): Promise<SkillImportReport | NoReport> {
     const result = await this.deps.request("skill_import", params, IMPORT_TIMEOUT_MS, file);
     if (!result.ok) return { message: result.message || result.code, unknown: UNANSWERED.has(result.code) };
     return result.value;
@@ -173,7 +220,11 @@ class SkillsPanel {
     const states = new Set(outcomes.map((o) => o.state));
     const state = states.size === 1 ? (outcomes[0]?.state ?? "rejected") : "partial";
     this.report.dataset.state = state;
-    const dismiss = el("button", { type: "button", class: "btn btn-ghost btn-small skill-report-close", "aria-label": "Dismiss the report" }, "✕");
+    const dismiss = el(
+      "button",
+      { type: "button", class: "btn btn-ghost btn-small skill-report-close", "aria-label": "Dismiss the report" },
+      "✕",
+    );
     dismiss.addEventListener("click", () => (this.report.hidden = true));
     this.report.replaceChildren(dismiss, ...outcomes.map((o) => o.section));
     this.report.hidden = false;
@@ -252,31 +303,6 @@ class SkillsPanel {
   }
 }
 
-/** Drag and drop anywhere on the panel (`target`) imports the dropped archives; `highlight` shows where. */
-function watchDrops(target: HTMLElement, highlight: HTMLElement, dropped: (files: File[]) => void): void {
-  const hasFiles = (event: DragEvent): boolean => [...(event.dataTransfer?.types ?? [])].includes("Files");
-  target.addEventListener("dragover", (event) => {
-    if (!hasFiles(event)) return;
-    event.preventDefault();
-    if (event.dataTransfer) event.dataTransfer.dropEffect = "copy";
-    highlight.classList.add("skill-drop-active");
-  });
-  target.addEventListener("dragleave", (event) => {
-    if (!target.contains(event.relatedTarget as Node | null)) highlight.classList.remove("skill-drop-active");
-  });
-  target.addEventListener("drop", (event) => {
-    highlight.classList.remove("skill-drop-active");
-    if (!hasFiles(event)) return;
-    event.preventDefault();
-    dropped([...(event.dataTransfer?.files ?? [])]);
-  });
-}
-
-interface Archive {
-  filename: string;
-  bytes: Uint8Array;
-}
-
 function failed(source: string, message: string): Outcome {
   return { state: "rejected", section: failureSection(source, message) };
 }
@@ -301,36 +327,9 @@ function notImported(source: string, why: NoReport): Outcome {
 
 function replaceQuestion(report: SkillImportReport): string {
   const names = report.skills.filter((s) => s.status === "exists").map((s) => s.name);
-  const which = names.length === 1 ? `The skill "${names[0]}" is` : `The skills ${names.map((n) => `"${n}"`).join(", ")} are`;
+  const which =
+    names.length === 1 ? `The skill "${names[0]}" is` : `The skills ${names.map((n) => `"${n}"`).join(", ")} are`;
   return `${which} already installed. Replace ${names.length === 1 ? "it" : "them"} with the imported version?`;
-}
-
-/** Fetch an archive through the app's proxy (which refuses private addresses unless allowed). */
-async function download(url: string): Promise<Archive> {
-  let response: Response;
-  try {
-    response = await fetch(`${PROXY_PATH}?url=${encodeURIComponent(url)}`, { credentials: "omit" });
-  } catch (err) {
-    throw new Error(`Could not download it: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
-  if (!response.ok) throw new Error(await downloadFailure(response));
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const finalUrl = response.headers.get("X-Proxy-Final-Url") || url;
-  const filename = archiveNameFromUrl(finalUrl, bytes) ?? archiveNameFromUrl(url, bytes);
-  if (!filename) throw new Error("The download is not a .zip, .tar or .tar.gz archive.");
-  return { filename, bytes };
-}
-
-async function downloadFailure(response: Response): Promise<string> {
-  if (response.headers.get("X-Proxy-Error")) {
-    try {
-      const body = (await response.json()) as { message?: unknown };
-      if (typeof body.message === "string") return `Could not download it: ${body.message}`;
-    } catch {
-      // fall through to the status line
-    }
-  }
-  return `Could not download it: the server answered ${response.status} ${response.statusText}`.trim();
 }
 
 /** Create the skills panel (its top-bar button is `skills-open`). */

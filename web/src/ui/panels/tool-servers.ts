@@ -37,9 +37,24 @@ const STATE_TEXT: Record<ToolServerStatus["state"], string> = {
 class ToolServersPanel {
   private readonly list = el("ul", { class: "tool-server-list" });
   private readonly problem = el("p", { class: "tool-server-problem", role: "alert" });
-  private readonly name = el("input", { type: "text", "data-testid": "tool-server-name", placeholder: "name, e.g. everything", autocomplete: "off" });
-  private readonly url = el("input", { "data-testid": "tool-server-url", placeholder: "https://example.org/mcp", autocomplete: "off", type: "url" });
-  private readonly token = el("input", { "data-testid": "tool-server-token", placeholder: "bearer token (optional)", type: "password", autocomplete: "off" });
+  private readonly name = el("input", {
+    type: "text",
+    "data-testid": "tool-server-name",
+    placeholder: "name, e.g. everything",
+    autocomplete: "off",
+  });
+  private readonly url = el("input", {
+    "data-testid": "tool-server-url",
+    placeholder: "https://example.org/mcp",
+    autocomplete: "off",
+    type: "url",
+  });
+  private readonly token = el("input", {
+    "data-testid": "tool-server-token",
+    placeholder: "bearer token (optional)",
+    type: "password",
+    autocomplete: "off",
+  });
   private readonly statuses = new Map<string, ToolServerStatus>();
   /** What the last sign-in to a server said when it failed (by name), shown in its entry. */
   private readonly signInNotes = new Map<string, string>();
@@ -50,8 +65,17 @@ class ToolServersPanel {
   mount(body: HTMLElement): void {
     const add = el("button", { type: "button", class: "btn", "data-testid": "tool-server-add" }, "Add server");
     add.addEventListener("click", () => void this.add());
-    const intro = el("p", { class: "hint" }, "Tools from MCP servers (Streamable HTTP). Their tools ask before they run, like every tool that reaches the network.");
-    body.append(intro, el("div", { class: "tool-server-form" }, this.name, this.url, this.token, add), this.problem, this.list);
+    const intro = el(
+      "p",
+      { class: "hint" },
+      "Tools from MCP servers (Streamable HTTP). Their tools ask before they run, like every tool that reaches the network.",
+    );
+    body.append(
+      intro,
+      el("div", { class: "tool-server-form" }, this.name, this.url, this.token, add),
+      this.problem,
+      this.list,
+    );
     void this.reload(false);
   }
 
@@ -102,7 +126,8 @@ class ToolServersPanel {
     void started.then(async (outcome) => {
       if (outcome.kind === "redirecting") return;
       this.signInNotes.set(server.name, outcome.kind === "error" ? outcome.message : "");
-      if (outcome.kind === "signed-in") this.statuses.set(server.name, { ...this.status(server), state: "connecting", message: "" });
+      if (outcome.kind === "signed-in")
+        this.statuses.set(server.name, { ...this.status(server), state: "connecting", message: "" });
       await this.reload(true); // told again, the worker reconnects a server that wanted sign-in
     });
   }
@@ -120,20 +145,53 @@ class ToolServersPanel {
   }
 
   private status(server: ToolServerConfig): ToolServerStatus {
-    return this.statuses.get(server.name) ?? { name: server.name, url: server.url, state: "connecting", tools: [], message: "" };
+    return (
+      this.statuses.get(server.name) ?? {
+        name: server.name,
+        url: server.url,
+        state: "connecting",
+        tools: [],
+        message: "",
+      }
+    );
   }
 
   private entry(server: ToolServerConfig): HTMLElement {
     const status = this.status(server);
     const signIn = status.state === "auth-required" && !server.token ? this.signInButton(server) : null;
     const note = this.signInNotes.get(server.name) ?? "";
-    const remove = el("button", { type: "button", class: "btn btn-ghost", "data-testid": "tool-server-remove", "aria-label": `Remove ${server.name}` }, "Remove");
+    const remove = el(
+      "button",
+      {
+        type: "button",
+        class: "btn btn-ghost",
+        "data-testid": "tool-server-remove",
+        "aria-label": `Remove ${server.name}`,
+      },
+      "Remove",
+    );
     remove.addEventListener("click", () => void this.remove(server.name));
-    const count = status.state === "connected" ? `${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}` : STATE_TEXT[status.state];
+    const count =
+      status.state === "connected"
+        ? `${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}`
+        : STATE_TEXT[status.state];
     return el(
       "li",
-      { class: `tool-server tool-server-${status.state}`, "data-testid": "tool-server-entry", "data-name": server.name, "data-state": status.state, "data-tools": String(status.tools.length) },
-      el("div", { class: "tool-server-head" }, el("strong", {}, server.name), el("span", { class: "tool-server-count" }, count), signIn, remove),
+      {
+        class: `tool-server tool-server-${status.state}`,
+        "data-testid": "tool-server-entry",
+        "data-name": server.name,
+        "data-state": status.state,
+        "data-tools": String(status.tools.length),
+      },
+      el(
+        "div",
+        { class: "tool-server-head" },
+        el("strong", {}, server.name),
+        el("span", { class: "tool-server-count" }, count),
+        signIn,
+        remove,
+      ),
       el("div", { class: "tool-server-url" }, server.url),
       status.message ? el("p", { class: "tool-server-message" }, status.message) : null,
       note ? el("p", { class: "tool-server-message tool-server-signin-note" }, note) : null,
@@ -142,7 +200,11 @@ class ToolServersPanel {
 
   private signInButton(server: ToolServerConfig): HTMLElement {
     void loadSignIn();
-    const button = el("button", { type: "button", class: "btn", "data-testid": "tool-server-signin", "aria-label": `Sign in to ${server.name}` }, "Sign in");
+    const button = el(
+      "button",
+      { type: "button", class: "btn", "data-testid": "tool-server-signin", "aria-label": `Sign in to ${server.name}` },
+      "Sign in",
+    );
     button.addEventListener("click", () => this.signIn(server));
     return button;
   }
@@ -157,6 +219,11 @@ export interface ToolServersHandle {
 
 export function mountToolServersPanel(post: PostServers): ToolServersHandle {
   const panel = new ToolServersPanel(post);
-  registerPanel({ id: "tool-servers", buttonTestId: "tool-servers-open", title: "Tool servers", mount: (body) => panel.mount(body) });
+  registerPanel({
+    id: "tool-servers",
+    buttonTestId: "tool-servers-open",
+    title: "Tool servers",
+    mount: (body) => panel.mount(body),
+  });
   return { follow: (message) => panel.follow(message), signInReturned: (result) => panel.signInReturned(result) };
 }

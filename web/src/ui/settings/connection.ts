@@ -25,13 +25,16 @@ export function explainFailure(
   if (failure.kind === "status" && failure.status !== null) {
     const reason =
       STATUS_REASONS[failure.status] ??
-      (failure.status >= 500 ? `${failure.status}: the provider had a server error, try again later` : `HTTP ${failure.status}`);
+      (failure.status >= 500
+        ? `${failure.status}: the provider had a server error, try again later`
+        : `HTTP ${failure.status}`);
     return reason;
   }
   if (failure.kind === "timeout") return `Timed out: ${failure.message}`;
   if (failure.kind === "replay") return failure.message; // the replay's own failure, never provider advice
   const where = safeOrigin(baseUrl);
-  if (failure.kind === "dropped") return `${where} stopped answering in the middle of a reply: is the server still running? Start it again, then press Retry.`;
+  if (failure.kind === "dropped")
+    return `${where} stopped answering in the middle of a reply: is the server still running? Start it again, then press Retry.`;
   const base =
     failure.kind === "unreachable"
       ? `Nothing answers at ${where} (connection refused): is the server running there?`

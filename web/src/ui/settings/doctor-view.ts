@@ -40,7 +40,13 @@ export class DoctorView {
 function item(result: CheckResult): HTMLElement {
   return el(
     "li",
-    { class: "connection-check", "data-testid": "connection-check", "data-check": result.check, "data-state": result.state, ...(result.server ? { "data-server": result.server } : {}) },
+    {
+      class: "connection-check",
+      "data-testid": "connection-check",
+      "data-check": result.check,
+      "data-state": result.state,
+      ...(result.server ? { "data-server": result.server } : {}),
+    },
     el("span", { class: "check-mark", "aria-hidden": "true" }, MARKS[result.state]),
     el("span", {}, result.text),
   );

@@ -55,7 +55,8 @@ export class ModelPicker {
     const shown = this.models.filter((m) => m.id === selected || matches(m, filter));
     const options = shown.map((m) => el("option", { value: m.id }, describeModel(m)));
     if (this.models.length === 0) options.push(el("option", { value: "" }, "No models"));
-    else if (shown.length === 0) options.push(el("option", { value: "", disabled: true }, `No model matches “${filter}”`));
+    else if (shown.length === 0)
+      options.push(el("option", { value: "", disabled: true }, `No model matches “${filter}”`));
     this.select.replaceChildren(...options);
     if (selected && shown.some((m) => m.id === selected)) this.select.value = selected;
     this.filter.placeholder = `Filter ${this.models.length} models`;
@@ -69,7 +70,8 @@ export class ModelPicker {
       return;
     }
     const tags = badges(model).map((b) => el("span", { class: "badge", "data-badge": b }, b));
-    const missing = model.tools === false ? [el("span", { class: "badge badge-warn", "data-badge": "no-tools" }, "no tools")] : [];
+    const missing =
+      model.tools === false ? [el("span", { class: "badge badge-warn", "data-badge": "no-tools" }, "no tools")] : [];
     this.info.replaceChildren(el("span", {}, modelDetails(model)), ...tags, ...missing);
   }
 }

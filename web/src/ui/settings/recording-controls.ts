@@ -34,7 +34,12 @@ export function mountRecordingControls(actions: RecordingActions): { showReplayI
     if (!file) return;
     void file.text().then(async (text) => {
       const reply = await actions.loadReplay(text);
-      actions.loaded(reply.ok, reply.ok ? `Replaying ${file.name} (recorded with ${String(reply.value)}): the model's answers come from the file, and no network is used unless you allow a call that asks for it.` : reply.message);
+      actions.loaded(
+        reply.ok,
+        reply.ok
+          ? `Replaying ${file.name} (recorded with ${String(reply.value)}): the model's answers come from the file, and no network is used unless you allow a call that asks for it.`
+          : reply.message,
+      );
     });
   });
   return { showReplayInput: (shown) => (field.hidden = !shown) };

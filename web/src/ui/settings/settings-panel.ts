@@ -5,7 +5,13 @@
 
 import type { ProviderKind } from "../../protocol/messages";
 import type { ModelRecord } from "../../protocol/requests";
-import { KEY_STORAGE_HELP, isProviderKind, providerInfo, type AppSettings, type KeyStorage } from "../../settings/model";
+import {
+  KEY_STORAGE_HELP,
+  isProviderKind,
+  providerInfo,
+  type AppSettings,
+  type KeyStorage,
+} from "../../settings/model";
 import { byTestId } from "../common/dom";
 import { ModelPicker } from "./model-picker";
 

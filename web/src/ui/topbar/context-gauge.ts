@@ -32,7 +32,14 @@ export class ContextGauge {
     this.label = el("span", { class: "context-gauge-label" }, "context");
     this.root = el(
       "div",
-      { class: "context-gauge", "data-testid": "context-gauge", "data-used": "0", "data-limit": "0", role: "meter", "aria-label": "Context used" },
+      {
+        class: "context-gauge",
+        "data-testid": "context-gauge",
+        "data-used": "0",
+        "data-limit": "0",
+        role: "meter",
+        "aria-label": "Context used",
+      },
       el("span", { class: "context-gauge-bar", "aria-hidden": "true" }, this.fill),
       this.label,
     );

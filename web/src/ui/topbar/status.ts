@@ -35,7 +35,10 @@ export class StatusView {
 
   /** `message` may be a whole Python traceback: the pill shows its last line, the tooltip all of it. */
   error(message: string): void {
-    const lines = message.split("\n").map((l) => l.trim()).filter(Boolean);
+    const lines = message
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
     const head = lines[0] ?? message;
     const last = lines[lines.length - 1] ?? message;
     const short = lines.length > 2 && head.includes("Traceback") ? `${head.split(":")[0]}: ${last}` : message;

@@ -33,14 +33,19 @@ def serve_process_and_pid(dist: Path, *extra: str, timeout_s: float = 20.0) -> I
     try:
         yield _wait_for_url(proc, timeout_s), proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    """End a server started for a test: asked first, killed after 5 s; its output pipe closed."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+    if proc.stdout is not None:
+        proc.stdout.close()
 
 
 def _wait_for_url(proc: subprocess.Popen[str], timeout_s: float) -> str:

@@ -18,6 +18,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from scripts.fakes.processes import stop
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -51,7 +53,7 @@ def _python_script(script: str, args: list[str], timeout_s: float) -> Iterator[s
         _wait_for_port(url, timeout_s)
         yield url
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 @contextlib.contextmanager
@@ -66,7 +68,7 @@ def everything_server(timeout_s: float = 60.0) -> Iterator[str]:
         _wait_for_port(url, timeout_s, proc)
         yield url
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 def free_port() -> int:
@@ -87,12 +89,3 @@ def _wait_for_port(url: str, timeout_s: float, proc: subprocess.Popen[bytes] | N
     raise TimeoutError(f"no tool server listened at {url} within {timeout_s} s")
 
 
-def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=5)
-    if proc.stdout is not None:
-        proc.stdout.close()

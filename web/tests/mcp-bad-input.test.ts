@@ -4,34 +4,24 @@
  * time, and a well-behaved server beside it keeps working.
  */
 
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHostileServer, type HostileServer } from "./support/hostile-server";
 import { McpHost } from "../src/mcp/host";
 import type { HostMessage } from "../src/protocol/messages";
 import type { ToolServerStatus } from "../src/protocol/tool-servers";
 
 type McpResult = Extract<HostMessage, { type: "mcp_result" }>;
 
-let server: ChildProcess;
+let server: HostileServer;
 let base = "";
 
 beforeAll(async () => {
-  const python = existsSync(".venv/bin/python") ? ".venv/bin/python" : "python3";
-  server = spawn(python, ["scripts/mcp/hostile_server.py", "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const lines = createInterface({ input: server.stdout! });
-  base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the hostile server did not start")), 20_000);
-    lines.once("line", (line) => {
-      clearTimeout(timer);
-      resolve(line.replace("tool server at ", "").trim());
-    });
-  });
+  server = await startHostileServer();
+  base = server.base;
 }, 30_000);
 
 afterAll(() => {
-  server.kill();
+  server.stop();
 });
 
 /** The worker's MCP host with a runtime that takes every tool, and what it told the page. */

@@ -5,32 +5,22 @@
  * refused when the server's CORS headers do not allow it. The e2e test covers the rest in Chromium.
  */
 
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHostileServer, type HostileServer } from "./support/hostile-server";
 import { checkServer } from "../src/mcp/doctor";
 
 const PAGE = "http://127.0.0.1:8000";
 const SAFE = new Set(["accept", "accept-language", "content-language"]);
-let server: ChildProcess;
+let server: HostileServer;
 let base = "";
 
 beforeAll(async () => {
-  const python = existsSync(".venv/bin/python") ? ".venv/bin/python" : "python3";
-  server = spawn(python, ["scripts/mcp/hostile_server.py", "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const lines = createInterface({ input: server.stdout! });
-  base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the hostile server did not start")), 20_000);
-    lines.once("line", (line) => {
-      clearTimeout(timer);
-      resolve(line.replace("tool server at ", "").trim());
-    });
-  });
+  server = await startHostileServer();
+  base = server.base;
 }, 30_000);
 
 afterAll(() => {
-  server.kill();
+  server.stop();
 });
 
 /** A browser's CORS rules over the real network (enough of them for the doctor's requests). */

@@ -5,8 +5,9 @@
 
 Reads ``runtime/host/constants.py`` (shared values and enumerations), ``runtime/host/messages.py``
 (the frames) and ``runtime/host/events.py`` (the UI events); writes ``constants.gen.ts`` and
-``messages.gen.ts``: a type per TypedDict, the discriminated unions of both directions, the tag lists,
-and the field tables the adapter checks incoming frames with (``web/src/protocol/validate.ts``).
+``messages.gen.ts``: a type per TypedDict, the discriminated unions of both directions, the tag lists;
+and ``message-shapes.gen.ts``: the field tables the adapter checks incoming frames with
+(``web/src/protocol/validate.ts``).
 ``scripts/gen_requests.py`` writes ``requests.gen.ts`` and ``request-shapes.gen.ts`` from the request
 method table.
 Standard library only; ``npm run protocol:gen`` / ``npm run protocol:check`` run it.
@@ -220,14 +221,26 @@ def _doc(cls: type) -> str | None:
     return " ".join(own.split()) if own else None
 
 
-def messages_ts() -> str:
+def _message_shapes() -> Shapes:
     shapes = Shapes()
     for union in UNIONS.values():
         shapes.visit(union)
+    return shapes
+
+
+_TAGS: dict[str, tuple[Any, str]] = {
+    "HOST_MESSAGE_TYPES": (messages.HostMessage, "type"),
+    "RUNTIME_MESSAGE_TYPES": (messages.RuntimeMessage, "type"),
+    "UI_EVENT_KINDS": (events.Event, "kind"),
+}
+
+
+def messages_ts() -> str:
+    """The frame and event types, the unions of both directions and their tag lists."""
+    shapes = _message_shapes()
     aliases = sorted({n for c in shapes.order for _, h, _ in _fields(c) for n in _aliases_in(h)})
     out = [HEADER.format(source="runtime/host/messages.py and runtime/host/events.py")]
-    out.append(f'import type {{ {", ".join(aliases)} }} from "./constants.gen";')
-    out.append('import type { FieldTable } from "./validate";\n')
+    out.append(f'import type {{ {", ".join(aliases)} }} from "./constants.gen";\n')
     for cls in shapes.order:
         doc = _doc(cls)
         if doc:
@@ -239,16 +252,19 @@ def messages_ts() -> str:
     for name, union in UNIONS.items():
         out.append(f"export type {name} = {' | '.join(a.__name__ for a in get_args(union))};")
     out.append("")
-    tags = {
-        "HOST_MESSAGE_TYPES": (messages.HostMessage, "type"),
-        "RUNTIME_MESSAGE_TYPES": (messages.RuntimeMessage, "type"),
-        "UI_EVENT_KINDS": (events.Event, "kind"),
-    }
-    for const, (union, tag) in tags.items():
+    for const, (union, tag) in _TAGS.items():
         values = ", ".join(json.dumps(_tag_value(a, tag)) for a in get_args(union))
         out.append(f"export const {const} = [{values}] as const;")
-    out.append("\n/** The shape (in SHAPES) of each tag. */")
-    for const, (union, tag) in tags.items():
+    return "\n".join(out) + "\n"
+
+
+def message_shapes_ts() -> str:
+    """The field tables the adapter checks arriving frames with (validate.ts), and each tag's shape."""
+    shapes = _message_shapes()
+    out = [HEADER.format(source="runtime/host/messages.py and runtime/host/events.py")]
+    out.append('import type { FieldTable } from "./validate";\n')
+    out.append("/** The shape (in SHAPES) of each tag. */")
+    for const, (union, tag) in _TAGS.items():
         pairs = ", ".join(f"{_tag_value(a, tag)}: {json.dumps(a.__name__)}" for a in get_args(union))
         out.append(f"export const {const.rsplit('_', 1)[0]}_SHAPES = {{ {pairs} }} as const;")
     out.append("\n/** The fields of every shape, for checking what arrives (validate.ts). */")
@@ -276,6 +292,7 @@ def generated() -> dict[Path, str]:
     return {
         OUT / "constants.gen.ts": constants_ts(),
         OUT / "messages.gen.ts": messages_ts(),
+        OUT / "message-shapes.gen.ts": message_shapes_ts(),
         OUT / "requests.gen.ts": requests_ts(),
         OUT / "request-shapes.gen.ts": request_shapes_ts(),
     }

@@ -7,7 +7,12 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { HOST_MESSAGE_SHAPES, RUNTIME_MESSAGE_SHAPES, SHAPES, UI_EVENT_SHAPES } from "../src/protocol/messages.gen";
+import {
+  HOST_MESSAGE_SHAPES,
+  RUNTIME_MESSAGE_SHAPES,
+  SHAPES,
+  UI_EVENT_SHAPES,
+} from "../src/protocol/message-shapes.gen";
 
 const doc = readFileSync(fileURLToPath(new URL("../../docs/protocol.md", import.meta.url)), "utf8");
 

@@ -9,7 +9,8 @@
 
 import type { WireMessage } from "./codec";
 import type { Decision } from "./constants.gen";
-import { RUNTIME_MESSAGE_SHAPES, SHAPES, type HostMessage, type RuntimeMessage, type UiEvent } from "./messages.gen";
+import { RUNTIME_MESSAGE_SHAPES, SHAPES } from "./message-shapes.gen";
+import type { HostMessage, RuntimeMessage, UiEvent } from "./messages.gen";
 import { fieldProblem } from "./validate";
 
 export * from "./constants.gen";

@@ -1,5 +1,5 @@
 /**
- * Checking a frame that arrived against its definition. The tables (`SHAPES` in messages.gen.ts) are
+ * Checking a frame that arrived against its definition. The tables (`SHAPES` in message-shapes.gen.ts) are
  * generated from runtime/host/messages.py by scripts/gen_protocol.py, so what this checks and what the
  * generated types promise cannot drift apart. Unknown fields are ignored (forward compatible).
  */

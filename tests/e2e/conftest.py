@@ -160,6 +160,17 @@ def connected_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]
 
 
 @pytest.fixture
+def asking_app(connected_app: App, fake: FakeLLM) -> App:
+    """The module's connected app, ready, in the `ask` permission mode, with the fake's script cleared."""
+    from tests.e2e.ui import wait_ready
+
+    fake.reset(api_key=KEY)
+    wait_ready(connected_app.page)
+    connected_app.page.get_by_test_id("permission-mode").select_option("ask")
+    return connected_app
+
+
+@pytest.fixture
 def chat(connected_app: App, fake: FakeLLM) -> Page:
     """The module's connected app, ready, in full-auto (tools run without asking); test_openrouter.py has its own."""
     from tests.e2e.ui import wait_ready

@@ -18,9 +18,9 @@ from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.mcp.launch import everything_server, hostile_server, python_server
-from tests.e2e.conftest import KEY, App
+from tests.e2e.conftest import App
 from tests.e2e.test_tool_servers import add_server, entry, model_calls, tool_message
-from tests.e2e.ui import REPLY_TIMEOUT_MS, open_settings, wait_ready
+from tests.e2e.ui import REPLY_TIMEOUT_MS, open_settings
 
 SETTLE_MS = 45_000  # the slowest case waits out the 15 s connect deadline, once more after a retry
 
@@ -51,11 +51,8 @@ def add(page: Page, name: str, url: str) -> Locator:
 
 
 @pytest.fixture
-def page(connected_app: App, fake: FakeLLM) -> Page:
-    fake.reset(api_key=KEY)
-    wait_ready(connected_app.page)
-    connected_app.page.get_by_test_id("permission-mode").select_option("ask")
-    return connected_app.page
+def page(asking_app: App) -> Page:
+    return asking_app.page
 
 
 def test_each_bad_server_is_named_and_the_good_one_works(page: Page, hostile: str) -> None:

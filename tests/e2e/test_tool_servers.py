@@ -15,7 +15,7 @@ from playwright.sync_api import Locator, Page, expect
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from scripts.mcp.launch import everything_server, python_server
-from tests.e2e.conftest import KEY, App
+from tests.e2e.conftest import App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
 
 CONNECT_TIMEOUT_MS = 30_000
@@ -40,11 +40,8 @@ def python_plain() -> Iterator[str]:
 
 
 @pytest.fixture
-def page(connected_app: App, fake: FakeLLM) -> Page:
-    fake.reset(api_key=KEY)
-    wait_ready(connected_app.page)
-    connected_app.page.get_by_test_id("permission-mode").select_option("ask")
-    return connected_app.page
+def page(asking_app: App) -> Page:
+    return asking_app.page
 
 
 def open_panel(page: Page) -> None:

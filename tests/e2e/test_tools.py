@@ -15,7 +15,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
-from tests.e2e.conftest import KEY, RESULTS, App
+from tests.e2e.conftest import RESULTS, App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
 from tests.support.serve import serve_in_thread
 
@@ -40,11 +40,8 @@ def local_site() -> Iterator[str]:
 
 
 @pytest.fixture
-def tools(connected_app: App, fake: FakeLLM) -> App:
-    fake.reset(api_key=KEY)
-    wait_ready(connected_app.page)
-    connected_app.page.get_by_test_id("permission-mode").select_option("ask")
-    return connected_app
+def tools(asking_app: App) -> App:
+    return asking_app
 
 
 def call(page: Page, fake: FakeLLM, tool: str, args: dict[str, object], after: str, approve: bool = True) -> Locator:

@@ -134,3 +134,20 @@ def test_too_large_resource_is_refused_and_text_kept(page: Page, fake: FakeLLM, 
     attach(page, entry, "test://notes")  # the server is still connected: a small one attaches
     expect(chip(page, "test://notes")).to_be_visible(timeout=READ_TIMEOUT_MS)
     expect(entry).to_have_attribute("data-state", "connected")
+    chip(page, "test://notes").get_by_test_id("attachment-remove").click()
+    expect(page.get_by_test_id("attachment")).to_have_count(0)
+
+
+def test_server_down_at_read_time_says_so_and_keeps_the_text(page: Page, server: str) -> None:
+    with python_server([server]) as url:
+        entry = server_entry(page, "gone", url)
+    # The server is stopped now; its entry still says connected until a request finds out.
+    expect(page.get_by_test_id("attachment")).to_have_count(0)
+    page.get_by_test_id("chat-input").fill("text typed before attaching")
+    attach(page, entry, "test://notes")
+    notice = page.get_by_test_id("resource-attach-notice")
+    expect(notice).to_contain_text("could not read test://notes from 'gone'", timeout=READ_TIMEOUT_MS)
+    expect(chip(page, "test://notes")).to_have_count(0)
+    expect(page.get_by_test_id("chat-input")).to_have_value("text typed before attaching")
+    expect(entry).to_have_attribute("data-state", "error", timeout=CONNECT_TIMEOUT_MS)  # marked, as a failed call
+    expect(entry.get_by_test_id("tool-server-resources")).to_have_count(0)

@@ -191,7 +191,11 @@ export class McpHost {
   async read(server: string, uri: string): Promise<RequestResult> {
     const entry = this.entries.get(server);
     if (!entry || entry.status.state !== "connected")
-      return { ok: false, code: "not_connected", message: `the tool server '${server}' is not connected${entry?.status.message ? `: ${entry.status.message}` : ""}` };
+      return {
+        ok: false,
+        code: "not_connected",
+        message: `the tool server '${server}' is not connected${entry?.status.message ? `: ${entry.status.message}` : ""}`,
+      };
     const listed = entry.status.resources?.find((r) => r.uri === uri && !r.template);
     const refused = tooLarge(listed?.size);
     if (refused) return { ok: false, code: "too_large", message: refused };

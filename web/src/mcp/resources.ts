@@ -37,7 +37,10 @@ export async function listResources(client: Client): Promise<ToolServerResource[
 }
 
 /** Follow `nextCursor` until the end, `MAX_PAGES` or `MAX_RESOURCES` items in `listed`. */
-async function walk(page: (cursor: string | undefined) => Promise<string | undefined>, listed: unknown[]): Promise<void> {
+async function walk(
+  page: (cursor: string | undefined) => Promise<string | undefined>,
+  listed: unknown[],
+): Promise<void> {
   let cursor: string | undefined;
   for (let n = 0; n < MAX_PAGES && listed.length < MAX_RESOURCES; n++) {
     const next = await page(cursor);
@@ -79,16 +82,13 @@ export async function readResource(client: Client, server: string, uri: string, 
   const first = result.contents[0];
   if (!first) throw new Error(`the server answered ${uri} with no contents`);
   const base = { server, uri, name, ...(first.mimeType ? { mimeType: first.mimeType } : {}) };
+  const text = "text" in first && typeof first.text === "string" ? first.text : undefined;
+  const blob = "blob" in first && typeof first.blob === "string" ? first.blob : "";
   const read: ReadResource =
-    "text" in first && typeof first.text === "string"
-      ? { ...base, text: first.text, size: new TextEncoder().encode(first.text).length }
-      : { ...base, blob: String((first as { blob?: unknown }).blob ?? ""), size: blobBytes(first) };
+    text !== undefined
+      ? { ...base, text, size: new TextEncoder().encode(text).length }
+      : { ...base, blob, size: Math.floor((blob.replace(/=+$/, "").length * 3) / 4) };
   const refused = tooLarge(read.size);
   if (refused) throw new Error(refused);
   return read;
-}
-
-function blobBytes(contents: object): number {
-  const blob = String((contents as { blob?: unknown }).blob ?? "");
-  return Math.floor((blob.replace(/=+$/, "").length * 3) / 4);
 }

@@ -78,7 +78,8 @@ export class ComposerResources {
     const taken: TakenResources = { resources: [], images: [] };
     for (const { read } of this.items) {
       const image = vision && read.blob !== undefined && isImage(read.mimeType) && read.size <= IMAGE_MAX_BYTES;
-      if (image) taken.images.push({ media_type: read.mimeType as ImageMediaType, name: read.uri, data: read.blob ?? "" });
+      if (image)
+        taken.images.push({ media_type: read.mimeType as ImageMediaType, name: read.uri, data: read.blob ?? "" });
       taken.resources.push({
         server: read.server,
         uri: read.uri,
@@ -111,7 +112,12 @@ export class ComposerResources {
     const what = read.text !== undefined ? "text" : (read.mimeType ?? "binary");
     const node = el(
       "span",
-      { class: "resource-chip", "data-testid": "attachment", "data-uri": read.uri, title: `${read.uri} (${what}, ${read.size} bytes)` },
+      {
+        class: "resource-chip",
+        "data-testid": "attachment",
+        "data-uri": read.uri,
+        title: `${read.uri} (${what}, ${read.size} bytes)`,
+      },
       `📎 ${read.name}`,
       remove,
     );

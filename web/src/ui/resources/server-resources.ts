@@ -30,7 +30,9 @@ export function serverResources(
     `${resources.length} resource${resources.length === 1 ? "" : "s"}`,
   );
   button.addEventListener("click", toggle);
-  const list = open ? el("ul", { class: "tool-server-resource-list" }, ...resources.map((r) => item(server, r, attach))) : null;
+  const list = open
+    ? el("ul", { class: "tool-server-resource-list" }, ...resources.map((r) => item(server, r, attach)))
+    : null;
   return el("div", { class: "tool-server-resources" }, button, list);
 }
 
@@ -41,7 +43,12 @@ function item(server: string, resource: ToolServerResource, attach: AttachResour
   else {
     action = el(
       "button",
-      { type: "button", class: "btn btn-small", "data-testid": "resource-attach", "aria-label": `Attach ${resource.uri}` },
+      {
+        type: "button",
+        class: "btn btn-small",
+        "data-testid": "resource-attach",
+        "aria-label": `Attach ${resource.uri}`,
+      },
       "Attach",
     );
     action.addEventListener("click", () => attach(server, resource));

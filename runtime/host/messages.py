@@ -51,6 +51,19 @@ class ImageAttachment(TypedDict):
     data: str  # base64, no data: prefix
 
 
+class AttachedResource(TypedDict):
+    """A tool server's resource attached to a message (``user_message.resources``): read by the worker; a
+    text one carries its text, a blob only its type and size (an image blob travels in ``images``)."""
+
+    server: str
+    uri: str
+    name: str
+    size: int  # bytes, as read
+    mime_type: NotRequired[str]
+    text: NotRequired[str]
+    image: NotRequired[bool]  # the blob was sent as one of the message's images
+
+
 class ExecRequestBody(TypedDict):
     """What run_python asks the sandbox for (``ExecRequest`` without its tag and id)."""
 
@@ -160,6 +173,7 @@ class UserMessage(TypedDict):
     turn_id: NotRequired[str | None]
     replaces_turn: NotRequired[str | None]
     images: NotRequired[list[ImageAttachment]]  # for models that take images (IMAGE_MAX_BYTES each)
+    resources: NotRequired[list[AttachedResource]]  # tool servers' resources (runtime/tools/mcp_resources.py)
 
 
 class AbortTurn(TypedDict):

@@ -23,6 +23,10 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Image
 from mcp.server.transport_security import TransportSecuritySettings
 
+# Over the 8 MB a resource attached to a message may be (web/src/mcp/resources.ts), and listed without its
+# size, so the worker finds out while reading it.
+BIG_BYTES = 9 * 1024 * 1024
+
 # A 1x1 red PNG: the image tool's answer.
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -46,6 +50,16 @@ def make_server() -> MCPServer:
     def pixel() -> Image:
         """A one-pixel red PNG image."""
         return Image(data=PIXEL, format="png")
+
+    @server.resource("test://notes", name="notes", mime_type="text/plain")
+    def notes() -> str:
+        """A short text resource."""
+        return "Tide tables: high water at 06:12."
+
+    @server.resource("test://big", name="big", mime_type="text/plain")
+    def big() -> str:
+        """A text resource over the attach limit."""
+        return "x" * BIG_BYTES
 
     return server
 

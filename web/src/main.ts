@@ -65,13 +65,16 @@ gauge.onMeasure = (used, limit) => withholdContinue(document, used, limit);
 const media = mountChatMedia({
   request: (method, params) => client.request(method, params),
   workspace: (request) => client.workspace(request),
+  readResource: (server, uri) => client.readResource(server, uri),
   vision: () => settings.vision(),
   model: () => settings.current.model,
 });
 const chat = new ChatView(
   {
-    send: (text, turnId, replacesTurn, images) =>
-      settings.order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn, images })),
+    send: (text, turnId, replacesTurn, images, resources) =>
+      settings.order.afterChanges(() =>
+        client.post({ type: "user_message", text, turnId, replacesTurn, images, resources }),
+      ),
     stop: () => client.post({ type: "abort_turn" }),
     decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
     turnChanged: (running) => {
@@ -108,8 +111,9 @@ mountSkillsPanel({
   request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file),
   whenReady,
 });
-const toolServers = mountToolServersPanel((servers) =>
-  client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }),
+const toolServers = mountToolServersPanel(
+  (servers) => client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }),
+  (server, resource) => void media.resources?.attach(server, resource),
 );
 
 /** The worker starts before the settings are read (boot); what it says meanwhile waits for them. */

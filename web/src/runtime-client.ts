@@ -105,6 +105,11 @@ export class RuntimeClient {
     return this.ask((requestId) => ({ type: "replay_load", requestId, text }));
   }
 
+  /** Read a tool server's resource to attach to a message (the worker reads it: mcp/resources.ts). */
+  readResource(server: string, uri: string): Promise<RequestResult> {
+    return this.ask((requestId) => ({ type: "mcp_read", requestId, server, uri }));
+  }
+
   private ask(make: (requestId: string) => MainToWorker): Promise<RequestResult> {
     const requestId = `r${this.nextRequest++}`;
     return new Promise((resolve) => {

@@ -30,6 +30,8 @@ export interface ConnectionEvents {
   toolsChanged(tools: Tool[] | Error): void;
   /** The connection closed or failed by itself. */
   lost(error: Error): void;
+  /** The server said its resource list changed (`notifications/resources/list_changed`). */
+  resourcesChanged?(): void;
 }
 
 export class ServerConnection {
@@ -60,6 +62,12 @@ export class ServerConnection {
           tools: {
             onChanged: (error, tools) => {
               if (this.client === client) this.events.toolsChanged(error ?? limitTools(tools ?? []));
+            },
+          },
+          resources: {
+            autoRefresh: false, // resources.ts lists them, bounded
+            onChanged: () => {
+              if (this.client === client) this.events.resourcesChanged?.();
             },
           },
         },
@@ -101,6 +109,18 @@ export class ServerConnection {
       if (!sessionGone(error)) throw error;
       await this.connect();
       return await this.callOnce(tool, args, timeoutMs);
+    }
+  }
+
+  /** Run `work` on the connected client (resources.ts): a body cut at the egress limit fails with its own message. */
+  async with<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.client;
+    if (client === null) throw new Error("not connected");
+    this.fetch?.takeCut();
+    try {
+      return await work(client);
+    } catch (error) {
+      throw this.cutOr(error);
     }
   }
 

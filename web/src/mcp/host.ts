@@ -12,7 +12,9 @@ import type { HostMessage, RuntimeMessage } from "../protocol/messages";
 import { ServerConnection } from "./connection";
 import { McpEgressError } from "./egress";
 import { describe } from "./faults";
+import { readResource, listResources, tooLarge } from "./resources";
 import { toContent, MAX_RESULT_CHARS } from "./results";
+import type { RequestResult } from "../protocol/main-worker-messages";
 import type { ToolServerConfig, ToolServerState, ToolServerStatus } from "../protocol/tool-servers";
 
 type McpCall = Extract<RuntimeMessage, { type: "mcp_call" }>;
@@ -141,6 +143,7 @@ export class McpHost {
           toolsChanged: (tools) =>
             tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools),
           lost: (error) => void this.failed(entry, error),
+          resourcesChanged: () => void this.listResources(entry),
         },
         this.callbackUrl,
       ),
@@ -170,6 +173,39 @@ export class McpHost {
     entry.tools = tools;
     this.report(entry, "connected", "");
     this.publish(entry);
+    void this.listResources(entry);
+  }
+
+  /** List the entry's resources for the panel (a server that cannot list them still gives its tools). */
+  private async listResources(entry: Entry): Promise<void> {
+    const resources = await entry.connection.with(listResources).catch((error: unknown) => {
+      console.warn(`tool server ${entry.config.name}: resources not listed: ${describe(error)}`);
+      return [];
+    });
+    if (this.entries.get(entry.config.name) !== entry || entry.status.state !== "connected") return;
+    entry.status = { ...entry.status, resources };
+    this.io.status(entry.status);
+  }
+
+  /** Read one of a server's resources for a message the person is writing (the panel's Attach). */
+  async read(server: string, uri: string): Promise<RequestResult> {
+    const entry = this.entries.get(server);
+    if (!entry || entry.status.state !== "connected")
+      return {
+        ok: false,
+        code: "not_connected",
+        message: `the tool server '${server}' is not connected${entry?.status.message ? `: ${entry.status.message}` : ""}`,
+      };
+    const listed = entry.status.resources?.find((r) => r.uri === uri && !r.template);
+    const refused = tooLarge(listed?.size);
+    if (refused) return { ok: false, code: "too_large", message: refused };
+    try {
+      const value = await entry.connection.with((client) => readResource(client, server, uri, listed?.name ?? uri));
+      return { ok: true, value };
+    } catch (error) {
+      if (error instanceof McpEgressError || isUnreachable(error)) void this.connect(entry.config); // mark it, try again
+      return { ok: false, code: "read_failed", message: `could not read ${uri} from '${server}': ${describe(error)}` };
+    }
   }
 
   private async failed(entry: Entry, error: unknown): Promise<void> {
@@ -205,7 +241,14 @@ export class McpHost {
   }
 
   private report(entry: Entry, state: ToolServerState, message: string): void {
-    entry.status = { ...entry.status, state, message, tools: state === "connected" ? entry.status.tools : [] };
+    const connected = state === "connected";
+    entry.status = {
+      ...entry.status,
+      state,
+      message,
+      tools: connected ? entry.status.tools : [],
+      resources: connected ? entry.status.resources : [],
+    };
     this.io.status(entry.status);
   }
 

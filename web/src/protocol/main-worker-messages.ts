@@ -5,7 +5,15 @@
  */
 
 import type { JsonObject } from "./codec";
-import type { ApprovalDecision, Config, ImageAttachment, ProviderKind, ProviderSettings, UiEvent } from "./messages";
+import type {
+  ApprovalDecision,
+  AttachedResource,
+  Config,
+  ImageAttachment,
+  ProviderKind,
+  ProviderSettings,
+  UiEvent,
+} from "./messages";
 import type { WorkspaceRequest } from "./workspace";
 import type { ToolServerConfig, ToolServerStatus } from "./tool-servers";
 
@@ -43,7 +51,14 @@ export type MainToWorker =
    */
   | { type: "configure"; settings: AgentSettings; key: string | null; packageIndexUrls?: string[] }
   /** `replacesTurn`: an edit or a regenerate; that turn and every later one become an earlier branch. */
-  | { type: "user_message"; text: string; turnId: string; replacesTurn?: string; images?: ImageAttachment[] }
+  | {
+      type: "user_message";
+      text: string;
+      turnId: string;
+      replacesTurn?: string;
+      images?: ImageAttachment[];
+      resources?: AttachedResource[];
+    }
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }
   /**
@@ -59,7 +74,9 @@ export type MainToWorker =
   | { type: "replay_load"; requestId: string; text: string }
   /** The tool servers the page keeps (all of them, each time), tokens included: the worker connects.
    * `callbackUrl`: the app page's address, where an MCP sign-in's answer comes back. */
-  | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string };
+  | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string }
+  /** Read a tool server's resource to attach to a message (answered by `reply`: a `ReadResource`). */
+  | { type: "mcp_read"; requestId: string; server: string; uri: string };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

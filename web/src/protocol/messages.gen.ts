@@ -60,12 +60,24 @@ export type ImageAttachment = {
   data: string;
 };
 
+/** A tool server's resource attached to a message (``user_message.resources``): read by the worker; a text one carries its text, a blob only its type and size (an image blob travels in ``images``). */
+export type AttachedResource = {
+  server: string;
+  uri: string;
+  name: string;
+  size: number;
+  mime_type?: string;
+  text?: string;
+  image?: boolean;
+};
+
 export type UserMessage = {
   type: "user_message";
   text: string;
   turn_id?: string | null;
   replaces_turn?: string | null;
   images?: ImageAttachment[];
+  resources?: AttachedResource[];
 };
 
 export type AbortTurn = {

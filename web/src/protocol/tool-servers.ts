@@ -23,6 +23,32 @@ export interface ToolServerStatus {
   tools: string[];
   /** What is wrong and what to do (empty when connected and nothing was refused). */
   message: string;
+  /** The server's resources and templates (mcp/resources.ts); absent: none listed (yet). */
+  resources?: ToolServerResource[];
+}
+
+/** One resource as a server lists it (`resources/list`), or a template (`resources/templates/list`: `template`
+ * set, `uri` its URI template; shown, not attached). */
+export interface ToolServerResource {
+  uri: string;
+  name: string;
+  title?: string;
+  mimeType?: string;
+  /** Bytes, as the server says (not checked until read). */
+  size?: number;
+  template?: boolean;
+}
+
+/** One resource read for a message (`resources/read`, in the worker): its text, or a blob's base64. */
+export interface ReadResource {
+  server: string;
+  uri: string;
+  name: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+  /** Bytes of the text (UTF-8) or of the blob. */
+  size: number;
 }
 
 /** A server's name as the runtime takes it (runtime/tools/mcp.py SERVER_NAME), or why not. */

@@ -4,9 +4,10 @@
  * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's.
  */
 
-import type { ApprovalDecision, ImageAttachment, UiEvent } from "../../protocol/messages";
+import type { ApprovalDecision, AttachedResource, ImageAttachment, UiEvent } from "../../protocol/messages";
 import type { ChatMedia } from "../images/chat-media";
 import type { SentImage } from "../images/composer-attachments";
+import { showAttached } from "../resources/attached-resources";
 import { CONTINUE_PROMPT } from "./endings";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
@@ -18,7 +19,13 @@ import { Transcript } from "./transcript";
 
 export interface ChatActions {
   /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit, regenerate). */
-  send(text: string, turnId: string, replaces?: string, images?: ImageAttachment[]): void;
+  send(
+    text: string,
+    turnId: string,
+    replaces?: string,
+    images?: ImageAttachment[],
+    resources?: AttachedResource[],
+  ): void;
   stop(): void;
   decide(callId: string, decision: ApprovalDecision): void;
   turnChanged(running: boolean): void;
@@ -175,22 +182,31 @@ export class ChatView {
   private submit(): void {
     const text = this.composer.text;
     const attachments = this.media?.attachments;
-    if (attachments?.busy || !this.canSend || this.running) return;
+    const held = this.media?.resources;
+    if (attachments?.busy || held?.busy || !this.canSend || this.running) return;
     const images = attachments?.take() ?? [];
-    if (!text && images.length === 0) return;
+    const taken = held?.take() ?? { resources: [], images: [] };
+    if (!text && images.length === 0 && taken.resources.length === 0) return;
     this.composer.clear();
-    this.sendText(text, images);
+    this.sendText(text, images, taken.resources, taken.images);
   }
 
-  private sendText(text: string, images: SentImage[] = []): void {
+  private sendText(
+    text: string,
+    images: SentImage[] = [],
+    resources: AttachedResource[] = [],
+    resourceImages: ImageAttachment[] = [],
+  ): void {
     const turnId = newTurnId();
     this.transcript.turnId = turnId;
+    const all = [...images.map((i) => i.attachment), ...resourceImages];
     // Out first, drawn after (time to first token): the worker starts while the page renders the message.
-    this.actions.send(text, turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
+    this.actions.send(text, turnId, undefined, all.length ? all : undefined, resources.length ? resources : undefined);
     this.transcript.dropContinue();
     this.stream.lastReply = null;
     const node = this.transcript.addMessage("user", text);
     this.media?.showSent(node, images);
+    showAttached(node, resources);
     this.stream.interrupt();
     this.setRunning(true);
   }

@@ -9,6 +9,7 @@ import type { ApprovalDecision } from "../../protocol/messages";
 import { el } from "../common/dom";
 import { renderInto } from "../markdown/markdown";
 import { clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "./endings";
+import { showAttached, splitAttached } from "../resources/attached-resources";
 import { attachActions, placeRegenerate, removeAfter, type MessageActionHost } from "./message-actions";
 import { ScrollingList } from "./scrolling-list";
 import { ToolCard } from "./tool-card";
@@ -30,9 +31,11 @@ export class Transcript {
 
   addMessage(role: Role, text: string): HTMLElement {
     const body = el("div", { class: "message-body" });
+    const attached = role === "user" ? splitAttached(text) : { text, resources: [] };
     if (role === "assistant") renderInto(body, text);
-    else body.textContent = text;
+    else body.textContent = attached.text;
     const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
+    showAttached(node, attached.resources); // a stored message's resources (runtime/tools/mcp_resources.py)
     if (this.turnId) node.dataset.turnId = this.turnId;
     attachActions(node, () => text, this.host);
     this.scroll.push(node);

@@ -11,10 +11,13 @@ import { byTestId } from "../common/dom";
 import { ComposerAttachments, type SentImage } from "./composer-attachments";
 import type { Requester } from "../../protocol/requests";
 import { ImageLoader, sentImages, storedImages, type StoredImageRef } from "./message-images";
+import { ComposerResources } from "../resources/composer-resources";
 
 export interface ChatMediaDeps {
   request: Requester;
   workspace(request: WorkspaceRequest): Promise<RequestResult>;
+  /** Read a tool server's resource (the worker's `mcp_read`). */
+  readResource(server: string, uri: string): Promise<RequestResult>;
   /** Whether the chosen model takes images (null: not known), and its id. */
   vision(): boolean | null;
   model(): string | null;
@@ -38,7 +41,11 @@ export function mountChatMedia(deps: ChatMediaDeps): ChatMedia {
       return changed.filter((n): n is string => typeof n === "string");
     },
   });
-  return new ChatMedia(attachments, new ImageLoader(deps.request));
+  const resources = new ComposerResources(composer, input, {
+    read: (server, uri) => deps.readResource(server, uri),
+    vision: () => deps.vision(),
+  });
+  return new ChatMedia(attachments, new ImageLoader(deps.request), resources);
 }
 
 export class ChatMedia {
@@ -47,6 +54,7 @@ export class ChatMedia {
   constructor(
     readonly attachments: ComposerAttachments,
     readonly loader: ImageLoader,
+    readonly resources: ComposerResources | null = null,
   ) {}
 
   /** Show the images just sent in their message. */

@@ -12,6 +12,7 @@ import type { SignInReturn } from "../../mcp/oauth-return";
 import { addServer, loadServers, removeServer } from "../../mcp/servers-store";
 import type { ToolServerConfig, ToolServerStatus } from "../../protocol/tool-servers";
 import { el } from "../common/dom";
+import { serverResources, type AttachResource } from "../resources/server-resources";
 import { registerPanel } from "./registry";
 import "./tool-servers.css";
 
@@ -59,8 +60,13 @@ class ToolServersPanel {
   /** What the last sign-in to a server said when it failed (by name), shown in its entry. */
   private readonly signInNotes = new Map<string, string>();
   private servers: ToolServerConfig[] = [];
+  /** The servers whose resource list is open. */
+  private readonly resourcesOpen = new Set<string>();
 
-  constructor(private readonly post: PostServers) {}
+  constructor(
+    private readonly post: PostServers,
+    private readonly attach: AttachResource,
+  ) {}
 
   mount(body: HTMLElement): void {
     const add = el("button", { type: "button", class: "btn", "data-testid": "tool-server-add" }, "Add server");
@@ -194,8 +200,17 @@ class ToolServersPanel {
       ),
       el("div", { class: "tool-server-url" }, server.url),
       status.message ? el("p", { class: "tool-server-message" }, status.message) : null,
+      status.state === "connected" ? this.resources(server.name, status) : null,
       note ? el("p", { class: "tool-server-message tool-server-signin-note" }, note) : null,
     );
+  }
+
+  private resources(name: string, status: ToolServerStatus): HTMLElement | null {
+    const toggle = (): void => {
+      if (!this.resourcesOpen.delete(name)) this.resourcesOpen.add(name);
+      this.render();
+    };
+    return serverResources(name, status.resources ?? [], this.resourcesOpen.has(name), toggle, this.attach);
   }
 
   private signInButton(server: ToolServerConfig): HTMLElement {
@@ -217,8 +232,8 @@ export interface ToolServersHandle {
   signInReturned(result: SignInReturn): void;
 }
 
-export function mountToolServersPanel(post: PostServers): ToolServersHandle {
-  const panel = new ToolServersPanel(post);
+export function mountToolServersPanel(post: PostServers, attach: AttachResource): ToolServersHandle {
+  const panel = new ToolServersPanel(post, attach);
   registerPanel({
     id: "tool-servers",
     buttonTestId: "tool-servers-open",

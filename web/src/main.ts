@@ -70,8 +70,11 @@ const media = mountChatMedia({
 });
 const chat = new ChatView(
   {
-    send: (text, turnId, replacesTurn, images) =>
-      settings.order.afterChanges(() => client.post({ type: "user_message", text, turnId, replacesTurn, images })),
+    send: (text, turnId, replacesTurn, images, prompt) =>
+      settings.order.afterChanges(() =>
+        client.post({ type: "user_message", text, turnId, replacesTurn, images, ...(prompt ? { prompt } : {}) }),
+      ),
+    prompt: (server, name, args) => client.mcpPrompt(server, name, args),
     stop: () => client.post({ type: "abort_turn" }),
     decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
     turnChanged: (running) => {

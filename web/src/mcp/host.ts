@@ -13,6 +13,8 @@ import { ServerConnection } from "./connection";
 import { McpEgressError } from "./egress";
 import { describe } from "./faults";
 import { toContent, MAX_RESULT_CHARS } from "./results";
+import { getPrompt, listPrompts, PROMPTS_NOTE } from "./prompts";
+import type { RequestResult } from "../protocol/main-worker-messages";
 import type { ToolServerConfig, ToolServerState, ToolServerStatus } from "../protocol/tool-servers";
 
 type McpCall = Extract<RuntimeMessage, { type: "mcp_call" }>;
@@ -141,6 +143,7 @@ export class McpHost {
           toolsChanged: (tools) =>
             tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools),
           lost: (error) => void this.failed(entry, error),
+          promptsChanged: () => void this.listPrompts(entry),
         },
         this.callbackUrl,
       ),
@@ -170,6 +173,29 @@ export class McpHost {
     entry.tools = tools;
     this.report(entry, "connected", "");
     this.publish(entry);
+    void this.listPrompts(entry);
+  }
+
+  /** List the entry's prompts into its status (a failure is said there; the tools stay). */
+  private async listPrompts(entry: Entry): Promise<void> {
+    const { prompts, note } = await listPrompts(entry.connection);
+    if (this.entries.get(entry.config.name) !== entry || entry.status.state !== "connected") return;
+    const others = entry.status.message.split("; ").filter((part) => part && !part.startsWith(PROMPTS_NOTE));
+    const message = [...others, note].filter(Boolean).join("; ");
+    entry.status = { ...entry.status, prompts, message };
+    this.io.status(entry.status);
+  }
+
+  /** The page's `mcp_prompt`: `prompts/get` on a connected server, as the user turn it becomes. */
+  async prompt(server: string, name: string, args: Record<string, string>): Promise<RequestResult> {
+    const entry = this.entries.get(server);
+    if (!entry || entry.status.state !== "connected")
+      return {
+        ok: false,
+        code: "not_connected",
+        message: `the tool server '${server}' is not connected${entry?.status.message ? `: ${entry.status.message}` : ""}`,
+      };
+    return getPrompt(entry.connection, entry.status.prompts ?? [], name, args);
   }
 
   private async failed(entry: Entry, error: unknown): Promise<void> {
@@ -205,7 +231,14 @@ export class McpHost {
   }
 
   private report(entry: Entry, state: ToolServerState, message: string): void {
-    entry.status = { ...entry.status, state, message, tools: state === "connected" ? entry.status.tools : [] };
+    const kept = state === "connected";
+    entry.status = {
+      ...entry.status,
+      state,
+      message,
+      tools: kept ? entry.status.tools : [],
+      prompts: kept ? entry.status.prompts : [],
+    };
     this.io.status(entry.status);
   }
 

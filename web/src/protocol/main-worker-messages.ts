@@ -5,7 +5,15 @@
  */
 
 import type { JsonObject } from "./codec";
-import type { ApprovalDecision, Config, ImageAttachment, ProviderKind, ProviderSettings, UiEvent } from "./messages";
+import type {
+  ApprovalDecision,
+  Config,
+  ImageAttachment,
+  McpPromptOrigin,
+  ProviderKind,
+  ProviderSettings,
+  UiEvent,
+} from "./messages";
 import type { WorkspaceRequest } from "./workspace";
 import type { ToolServerConfig, ToolServerStatus } from "./tool-servers";
 
@@ -43,7 +51,15 @@ export type MainToWorker =
    */
   | { type: "configure"; settings: AgentSettings; key: string | null; packageIndexUrls?: string[] }
   /** `replacesTurn`: an edit or a regenerate; that turn and every later one become an earlier branch. */
-  | { type: "user_message"; text: string; turnId: string; replacesTurn?: string; images?: ImageAttachment[] }
+  | {
+      type: "user_message";
+      text: string;
+      turnId: string;
+      replacesTurn?: string;
+      images?: ImageAttachment[];
+      /** The text is this tool server's prompt (`/server:prompt`): the runtime wraps it as outside text. */
+      prompt?: McpPromptOrigin;
+    }
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }
   /**
@@ -59,7 +75,9 @@ export type MainToWorker =
   | { type: "replay_load"; requestId: string; text: string }
   /** The tool servers the page keeps (all of them, each time), tokens included: the worker connects.
    * `callbackUrl`: the app page's address, where an MCP sign-in's answer comes back. */
-  | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string };
+  | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string }
+  /** `prompts/get` on a connected server (answered by `reply`: an McpPromptTurn, or why not). */
+  | { type: "mcp_prompt"; requestId: string; server: string; name: string; arguments: Record<string, string> };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

@@ -60,12 +60,19 @@ export type ImageAttachment = {
   data: string;
 };
 
+/** Where a ``user_message``'s text came from when the person sent a tool server's prompt (``/server:prompt``). */
+export type McpPromptOrigin = {
+  server: string;
+  name: string;
+};
+
 export type UserMessage = {
   type: "user_message";
   text: string;
   turn_id?: string | null;
   replaces_turn?: string | null;
   images?: ImageAttachment[];
+  prompt?: McpPromptOrigin;
 };
 
 export type AbortTurn = {

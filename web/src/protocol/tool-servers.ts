@@ -4,6 +4,8 @@
  * connects and answers with each server's status. A token crosses only page → worker, never back.
  */
 
+import type { ImageAttachment } from "./messages";
+
 export interface ToolServerConfig {
   /** Lower-case letters, digits, '-': it prefixes the server's tools (`name__tool`). */
   name: string;
@@ -23,6 +25,22 @@ export interface ToolServerStatus {
   tools: string[];
   /** What is wrong and what to do (empty when connected and nothing was refused). */
   message: string;
+  /** The server's prompts (`/server:prompt` commands in the composer); absent or empty: none. */
+  prompts?: McpPromptInfo[];
+}
+
+/** One prompt a server lists, as the page shows it (mcp/prompts.ts bounds each field). */
+export interface McpPromptInfo {
+  name: string;
+  title?: string;
+  description: string;
+  arguments: { name: string; description: string; required: boolean }[];
+}
+
+/** A prompt's `prompts/get` answer as the user turn it becomes: its text, and its images as attachments. */
+export interface McpPromptTurn {
+  text: string;
+  images: ImageAttachment[];
 }
 
 /** A server's name as the runtime takes it (runtime/tools/mcp.py SERVER_NAME), or why not. */

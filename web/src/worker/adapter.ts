@@ -143,6 +143,7 @@ export class Adapter {
           turn_id: message.turnId,
           ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}),
           ...(message.images?.length ? { images: message.images } : {}),
+          ...(message.prompt ? { prompt: message.prompt } : {}),
         });
         if (error) {
           const text = `This message was not sent: it is too long for one frame (${error}). Put the text or the images in files in the files panel and refer to them.`;
@@ -171,6 +172,10 @@ export class Adapter {
         return this.request(message.requestId, message.method, message.params, message.file);
       case "mcp_servers":
         return this.mcp.setServers(message.servers, message.callbackUrl);
+      case "mcp_prompt":
+        return void this.mcp
+          .prompt(message.server, message.name, message.arguments)
+          .then((result) => this.io.toMain({ type: "reply", requestId: message.requestId, result }));
     }
   }
 

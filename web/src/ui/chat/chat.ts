@@ -4,7 +4,10 @@
  * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's.
  */
 
-import type { ApprovalDecision, ImageAttachment, UiEvent } from "../../protocol/messages";
+import type { ApprovalDecision, ImageAttachment, McpPromptOrigin, UiEvent } from "../../protocol/messages";
+import type { RequestResult } from "../../protocol/main-worker-messages";
+import { slashCommands, type SlashCommand } from "../../mcp/prompt-list";
+import type { McpPromptTurn } from "../../protocol/tool-servers";
 import type { ChatMedia } from "../images/chat-media";
 import type { SentImage } from "../images/composer-attachments";
 import { CONTINUE_PROMPT } from "./endings";
@@ -17,8 +20,11 @@ import { newTurnId } from "./streaming-reply";
 import { Transcript } from "./transcript";
 
 export interface ChatActions {
-  /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit, regenerate). */
-  send(text: string, turnId: string, replaces?: string, images?: ImageAttachment[]): void;
+  /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit, regenerate);
+   * `prompt`: the text is that tool server's prompt. */
+  send(text: string, turnId: string, replaces?: string, images?: ImageAttachment[], prompt?: McpPromptOrigin): void;
+  /** `prompts/get` on a tool server: an McpPromptTurn, or why not. */
+  prompt(server: string, name: string, args: Record<string, string>): Promise<RequestResult>;
   stop(): void;
   decide(callId: string, decision: ApprovalDecision): void;
   turnChanged(running: boolean): void;
@@ -44,7 +50,13 @@ export class ChatView {
     private readonly actions: ChatActions,
     private readonly media: ChatMedia | null = null,
   ) {
-    this.composer = new Composer({ submit: () => this.submit(), stop: () => this.stop(), running: () => this.running });
+    this.composer = new Composer({
+      submit: () => this.submit(),
+      stop: () => this.stop(),
+      running: () => this.running,
+      commands: slashCommands,
+      runPrompt: (command, args) => this.runPrompt(command, args),
+    });
     this.composer.sync(this.canSend, this.running);
     this.stream = new ReplyStream(this.transcript);
   }
@@ -182,11 +194,29 @@ export class ChatView {
     this.sendText(text, images);
   }
 
-  private sendText(text: string, images: SentImage[] = []): void {
+  /** A tool server's prompt as the person's turn (prompt-form.ts); resolves with why not, or null once it went. */
+  private async runPrompt(command: SlashCommand, args: Record<string, string>): Promise<string | null> {
+    const busy = "Wait until the current turn ends (or stop it), then run the prompt.";
+    if (!this.canSend || this.running) return busy;
+    const result = await this.actions.prompt(command.server, command.prompt.name, args);
+    if (!result.ok) return sentence(result.message);
+    const turn = promptTurnOf(result.value);
+    if (!turn) return `The server's answer to ${command.command} is not a prompt this app can send.`;
+    if (!this.canSend || this.running) return busy;
+    const images = turn.images.map((attachment) => ({
+      attachment,
+      src: `data:${attachment.media_type};base64,${attachment.data}`,
+    }));
+    this.sendText(turn.text, images, { server: command.server, name: command.prompt.name });
+    return null;
+  }
+
+  private sendText(text: string, images: SentImage[] = [], prompt?: McpPromptOrigin): void {
     const turnId = newTurnId();
     this.transcript.turnId = turnId;
     // Out first, drawn after (time to first token): the worker starts while the page renders the message.
-    this.actions.send(text, turnId, undefined, images.length ? images.map((i) => i.attachment) : undefined);
+    const attached = images.length ? images.map((i) => i.attachment) : undefined;
+    this.actions.send(text, turnId, undefined, attached, prompt);
     this.transcript.dropContinue();
     this.stream.lastReply = null;
     const node = this.transcript.addMessage("user", text);
@@ -241,4 +271,14 @@ export class ChatView {
       if (this.canSend && !this.running) this.sendText(CONTINUE_PROMPT);
     });
   }
+}
+
+function promptTurnOf(value: unknown): McpPromptTurn | null {
+  const turn = value as Partial<McpPromptTurn> | null;
+  return turn && typeof turn.text === "string" && Array.isArray(turn.images) ? (turn as McpPromptTurn) : null;
+}
+
+function sentence(text: string): string {
+  const capital = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
 }

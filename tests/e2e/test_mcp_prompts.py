@@ -75,7 +75,10 @@ def test_a_prompt_with_arguments_asks_refuses_then_goes_to_the_model(page: Page,
     before = len(fake.requests_to(COMPLETIONS))
     page.get_by_test_id("prompt-run").click()
     expect(form.get_by_test_id("prompt-error")).to_contain_text("city")
-    assert len(fake.requests_to(COMPLETIONS)) == before  # refused: nothing sent
+    form.get_by_test_id("prompt-error").evaluate("node => { node.textContent = '' }")
+    box.press("Enter")  # Enter in the box, which holds the command, runs the form: refused again
+    expect(form.get_by_test_id("prompt-error")).to_contain_text("Give city first")
+    assert len(fake.requests_to(COMPLETIONS)) == before  # refused: nothing sent, not the command as text
 
     fake.script([Reply.text("Sunny in Lisbon.")])
     city.fill("Lisbon")
@@ -87,6 +90,10 @@ def test_a_prompt_with_arguments_asks_refuses_then_goes_to_the_model(page: Page,
     sent = last_user_content(fake)
     assert "What's weather in Lisbon?" in sent
     assert '<untrusted_content source="mcp:everything:args-prompt" kind="prompt">' in sent  # outside text
+    fake.script([Reply.text("Cloudy in Lisbon.")])
+    page.get_by_test_id("message-regenerate").click()  # the same prompt again: still outside text
+    expect(last_message(page, "assistant")).to_have_text("Cloudy in Lisbon.", timeout=REPLY_TIMEOUT_MS)
+    assert last_user_content(fake) == sent
     wait_ready(page)
 
 

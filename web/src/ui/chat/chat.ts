@@ -45,6 +45,8 @@ export class ChatView {
   private running = false;
   private canSend = false;
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The user messages that are a tool server's prompt (sent from the / menu), with their text. */
+  private readonly prompts = new WeakMap<HTMLElement, { origin: McpPromptOrigin; text: string }>();
 
   constructor(
     private readonly actions: ChatActions,
@@ -220,6 +222,7 @@ export class ChatView {
     this.transcript.dropContinue();
     this.stream.lastReply = null;
     const node = this.transcript.addMessage("user", text);
+    if (prompt) this.prompts.set(node, { origin: prompt, text });
     this.media?.showSent(node, images);
     this.stream.interrupt();
     this.setRunning(true);
@@ -244,7 +247,14 @@ export class ChatView {
     this.transcript.turnId = turnId;
     userNode.dataset.turnId = turnId;
     this.setRunning(true);
-    this.actions.send(text, turnId, replaces, images.length ? images : undefined);
+    const prompt = this.prompts.get(userNode); // a server's prompt sent again unchanged stays outside text
+    this.actions.send(
+      text,
+      turnId,
+      replaces,
+      images.length ? images : undefined,
+      prompt?.text === text ? prompt.origin : undefined,
+    );
   }
 
   private stop(): void {

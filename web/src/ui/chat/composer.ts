@@ -43,11 +43,11 @@ export class Composer {
       if (this.menu.key(e)) return;
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
-        host.submit();
+        this.submit(host);
       }
     });
     this.input.addEventListener("input", () => this.autosize());
-    this.sendButton.addEventListener("click", () => host.submit());
+    this.sendButton.addEventListener("click", () => this.submit(host));
     this.stopButton.addEventListener("click", () => host.stop());
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && host.running() && !e.defaultPrevented) {
@@ -77,6 +77,12 @@ export class Composer {
     this.stopButton.hidden = !running;
     this.stopButton.disabled = !running;
     this.sendButton.disabled = !canSend || running;
+  }
+
+  /** Send; while a prompt's form is open the box holds its command, so the form runs instead. */
+  private submit(host: ComposerHost): void {
+    if (this.form.open) void this.form.submit();
+    else host.submit();
   }
 
   /** A command chosen: the box shows it, its form asks for the arguments. */

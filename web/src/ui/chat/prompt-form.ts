@@ -33,14 +33,14 @@ export class PromptForm {
   ) {
     this.form.hidden = true;
     composer.append(this.form);
-    this.runButton.addEventListener("click", () => void this.run());
+    this.runButton.addEventListener("click", () => void this.submit());
     this.form.addEventListener("keydown", (e) => {
       if (e.key === "Escape") {
         e.preventDefault();
         this.close(false);
       } else if (e.key === "Enter" && e.target instanceof HTMLInputElement) {
         e.preventDefault();
-        void this.run();
+        void this.submit();
       }
     });
   }
@@ -102,7 +102,8 @@ export class PromptForm {
     this.host.closed(sent);
   }
 
-  private async run(): Promise<void> {
+  /** Run the prompt (Run, Enter in a field, or Enter/Send in the box while the form is open). */
+  async submit(): Promise<void> {
     const command = this.command;
     if (!command || this.runButton.disabled) return;
     const args: Record<string, string> = {};

@@ -41,6 +41,7 @@ from runtime.requests.dispatch import Requests
 from runtime.requests.ports import Ports
 from runtime.store import Store
 from runtime.tools.mcp import ToolServers
+from runtime.tools.mcp_prompts import prompt_turn_text
 from runtime.tools.mcp_resources import with_resources
 from runtime.tools.registry import Registry
 
@@ -130,7 +131,8 @@ class Conversation:
         if message["type"] == "config":
             self._configure(message)
         elif message["type"] == "user_message":
-            text = with_resources(message["text"], message.get("resources"))
+            text = prompt_turn_text(message["text"], message.get("prompt"))
+            text = with_resources(text, message.get("resources"))
             self.turns.start(text, message.get("turn_id"), message.get("replaces_turn"), message.get("images"))
         elif message["type"] == "exec_output":
             self.context.live.output(message)

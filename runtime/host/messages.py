@@ -167,6 +167,13 @@ class Config(TypedDict):
     replay: NotRequired[bool]
 
 
+class McpPromptOrigin(TypedDict):
+    """Where a ``user_message``'s text came from when the person sent a tool server's prompt (``/server:prompt``)."""
+
+    server: str
+    name: str
+
+
 class UserMessage(TypedDict):
     type: Literal["user_message"]
     text: str
@@ -174,6 +181,7 @@ class UserMessage(TypedDict):
     replaces_turn: NotRequired[str | None]
     images: NotRequired[list[ImageAttachment]]  # for models that take images (IMAGE_MAX_BYTES each)
     resources: NotRequired[list[AttachedResource]]  # tool servers' resources (runtime/tools/mcp_resources.py)
+    prompt: NotRequired[McpPromptOrigin]  # the text is a tool server's prompt: it reaches the model as outside text
 
 
 class AbortTurn(TypedDict):

@@ -71,10 +71,11 @@ const media = mountChatMedia({
 });
 const chat = new ChatView(
   {
-    send: (text, turnId, replacesTurn, images, resources) =>
+    send: (text, turnId, replacesTurn, images, extras) =>
       settings.order.afterChanges(() =>
-        client.post({ type: "user_message", text, turnId, replacesTurn, images, resources }),
+        client.post({ type: "user_message", text, turnId, replacesTurn, images, ...extras }),
       ),
+    prompt: (server, name, args) => client.mcpPrompt(server, name, args),
     stop: () => client.post({ type: "abort_turn" }),
     decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
     turnChanged: (running) => {

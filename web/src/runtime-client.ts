@@ -110,6 +110,11 @@ export class RuntimeClient {
     return this.ask((requestId) => ({ type: "mcp_read", requestId, server, uri }));
   }
 
+  /** `prompts/get` on a tool server (the worker answers: the user turn it becomes, or why not). */
+  mcpPrompt(server: string, name: string, args: Record<string, string>): Promise<RequestResult> {
+    return this.ask((requestId) => ({ type: "mcp_prompt", requestId, server, name, arguments: args }));
+  }
+
   private ask(make: (requestId: string) => MainToWorker): Promise<RequestResult> {
     const requestId = `r${this.nextRequest++}`;
     return new Promise((resolve) => {

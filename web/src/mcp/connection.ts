@@ -1,7 +1,8 @@
 /**
  * One tool server, on the official SDK: connect over Streamable HTTP (the sessionful revision with
  * `Mcp-Session-Id`, or the stateless one, whichever the server offers), list its tools, follow
- * `notifications/tools/list_changed`, and call a tool within a time limit. A call that the server
+ * `notifications/tools/list_changed` (and say when its prompts changed), call a tool or get a prompt
+ * within a time limit. A call that the server
  * answers 404 (its session is gone: it restarted; the reference server says 400) gets a new session and
  * is tried once more.
  * Every request goes through `serverFetch` (egress.ts): this server's origin only, its token only there.
@@ -14,6 +15,8 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
   type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
   type Tool,
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
@@ -32,6 +35,8 @@ export interface ConnectionEvents {
   lost(error: Error): void;
   /** The server said its resource list changed (`notifications/resources/list_changed`). */
   resourcesChanged?(): void;
+  /** The server said its prompt list changed (`notifications/prompts/list_changed`). */
+  promptsChanged?(): void;
 }
 
 export class ServerConnection {
@@ -59,6 +64,12 @@ export class ServerConnection {
       {
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), // eval-free: the page's CSP refuses eval
         listChanged: {
+          prompts: {
+            autoRefresh: false,
+            onChanged: () => {
+              if (this.client === client) this.events.promptsChanged?.();
+            },
+          },
           tools: {
             onChanged: (error, tools) => {
               if (this.client === client) this.events.toolsChanged(error ?? limitTools(tools ?? []));
@@ -102,13 +113,32 @@ export class ServerConnection {
   }
 
   /** Call `tool`; on a 404 (the session is gone) reconnect once and call again. */
-  async call(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
+  call(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
+    return this.ask((client) => client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs }));
+  }
+
+  /** The server's prompts, every page (none when it offers no prompts). */
+  listPrompts(): Promise<Prompt[]> {
+    return this.ask(async (client) =>
+      client.getServerCapabilities()?.prompts
+        ? (await client.listPrompts(undefined, { timeout: LIST_TIMEOUT_MS })).prompts
+        : [],
+    );
+  }
+
+  /** `prompts/get` within `timeoutMs`. */
+  getPrompt(name: string, args: Record<string, string>, timeoutMs: number): Promise<GetPromptResult> {
+    return this.ask((client) => client.getPrompt({ name, arguments: args }, { timeout: timeoutMs }));
+  }
+
+  /** One request on the session; on a 404 (the session is gone) reconnect once and ask again. */
+  private async ask<T>(run: (client: Client) => Promise<T>): Promise<T> {
     try {
-      return await this.callOnce(tool, args, timeoutMs);
+      return await this.askOnce(run);
     } catch (error) {
       if (!sessionGone(error)) throw error;
       await this.connect();
-      return await this.callOnce(tool, args, timeoutMs);
+      return await this.askOnce(run);
     }
   }
 
@@ -130,13 +160,13 @@ export class ServerConnection {
     await client?.close().catch(() => undefined);
   }
 
-  private async callOnce(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
+  private async askOnce<T>(run: (client: Client) => Promise<T>): Promise<T> {
     if (this.client === null) await this.connect();
     const client = this.client;
     if (client === null) throw new Error("not connected");
     this.fetch?.takeCut();
     try {
-      return await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
+      return await run(client);
     } catch (error) {
       throw this.cutOr(error);
     }

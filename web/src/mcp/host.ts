@@ -14,6 +14,7 @@ import { McpEgressError } from "./egress";
 import { describe } from "./faults";
 import { readResource, listResources, tooLarge } from "./resources";
 import { toContent, MAX_RESULT_CHARS } from "./results";
+import { getPrompt, listPrompts, PROMPTS_NOTE } from "./prompts";
 import type { RequestResult } from "../protocol/main-worker-messages";
 import type { ToolServerConfig, ToolServerState, ToolServerStatus } from "../protocol/tool-servers";
 
@@ -144,6 +145,7 @@ export class McpHost {
             tools instanceof Error ? void this.failed(entry, tools) : this.listed(entry, tools),
           lost: (error) => void this.failed(entry, error),
           resourcesChanged: () => void this.listResources(entry),
+          promptsChanged: () => void this.listPrompts(entry),
         },
         this.callbackUrl,
       ),
@@ -174,6 +176,7 @@ export class McpHost {
     this.report(entry, "connected", "");
     this.publish(entry);
     void this.listResources(entry);
+    void this.listPrompts(entry);
   }
 
   /** List the entry's resources for the panel (a server that cannot list them still gives its tools). */
@@ -187,15 +190,20 @@ export class McpHost {
     this.io.status(entry.status);
   }
 
+  /** List the entry's prompts into its status (a failure is said there; the tools stay). */
+  private async listPrompts(entry: Entry): Promise<void> {
+    const { prompts, note } = await listPrompts(entry.connection);
+    if (this.entries.get(entry.config.name) !== entry || entry.status.state !== "connected") return;
+    const others = entry.status.message.split("; ").filter((part) => part && !part.startsWith(PROMPTS_NOTE));
+    const message = [...others, note].filter(Boolean).join("; ");
+    entry.status = { ...entry.status, prompts, message };
+    this.io.status(entry.status);
+  }
+
   /** Read one of a server's resources for a message the person is writing (the panel's Attach). */
   async read(server: string, uri: string): Promise<RequestResult> {
     const entry = this.entries.get(server);
-    if (!entry || entry.status.state !== "connected")
-      return {
-        ok: false,
-        code: "not_connected",
-        message: `the tool server '${server}' is not connected${entry?.status.message ? `: ${entry.status.message}` : ""}`,
-      };
+    if (!entry || entry.status.state !== "connected") return notConnected(server, entry);
     const listed = entry.status.resources?.find((r) => r.uri === uri && !r.template);
     const refused = tooLarge(listed?.size);
     if (refused) return { ok: false, code: "too_large", message: refused };
@@ -206,6 +214,13 @@ export class McpHost {
       if (error instanceof McpEgressError || isUnreachable(error)) void this.connect(entry.config); // mark it, try again
       return { ok: false, code: "read_failed", message: `could not read ${uri} from '${server}': ${describe(error)}` };
     }
+  }
+
+  /** The page's `mcp_prompt`: `prompts/get` on a connected server, as the user turn it becomes. */
+  async prompt(server: string, name: string, args: Record<string, string>): Promise<RequestResult> {
+    const entry = this.entries.get(server);
+    if (!entry || entry.status.state !== "connected") return notConnected(server, entry);
+    return getPrompt(entry.connection, entry.status.prompts ?? [], name, args);
   }
 
   private async failed(entry: Entry, error: unknown): Promise<void> {
@@ -248,6 +263,7 @@ export class McpHost {
       message,
       tools: connected ? entry.status.tools : [],
       resources: connected ? entry.status.resources : [],
+      prompts: connected ? entry.status.prompts : [],
     };
     this.io.status(entry.status);
   }
@@ -281,4 +297,9 @@ function spec(tool: Tool): McpToolSpec {
 
 function isUnreachable(error: unknown): boolean {
   return error instanceof TypeError || (error instanceof Error && error.cause instanceof TypeError);
+}
+
+function notConnected(server: string, entry: { status: ToolServerStatus } | undefined): RequestResult {
+  const why = entry?.status.message ? `: ${entry.status.message}` : "";
+  return { ok: false, code: "not_connected", message: `the tool server '${server}' is not connected${why}` };
 }

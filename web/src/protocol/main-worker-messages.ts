@@ -10,6 +10,7 @@ import type {
   AttachedResource,
   Config,
   ImageAttachment,
+  McpPromptOrigin,
   ProviderKind,
   ProviderSettings,
   UiEvent,
@@ -58,6 +59,8 @@ export type MainToWorker =
       replacesTurn?: string;
       images?: ImageAttachment[];
       resources?: AttachedResource[];
+      /** The text is this tool server's prompt (`/server:prompt`): the runtime wraps it as outside text. */
+      prompt?: McpPromptOrigin;
     }
   | { type: "abort_turn" }
   | { type: "approval"; callId: string; decision: ApprovalDecision }
@@ -76,7 +79,9 @@ export type MainToWorker =
    * `callbackUrl`: the app page's address, where an MCP sign-in's answer comes back. */
   | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string }
   /** Read a tool server's resource to attach to a message (answered by `reply`: a `ReadResource`). */
-  | { type: "mcp_read"; requestId: string; server: string; uri: string };
+  | { type: "mcp_read"; requestId: string; server: string; uri: string }
+  /** `prompts/get` on a connected server (answered by `reply`: an McpPromptTurn, or why not). */
+  | { type: "mcp_prompt"; requestId: string; server: string; name: string; arguments: Record<string, string> };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

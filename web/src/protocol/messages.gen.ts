@@ -71,6 +71,12 @@ export type AttachedResource = {
   image?: boolean;
 };
 
+/** Where a ``user_message``'s text came from when the person sent a tool server's prompt (``/server:prompt``). */
+export type McpPromptOrigin = {
+  server: string;
+  name: string;
+};
+
 export type UserMessage = {
   type: "user_message";
   text: string;
@@ -78,6 +84,7 @@ export type UserMessage = {
   replaces_turn?: string | null;
   images?: ImageAttachment[];
   resources?: AttachedResource[];
+  prompt?: McpPromptOrigin;
 };
 
 export type AbortTurn = {

@@ -4,6 +4,8 @@
  * connects and answers with each server's status. A token crosses only page → worker, never back.
  */
 
+import type { ImageAttachment } from "./messages";
+
 export interface ToolServerConfig {
   /** Lower-case letters, digits, '-': it prefixes the server's tools (`name__tool`). */
   name: string;
@@ -25,6 +27,8 @@ export interface ToolServerStatus {
   message: string;
   /** The server's resources and templates (mcp/resources.ts); absent: none listed (yet). */
   resources?: ToolServerResource[];
+  /** The server's prompts (`/server:prompt` commands in the composer); absent or empty: none. */
+  prompts?: McpPromptInfo[];
 }
 
 /** One resource as a server lists it (`resources/list`), or a template (`resources/templates/list`: `template`
@@ -49,6 +53,20 @@ export interface ReadResource {
   blob?: string;
   /** Bytes of the text (UTF-8) or of the blob. */
   size: number;
+}
+
+/** One prompt a server lists, as the page shows it (mcp/prompts.ts bounds each field). */
+export interface McpPromptInfo {
+  name: string;
+  title?: string;
+  description: string;
+  arguments: { name: string; description: string; required: boolean }[];
+}
+
+/** A prompt's `prompts/get` answer as the user turn it becomes: its text, and its images as attachments. */
+export interface McpPromptTurn {
+  text: string;
+  images: ImageAttachment[];
 }
 
 /** A server's name as the runtime takes it (runtime/tools/mcp.py SERVER_NAME), or why not. */

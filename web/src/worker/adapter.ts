@@ -144,6 +144,7 @@ export class Adapter {
           ...(message.replacesTurn ? { replaces_turn: message.replacesTurn } : {}),
           ...(message.images?.length ? { images: message.images } : {}),
           ...(message.resources?.length ? { resources: message.resources } : {}),
+          ...(message.prompt ? { prompt: message.prompt } : {}),
         });
         if (error) {
           const text = `This message was not sent: it is too long for one frame (${error}). Put the text or the images in files in the files panel and refer to them.`;
@@ -177,6 +178,10 @@ export class Adapter {
           .read(message.server, message.uri)
           .then((result) => this.io.toMain({ type: "reply", requestId: message.requestId, result }));
         return;
+      case "mcp_prompt":
+        return void this.mcp
+          .prompt(message.server, message.name, message.arguments)
+          .then((result) => this.io.toMain({ type: "reply", requestId: message.requestId, result }));
     }
   }
 

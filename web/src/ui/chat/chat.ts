@@ -4,7 +4,16 @@
  * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's.
  */
 
-import type { ApprovalDecision, AttachedResource, ImageAttachment, UiEvent } from "../../protocol/messages";
+import type {
+  ApprovalDecision,
+  AttachedResource,
+  ImageAttachment,
+  McpPromptOrigin,
+  UiEvent,
+} from "../../protocol/messages";
+import type { RequestResult } from "../../protocol/main-worker-messages";
+import { slashCommands, type SlashCommand } from "../../mcp/prompt-list";
+import type { McpPromptTurn } from "../../protocol/tool-servers";
 import type { ChatMedia } from "../images/chat-media";
 import type { SentImage } from "../images/composer-attachments";
 import { showAttached } from "../resources/attached-resources";
@@ -17,15 +26,25 @@ import type { SessionView } from "../../protocol/requests";
 import { newTurnId } from "./streaming-reply";
 import { Transcript } from "./transcript";
 
+/** What a turn carries beside its text and images. */
+export interface TurnExtras {
+  /** Tool servers' resources the person attached. */
+  resources?: AttachedResource[];
+  /** The text is this tool server's prompt (`/server:prompt`). */
+  prompt?: McpPromptOrigin;
+}
+
+interface SentExtras extends TurnExtras {
+  /** Images that came with the attached resources. */
+  resourceImages?: ImageAttachment[];
+}
+
 export interface ChatActions {
-  /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit, regenerate). */
-  send(
-    text: string,
-    turnId: string,
-    replaces?: string,
-    images?: ImageAttachment[],
-    resources?: AttachedResource[],
-  ): void;
+  /** Start turn `turnId` with `text` (and `images`); `replaces`: the turn it replaces with every later one (edit,
+   * regenerate); `extras`: the tool servers' resources attached, or the tool server's prompt the text is. */
+  send(text: string, turnId: string, replaces?: string, images?: ImageAttachment[], extras?: TurnExtras): void;
+  /** `prompts/get` on a tool server: an McpPromptTurn, or why not. */
+  prompt(server: string, name: string, args: Record<string, string>): Promise<RequestResult>;
   stop(): void;
   decide(callId: string, decision: ApprovalDecision): void;
   turnChanged(running: boolean): void;
@@ -46,12 +65,20 @@ export class ChatView {
   private running = false;
   private canSend = false;
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The user messages that are a tool server's prompt (sent from the / menu), with their text. */
+  private readonly prompts = new WeakMap<HTMLElement, { origin: McpPromptOrigin; text: string }>();
 
   constructor(
     private readonly actions: ChatActions,
     private readonly media: ChatMedia | null = null,
   ) {
-    this.composer = new Composer({ submit: () => this.submit(), stop: () => this.stop(), running: () => this.running });
+    this.composer = new Composer({
+      submit: () => this.submit(),
+      stop: () => this.stop(),
+      running: () => this.running,
+      commands: slashCommands,
+      runPrompt: (command, args) => this.runPrompt(command, args),
+    });
     this.composer.sync(this.canSend, this.running);
     this.stream = new ReplyStream(this.transcript);
   }
@@ -188,23 +215,41 @@ export class ChatView {
     const taken = held?.take() ?? { resources: [], images: [] };
     if (!text && images.length === 0 && taken.resources.length === 0) return;
     this.composer.clear();
-    this.sendText(text, images, taken.resources, taken.images);
+    this.sendText(text, images, { resources: taken.resources, resourceImages: taken.images });
+  }
+
+  /** A tool server's prompt as the person's turn (prompt-form.ts); resolves with why not, or null once it went. */
+  private async runPrompt(command: SlashCommand, args: Record<string, string>): Promise<string | null> {
+    const busy = "Wait until the current turn ends (or stop it), then run the prompt.";
+    if (!this.canSend || this.running) return busy;
+    const result = await this.actions.prompt(command.server, command.prompt.name, args);
+    if (!result.ok) return sentence(result.message);
+    const turn = promptTurnOf(result.value);
+    if (!turn) return `The server's answer to ${command.command} is not a prompt this app can send.`;
+    if (!this.canSend || this.running) return busy;
+    const images = turn.images.map((attachment) => ({
+      attachment,
+      src: `data:${attachment.media_type};base64,${attachment.data}`,
+    }));
+    this.sendText(turn.text, images, { prompt: { server: command.server, name: command.prompt.name } });
+    return null;
   }
 
   private sendText(
     text: string,
     images: SentImage[] = [],
-    resources: AttachedResource[] = [],
-    resourceImages: ImageAttachment[] = [],
+    { resources = [], resourceImages = [], prompt }: SentExtras = {},
   ): void {
     const turnId = newTurnId();
     this.transcript.turnId = turnId;
     const all = [...images.map((i) => i.attachment), ...resourceImages];
     // Out first, drawn after (time to first token): the worker starts while the page renders the message.
-    this.actions.send(text, turnId, undefined, all.length ? all : undefined, resources.length ? resources : undefined);
+    const extras = { ...(resources.length ? { resources } : {}), ...(prompt ? { prompt } : {}) };
+    this.actions.send(text, turnId, undefined, all.length ? all : undefined, extras);
     this.transcript.dropContinue();
     this.stream.lastReply = null;
     const node = this.transcript.addMessage("user", text);
+    if (prompt) this.prompts.set(node, { origin: prompt, text });
     this.media?.showSent(node, images);
     showAttached(node, resources);
     this.stream.interrupt();
@@ -230,7 +275,14 @@ export class ChatView {
     this.transcript.turnId = turnId;
     userNode.dataset.turnId = turnId;
     this.setRunning(true);
-    this.actions.send(text, turnId, replaces, images.length ? images : undefined);
+    const prompt = this.prompts.get(userNode); // a server's prompt sent again unchanged stays outside text
+    this.actions.send(
+      text,
+      turnId,
+      replaces,
+      images.length ? images : undefined,
+      prompt?.text === text ? { prompt: prompt.origin } : undefined,
+    );
   }
 
   private stop(): void {
@@ -257,4 +309,14 @@ export class ChatView {
       if (this.canSend && !this.running) this.sendText(CONTINUE_PROMPT);
     });
   }
+}
+
+function promptTurnOf(value: unknown): McpPromptTurn | null {
+  const turn = value as Partial<McpPromptTurn> | null;
+  return turn && typeof turn.text === "string" && Array.isArray(turn.images) ? (turn as McpPromptTurn) : null;
+}
+
+function sentence(text: string): string {
+  const capital = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
 }

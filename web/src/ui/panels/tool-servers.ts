@@ -8,6 +8,7 @@
 
 import type { WorkerToMain } from "../../protocol/main-worker-messages";
 import { setServerTools } from "../../mcp/owners";
+import { setServerPrompts } from "../../mcp/prompt-list";
 import type { SignInReturn } from "../../mcp/oauth-return";
 import { addServer, loadServers, removeServer } from "../../mcp/servers-store";
 import type { ToolServerConfig, ToolServerStatus } from "../../protocol/tool-servers";
@@ -93,6 +94,7 @@ class ToolServersPanel {
     if (!this.servers.some((s) => s.name === status.name)) return; // removed meanwhile
     this.statuses.set(status.name, status);
     setServerTools(status.name, status.tools);
+    setServerPrompts(status.name, status.prompts ?? []);
     this.render();
   }
 
@@ -143,6 +145,7 @@ class ToolServersPanel {
     this.signInNotes.delete(name);
     this.statuses.delete(name);
     setServerTools(name, []);
+    setServerPrompts(name, []);
     await this.reload(true);
   }
 

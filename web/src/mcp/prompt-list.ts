@@ -1,0 +1,27 @@
+/**
+ * The connected tool servers' prompts on the page (main thread), as the worker's statuses say: the
+ * composer's `/` menu offers each as `/server:prompt` (ui/chat/slash-menu.ts).
+ */
+
+import type { McpPromptInfo } from "../protocol/tool-servers";
+
+export interface SlashCommand {
+  /** What the person types and sees: `/server:prompt`. */
+  command: string;
+  server: string;
+  prompt: McpPromptInfo;
+}
+
+const byServer = new Map<string, McpPromptInfo[]>();
+
+export function setServerPrompts(server: string, prompts: readonly McpPromptInfo[]): void {
+  if (prompts.length) byServer.set(server, [...prompts]);
+  else byServer.delete(server);
+}
+
+export function slashCommands(): SlashCommand[] {
+  const commands: SlashCommand[] = [];
+  for (const [server, prompts] of byServer)
+    for (const prompt of prompts) commands.push({ command: `/${server}:${prompt.name}`, server, prompt });
+  return commands.sort((a, b) => a.command.localeCompare(b.command));
+}

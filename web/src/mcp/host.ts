@@ -205,7 +205,15 @@ export class McpHost {
   }
 
   private report(entry: Entry, state: ToolServerState, message: string): void {
-    entry.status = { ...entry.status, state, message, tools: state === "connected" ? entry.status.tools : [] };
+    const { protocol: _, ...rest } = entry.status;
+    const version = entry.connection.revision?.version;
+    entry.status = {
+      ...rest,
+      state,
+      message,
+      tools: state === "connected" ? entry.status.tools : [],
+      ...(state === "connected" && version ? { protocol: version } : {}),
+    };
     this.io.status(entry.status);
   }
 

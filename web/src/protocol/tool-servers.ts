@@ -23,6 +23,8 @@ export interface ToolServerStatus {
   tools: string[];
   /** What is wrong and what to do (empty when connected and nothing was refused). */
   message: string;
+  /** When connected: the MCP revision in use, "2026-07-28" (stateless, listen stream) or a 2025 one. */
+  protocol?: string;
 }
 
 /** A server's name as the runtime takes it (runtime/tools/mcp.py SERVER_NAME), or why not. */

@@ -6,7 +6,7 @@
  * answer stream in 2025. The doctor says the revision, and names a 2026 header the server's CORS refuses.
  */
 
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { browserFetch } from "./support/browser-fetch";
 import { startPythonServer, type PythonServer } from "./support/python-server";
 import { checkServer } from "../src/mcp/doctor";
@@ -104,5 +104,17 @@ describe("the 2026-07-28 revision and the 2025 one", () => {
     expect(cors?.text).toContain(`for the origin ${PAGE}`);
     expect(checks.get("mcp-protocol")?.text).toMatch(/revision 2025-/); // what the browser lets the app speak
     expect(checks.get("mcp-tools")?.state).toBe("ok");
+    // The worker's client under the same CORS rules: the probe is refused, the 2025 handshake connects.
+    vi.stubGlobal("fetch", browserFetch(PAGE, globalThis.fetch));
+    try {
+      const { host: mcp, statuses } = host();
+      mcp.setServers([{ name: "py", url }], CALLBACK);
+      const connected = await until(statuses, (s) => s.state !== "connecting");
+      expect(connected.state).toBe("connected");
+      expect(connected.protocol).toMatch(/^2025-/);
+      mcp.setServers([], CALLBACK);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   }, 60_000);
 });

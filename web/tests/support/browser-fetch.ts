@@ -7,7 +7,8 @@
 
 const SAFE = new Set(["accept", "accept-language", "content-language"]);
 
-export function browserFetch(page: string): typeof fetch {
+export function browserFetch(page: string, base: typeof fetch = fetch): typeof fetch {
+  const fetch = base; // the network's, even when the global is this stand-in
   return async (input, init = {}) => {
     const url = String(input instanceof Request ? input.url : input);
     if (init.mode === "no-cors") return await fetch(url, { method: "GET", signal: init.signal });

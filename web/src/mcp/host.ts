@@ -43,9 +43,6 @@ export class McpHost {
   private readonly entries = new Map<string, Entry>();
   private readonly waiting = new Map<string, (accepted: string[], refused: Refused[]) => void>();
   private ready = false;
-  private booted: () => void = () => undefined;
-  /** Settles when the runtime is first ready: connecting waits for it (see `connect`). */
-  private readonly runtimeBooted = new Promise<void>((resolve) => (this.booted = resolve));
   private nextId = 1;
   private callbackUrl = "";
 
@@ -73,7 +70,6 @@ export class McpHost {
   /** The runtime is ready (a fresh one after a restart knows no server tools): tell it all of them. */
   runtimeReady(): void {
     this.ready = true;
-    this.booted();
     for (const entry of this.entries.values()) if (entry.tools.length) this.publish(entry);
   }
 
@@ -153,11 +149,6 @@ export class McpHost {
     };
     this.entries.set(config.name, entry);
     this.report(entry, "connecting", "");
-    // While Pyodide boots it holds this worker's thread for seconds at a time: the SDK's deadlines ran
-    // out before the first request was even sent (after a reload, the first connect failed so and only
-    // the retry got through). Its tools cannot be offered before the runtime is ready anyway.
-    await this.runtimeBooted;
-    if (this.entries.get(config.name) !== entry) return; // removed meanwhile
     try {
       this.listed(entry, await entry.connection.connect());
     } catch (error) {

@@ -1,7 +1,8 @@
 """Start the test tool servers as subprocesses on free ports of 127.0.0.1 and stop them afterwards.
 
-``python_server(cors_origins)`` runs ``python_server.py`` (stateless, with CORS for those origins, or
-none); ``hostile_server()`` runs ``hostile_server.py`` (yields its base URL: a case is at
+``python_server(cors_origins)`` runs ``python_server.py`` (stateless, both revisions, with CORS for those
+origins, or none; ``legacy_only`` refuses the 2026-07-28 revision, ``allow_headers`` limits CORS to
+those); ``hostile_server()`` runs ``hostile_server.py`` (yields its base URL: a case is at
 ``/<case>/mcp``); ``everything_server()`` runs the reference ``@modelcontextprotocol/server-everything`` (pinned in
 package.json) with its Streamable HTTP transport, preloading ``loopback.cjs`` so that it binds 127.0.0.1
 although it takes no host option. Each yields the server's endpoint URL.
@@ -26,10 +27,20 @@ EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everythin
 
 
 @contextlib.contextmanager
-def python_server(cors_origins: list[str], timeout_s: float = 30.0) -> Iterator[str]:
+def python_server(
+    cors_origins: list[str],
+    timeout_s: float = 30.0,
+    *,
+    legacy_only: bool = False,
+    allow_headers: list[str] | None = None,
+) -> Iterator[str]:
     args = ["--port", "0"]
     for origin in cors_origins:
         args += ["--cors-origin", origin]
+    if legacy_only:
+        args.append("--legacy-only")
+    if allow_headers:
+        args += ["--cors-allow-headers", ",".join(allow_headers)]
     with _python_script("python_server.py", args, timeout_s) as url:
         yield url
 
@@ -87,5 +98,3 @@ def _wait_for_port(url: str, timeout_s: float, proc: subprocess.Popen[bytes] | N
             return
         time.sleep(0.1)
     raise TimeoutError(f"no tool server listened at {url} within {timeout_s} s")
-
-

@@ -109,7 +109,7 @@ def test_everything_server_tool_is_called_through_the_agent(page: Page, fake: Fa
 def test_python_server_with_cors_works(page: Page, fake: FakeLLM, python_cors: str) -> None:
     server = add_server(page, "py", python_cors)
     expect(server).to_have_attribute("data-state", "connected", timeout=CONNECT_TIMEOUT_MS)
-    expect(server).to_have_attribute("data-tools", "3")
+    expect(server).to_have_attribute("data-tools", "4")  # add, shout, pixel, grow
     card = model_calls(page, fake, "py__add", {"a": 2, "b": 40}, "It is 42.")
     assert card.get_attribute("data-server") == "py"
     assert "42" in tool_message(fake)

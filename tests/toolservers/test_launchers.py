@@ -5,6 +5,7 @@ does not (a browser would hide its answers), and its DNS-rebinding guard refuses
 from __future__ import annotations
 
 import asyncio
+import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -87,3 +88,39 @@ def test_everything_server_binds_loopback_and_echoes(everything: str) -> None:
     names, text = asyncio.run(tools_and_call(everything, "echo", {"message": "tide"}))
     assert "echo" in names
     assert "tide" in text
+
+
+def discover(url: str) -> tuple[int, dict[str, object]]:
+    """`server/discover` as a 2026-07-28 client sends it (its headers and `_meta` envelope)."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}})
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Mcp-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "server/discover",
+    }
+    request = urllib.request.Request(url, data=body.encode(), method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_python_server_offers_2026_and_legacy_only_refuses_it(cors_server: str) -> None:
+    status, answer = discover(cors_server)
+    assert status == 200
+    assert "2026-07-28" in answer["result"]["supportedVersions"]  # type: ignore[index]
+    assert answer["result"]["capabilities"]["tools"]["listChanged"] is True  # type: ignore[index]
+    with python_server([ORIGIN], legacy_only=True) as legacy:
+        status, answer = discover(legacy)
+        assert status == 400
+        assert "Unsupported protocol version" in answer["error"]["message"]  # type: ignore[index]
+        names, text = asyncio.run(tools_and_call(legacy, "grow", {}))  # the 2025 handshake still works
+        assert "grow" in names
+        assert text == "added grown_1"

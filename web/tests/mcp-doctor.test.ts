@@ -1,16 +1,15 @@
 /**
  * The connection doctor's MCP checks against the real hostile server (scripts/mcp/hostile_server.py)
- * on 127.0.0.1. Node's fetch applies no CORS, so the stand-in below does what a browser does with a
- * cross-origin request: the real preflight (OPTIONS) first where one is due, then the real request,
- * refused when the server's CORS headers do not allow it. The e2e test covers the rest in Chromium.
+ * on 127.0.0.1. Node's fetch applies no CORS, so a stand-in (support/browser-fetch.ts) does what a
+ * browser does with a cross-origin request. The e2e test covers the rest in Chromium.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserFetch } from "./support/browser-fetch";
 import { startHostileServer, type HostileServer } from "./support/hostile-server";
 import { checkServer } from "../src/mcp/doctor";
 
 const PAGE = "http://127.0.0.1:8000";
-const SAFE = new Set(["accept", "accept-language", "content-language"]);
 let server: HostileServer;
 let base = "";
 
@@ -23,43 +22,10 @@ afterAll(() => {
   server.stop();
 });
 
-/** A browser's CORS rules over the real network (enough of them for the doctor's requests). */
-const browserFetch: typeof fetch = async (input, init = {}) => {
-  const url = String(input instanceof Request ? input.url : input);
-  if (init.mode === "no-cors") return await fetch(url, { method: "GET", signal: init.signal });
-  const headers = new Headers(init.headers);
-  const method = init.method ?? "GET";
-  const custom = [...headers.keys()].filter(
-    (h) => !SAFE.has(h) && !(h === "content-type" && headers.get(h) === "text/plain"),
-  );
-  if (custom.length || !["GET", "HEAD", "POST"].includes(method)) {
-    const preflight = await fetch(url, {
-      method: "OPTIONS",
-      headers: {
-        Origin: PAGE,
-        "Access-Control-Request-Method": method,
-        "Access-Control-Request-Headers": custom.join(","),
-      },
-    });
-    const allowed = (preflight.headers.get("Access-Control-Allow-Headers") ?? "").toLowerCase().split(/\s*,\s*/);
-    if (
-      !preflight.ok ||
-      !preflight.headers.get("Access-Control-Allow-Origin") ||
-      custom.some((h) => !allowed.includes(h) && !allowed.includes("*"))
-    ) {
-      throw new TypeError("Failed to fetch");
-    }
-  }
-  headers.set("Origin", PAGE);
-  const response = await fetch(url, { ...init, headers, mode: undefined, redirect: "manual" });
-  if (!response.headers.get("Access-Control-Allow-Origin")) throw new TypeError("Failed to fetch");
-  const exposed = (response.headers.get("Access-Control-Expose-Headers") ?? "").toLowerCase().split(/\s*,\s*/);
-  const visible = new Headers([...response.headers].filter(([h]) => h === "content-type" || exposed.includes(h)));
-  return new Response(response.body, { status: response.status, headers: visible });
-};
+const pageFetch = browserFetch(PAGE);
 
 const doctor = (path: string) =>
-  checkServer({ name: path, url: `${base}/${path}/mcp`, pageOrigin: PAGE, fetch: browserFetch });
+  checkServer({ name: path, url: `${base}/${path}/mcp`, pageOrigin: PAGE, fetch: pageFetch });
 const byCheck = (results: Awaited<ReturnType<typeof checkServer>>) => new Map(results.map((r) => [r.check, r]));
 
 describe("the doctor's MCP checks", () => {
@@ -96,7 +62,7 @@ describe("the doctor's MCP checks", () => {
       name: "gone",
       url: "http://127.0.0.1:1/mcp",
       pageOrigin: PAGE,
-      fetch: browserFetch,
+      fetch: pageFetch,
     });
     expect(results.map((r) => [r.check, r.state])).toEqual([["mcp-reachable", "fail"]]);
   });

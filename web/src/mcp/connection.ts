@@ -1,8 +1,9 @@
 /**
- * One tool server, on the official SDK: connect over Streamable HTTP (the sessionful revision with
- * `Mcp-Session-Id`, or the stateless one, whichever the server offers), list its tools, follow
- * `notifications/tools/list_changed` (and say when its prompts changed), call a tool or get a prompt
- * within a time limit. A call that the server
+ * One tool server, on the official SDK: connect over Streamable HTTP (the stateless 2026-07-28
+ * revision when `server/discover` says the server speaks it, else the 2025 one, sessionful with
+ * `Mcp-Session-Id` or stateless: revision.ts), list its tools, follow `notifications/tools/list_changed`
+ * (in 2026-07-28, on the `subscriptions/listen` stream; and say when its prompts or resources changed),
+ * call a tool or get a prompt within a time limit. A call that the server
  * answers 404 (its session is gone: it restarted; the reference server says 400) gets a new session and
  * is tried once more.
  * Every request goes through `serverFetch` (egress.ts): this server's origin only, its token only there.
@@ -17,11 +18,13 @@ import {
   type CallToolResult,
   type GetPromptResult,
   type Prompt,
+  type PriorDiscovery,
   type Tool,
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { McpEgressError, McpTooLargeError, serverFetch, type ServerFetch } from "./egress";
 import { McpOAuthProvider, needsSignIn } from "./oauth-provider";
+import { keepListening, NEGOTIATION, PROBE_REFUSED_NOTE, probeRefused, revisionOf, type Revision } from "./revision";
 import type { ToolServerConfig } from "../protocol/tool-servers";
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -43,6 +46,8 @@ export class ServerConnection {
   private client: Client | null = null;
   private oauth: McpOAuthProvider | null = null;
   private fetch: ServerFetch | null = null;
+  /** The revision of the last connect that succeeded. */
+  revision: Revision | null = null;
 
   constructor(
     readonly config: ToolServerConfig,
@@ -56,13 +61,23 @@ export class ServerConnection {
     return this.oauth !== null && (this.oauth.signInNeeded || needsSignIn(error));
   }
 
-  /** Connect (a fresh session) and return the tools. */
+  /** Connect (a fresh session) and return the tools; the 2025 handshake when the browser refused the probe. */
   async connect(): Promise<Tool[]> {
+    try {
+      return await this.connectAs(undefined, "");
+    } catch (error) {
+      if (!probeRefused(error)) throw error;
+      return await this.connectAs({ kind: "legacy" }, PROBE_REFUSED_NOTE);
+    }
+  }
+
+  private async connectAs(prior: PriorDiscovery | undefined, note: string): Promise<Tool[]> {
     await this.close();
     const client = new Client(
       { name: "tidepool", version: "0.1.0" },
       {
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), // eval-free: the page's CSP refuses eval
+        versionNegotiation: NEGOTIATION,
         listChanged: {
           prompts: {
             autoRefresh: false,
@@ -97,7 +112,14 @@ export class ServerConnection {
     });
     this.client = client;
     const listed = async (): Promise<Tool[]> => {
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...(prior ? { prior } : {}) });
+      this.revision = revisionOf(client, note);
+      keepListening(
+        client,
+        () => this.client === client,
+        () => void this.relist(client),
+        (error) => this.events.lost(error),
+      );
       return limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
     };
     try {
@@ -152,6 +174,17 @@ export class ServerConnection {
     } catch (error) {
       throw this.cutOr(error);
     }
+  }
+
+  /** The listen stream was opened again: changes may have been missed, so the list is asked for anew. */
+  private async relist(client: Client): Promise<void> {
+    let tools: Tool[] | Error;
+    try {
+      tools = limitTools((await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS })).tools);
+    } catch (error) {
+      tools = error instanceof Error ? error : new Error(String(error));
+    }
+    if (this.client === client) this.events.toolsChanged(tools);
   }
 
   async close(): Promise<void> {

@@ -2,13 +2,23 @@
  * The connection doctor's checks for one tool server, as plain logic over an injected `fetch` (the
  * page's own, so the browser's CORS rules apply as they do to the worker's client): reachable (a
  * `no-cors` probe), CORS (which part is missing, found by adding one request header at a time),
- * auth state (401, `WWW-Authenticate`), the protocol revision `initialize` answers, and the tool count
+ * auth state (401, `WWW-Authenticate`), the protocol revision (`server/discover` for 2026-07-28, else
+ * `initialize`; doctor-revision.ts), and the tool count
  * (`tools/list`; a sessionful server whose `Mcp-Session-Id` is hidden is caught here). Each result says
  * what to tell the server's owner. Every request is bounded in time and in bytes read.
  */
 
 import type { CheckResult, CheckState } from "../settings/doctor";
 import { MAX_TOOLS } from "./connection";
+import {
+  bareDiscover,
+  MODERN,
+  modernRequest,
+  offersModern,
+  refusedAdvice,
+  refusedModernHeader,
+  speaksModern,
+} from "./doctor-revision";
 import { ServerAuthStore, type ServerAuth } from "./oauth-store";
 import { loadServers } from "./servers-store";
 
@@ -28,7 +38,7 @@ const REVISION = "2025-06-18";
 const MAX_READ_BYTES = 1024 * 1024;
 const ACCEPT = "application/json, text/event-stream";
 
-type Rpc = { result?: Record<string, unknown>; error?: { message?: string } };
+type Rpc = { result?: Record<string, unknown>; error?: { code?: number; message?: string } };
 
 class Probe {
   constructor(private readonly input: McpDoctorInput) {}
@@ -110,10 +120,39 @@ export async function checkServer(input: McpDoctorInput): Promise<CheckResult[]>
       ...out,
       result(input, "mcp-cors", "fail", `${cors} Until then the browser hides the server's answers from this app.`),
     ];
+  const refused = await refusedModernHeader((headers) => ping(probe, headers));
+  // A refused 2026 header matters only for a server that speaks 2026-07-28 (a 2025 server needs none).
+  const warn = refused !== null && (await modernBehindCors(probe, input));
   out.push(
-    result(input, "mcp-cors", "ok", `requests from ${input.pageOrigin} are allowed (origin, methods and MCP headers).`),
+    refused && warn
+      ? result(input, "mcp-cors", "warn", refusedAdvice(refused, input.pageOrigin))
+      : result(
+          input,
+          "mcp-cors",
+          "ok",
+          `requests from ${input.pageOrigin} are allowed (origin, methods and MCP headers).`,
+        ),
   );
-  return [...out, ...(await session(probe, input))];
+  return [...out, ...(await session(probe, input, refused === null))];
+}
+
+/** Whether the server answers the envelope-only `server/discover` as a 2026-07-28 server does. */
+async function modernBehindCors(probe: Probe, input: McpDoctorInput): Promise<boolean> {
+  const { headers, body } = bareDiscover();
+  const answered = await probe.post(
+    { ...headers, ...(input.token ? { Authorization: `Bearer ${input.token}` } : {}) },
+    body,
+  );
+  return answered !== null && speaksModern(await readRpc(answered));
+}
+
+/** Whether a preflighted POST (a ping) with these extra request headers gets through. */
+function ping(probe: Probe, headers: Record<string, string>): Promise<boolean> {
+  return probe.passes("cors", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers },
+    body: '{"jsonrpc":"2.0","id":0,"method":"ping"}',
+  });
 }
 
 /** Which CORS part is missing: each step adds one request header to a preflighted POST. */
@@ -122,13 +161,7 @@ async function corsProblem(probe: Probe, input: McpDoctorInput): Promise<string 
   if (!(await probe.passes("cors", { method: "GET", headers: { Accept: "text/event-stream" } }))) {
     return `the server sends no Access-Control-Allow-Origin header. ${ask("send Access-Control-Allow-Origin")}`;
   }
-  const ping = (headers: Record<string, string>): Promise<boolean> =>
-    probe.passes("cors", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers },
-      body: '{"jsonrpc":"2.0","id":0,"method":"ping"}',
-    });
-  if (!(await ping({}))) {
+  if (!(await ping(probe, {}))) {
     return (
       "the preflight (OPTIONS) was refused: the server answers OPTIONS with an error (often 401: sign-in asked before CORS) or " +
       `without Access-Control-Allow-Methods POST and Access-Control-Allow-Headers Content-Type. ${ask("answer OPTIONS with 204 and those headers, without sign-in,")}`
@@ -142,16 +175,37 @@ async function corsProblem(probe: Probe, input: McpDoctorInput): Promise<string 
       : []),
   ];
   for (const [header, headers] of steps) {
-    if (!(await ping(headers))) {
+    if (!(await ping(probe, headers))) {
       return `the request header ${header} is not allowed (Access-Control-Allow-Headers). ${ask(`add ${header} to Access-Control-Allow-Headers`)}`;
     }
   }
   return null;
 }
 
-/** `initialize`, then `tools/list` on the session it gave: auth state, revision, tool count. */
-async function session(probe: Probe, input: McpDoctorInput): Promise<CheckResult[]> {
+/** `server/discover` (when its headers may be sent), then `tools/list` as 2026-07-28 asks; else the 2025 way. */
+async function session(probe: Probe, input: McpDoctorInput, modernAllowed: boolean): Promise<CheckResult[]> {
   const auth: Record<string, string> = input.token ? { Authorization: `Bearer ${input.token}` } : {};
+  if (modernAllowed) {
+    const discover = modernRequest(1, "server/discover");
+    const answered = await probe.post({ ...auth, ...discover.headers }, discover.body);
+    if (answered && (answered.status === 401 || answered.status === 403)) return [authState(input, answered)];
+    const answer = answered?.ok ? await readRpc(answered) : null;
+    if (answered && offersModern(answer?.result)) {
+      const protocol = `protocol revision ${MODERN}, stateless (server/discover; change events on subscriptions/listen).`;
+      const list = modernRequest(2, "tools/list");
+      return [
+        authState(input, answered),
+        result(input, "mcp-protocol", "ok", protocol),
+        await toolCount(probe, input, { ...auth, ...list.headers }, null, list.body),
+      ];
+    }
+    void answered?.body?.cancel().catch(() => undefined);
+  }
+  return await initialized(probe, input, auth);
+}
+
+/** `initialize`, then `tools/list` on the session it gave: auth state, revision, tool count. */
+async function initialized(probe: Probe, input: McpDoctorInput, auth: Record<string, string>): Promise<CheckResult[]> {
   const init = await probe.post(
     { ...auth, "mcp-protocol-version": REVISION },
     {
@@ -233,10 +287,12 @@ async function toolCount(
   input: McpDoctorInput,
   headers: Record<string, string>,
   sessionId: string | null,
+  /** A 2026-07-28 `tools/list` (self-contained: no `notifications/initialized` before it). */
+  modernList?: unknown,
 ): Promise<CheckResult> {
   const withSession = sessionId ? { ...headers, "Mcp-Session-Id": sessionId } : headers;
-  await probe.post(withSession, { jsonrpc: "2.0", method: "notifications/initialized" });
-  const listed = await probe.post(withSession, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+  if (modernList === undefined) await probe.post(withSession, { jsonrpc: "2.0", method: "notifications/initialized" });
+  const listed = await probe.post(withSession, modernList ?? { jsonrpc: "2.0", id: 2, method: "tools/list" });
   const answer = listed ? await readRpc(listed) : null;
   if (sessionId) void probe.send("cors", { method: "DELETE", headers: withSession });
   const tools = answer?.result?.tools;

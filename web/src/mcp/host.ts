@@ -257,13 +257,16 @@ export class McpHost {
 
   private report(entry: Entry, state: ToolServerState, message: string): void {
     const connected = state === "connected";
+    const { protocol: _, ...rest } = entry.status;
+    const version = entry.connection.revision?.version;
     entry.status = {
-      ...entry.status,
+      ...rest,
       state,
       message,
       tools: connected ? entry.status.tools : [],
       resources: connected ? entry.status.resources : [],
       prompts: connected ? entry.status.prompts : [],
+      ...(connected && version ? { protocol: version } : {}),
     };
     this.io.status(entry.status);
   }

@@ -29,6 +29,8 @@ export interface ToolServerStatus {
   resources?: ToolServerResource[];
   /** The server's prompts (`/server:prompt` commands in the composer); absent or empty: none. */
   prompts?: McpPromptInfo[];
+  /** When connected: the MCP revision in use, "2026-07-28" (stateless, listen stream) or a 2025 one. */
+  protocol?: string;
 }
 
 /** One resource as a server lists it (`resources/list`), or a template (`resources/templates/list`: `template`

@@ -182,7 +182,7 @@ class ToolServersPanel {
     remove.addEventListener("click", () => void this.remove(server.name));
     const count =
       status.state === "connected"
-        ? `${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}`
+        ? `${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}${status.protocol ? ` · MCP ${status.protocol}` : ""}`
         : STATE_TEXT[status.state];
     return el(
       "li",
@@ -192,6 +192,7 @@ class ToolServersPanel {
         "data-name": server.name,
         "data-state": status.state,
         "data-tools": String(status.tools.length),
+        ...(status.protocol ? { "data-protocol": status.protocol } : {}),
       },
       el(
         "div",

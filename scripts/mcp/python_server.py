@@ -1,11 +1,12 @@
 """A small tool server on the official Python SDK (``mcp``), stateless, for the tests and the bench.
 
-    python scripts/mcp/python_server.py --port 0 [--cors-origin http://127.0.0.1:8000 ...]
+    python scripts/mcp/python_server.py --port 0 [--cors-origin http://127.0.0.1:8000 ...] [--skills]
 
 It prints ``tool server at http://127.0.0.1:PORT/mcp`` once it listens. With ``--cors-origin`` it is
 wrapped in Starlette's CORSMiddleware (what a browser client needs: the origin allowed, every request
 header, ``Mcp-Session-Id`` exposed); without, it sends no CORS headers, as the SDK does by default, and
-a page cannot read its answers. Its DNS-rebinding guard allows the given origins only.
+a page cannot read its answers. Its DNS-rebinding guard allows the given origins only. With ``--skills``
+it also publishes skills (the MCP skills extension, ``skills_extension.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from starlette.types import ASGIApp
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Image
 from mcp.server.transport_security import TransportSecuritySettings
+from scripts.mcp.skills_extension import SkillsExtension
 
 # A 1x1 red PNG: the image tool's answer.
 PIXEL = base64.b64decode(
@@ -29,8 +31,9 @@ PIXEL = base64.b64decode(
 )
 
 
-def make_server() -> MCPServer:
-    server = MCPServer("tidepool-test", instructions="Arithmetic and text for Tidepool's tests.")
+def make_server(skills: bool = False) -> MCPServer:
+    extensions = [SkillsExtension()] if skills else None
+    server = MCPServer("tidepool-test", instructions="Arithmetic and text for Tidepool's tests.", extensions=extensions)
 
     @server.tool()
     def add(a: int, b: int) -> str:
@@ -50,12 +53,12 @@ def make_server() -> MCPServer:
     return server
 
 
-def make_app(port: int, cors_origins: list[str]) -> ASGIApp:
+def make_app(port: int, cors_origins: list[str], skills: bool = False) -> ASGIApp:
     security = TransportSecuritySettings(
         allowed_hosts=[f"127.0.0.1:{port}", "127.0.0.1"],
         allowed_origins=cors_origins,
     )
-    app: ASGIApp = make_server().streamable_http_app(stateless_http=True, transport_security=security)
+    app: ASGIApp = make_server(skills).streamable_http_app(stateless_http=True, transport_security=security)
     if cors_origins:
         app = CORSMiddleware(
             app,
@@ -71,12 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--cors-origin", action="append", default=[], help="an origin allowed to read answers")
+    parser.add_argument("--skills", action="store_true", help="publish skills (the MCP skills extension)")
     args = parser.parse_args(argv)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(make_app(port, args.cors_origin), log_level="warning", lifespan="on")
+    config = uvicorn.Config(make_app(port, args.cors_origin, args.skills), log_level="warning", lifespan="on")
     print(f"tool server at http://127.0.0.1:{port}/mcp", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -19,6 +19,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { McpEgressError, McpTooLargeError, serverFetch, type ServerFetch } from "./egress";
 import { McpOAuthProvider, needsSignIn } from "./oauth-provider";
+import { SKILLS_EXTENSION } from "./skill-manifest";
 import type { ToolServerConfig } from "../protocol/tool-servers";
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -55,6 +56,7 @@ export class ServerConnection {
     const client = new Client(
       { name: "tidepool", version: "0.1.0" },
       {
+        capabilities: { extensions: { [SKILLS_EXTENSION]: {} } }, // skills/list is asked only of a server that declares it too
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), // eval-free: the page's CSP refuses eval
         listChanged: {
           tools: {
@@ -102,6 +104,11 @@ export class ServerConnection {
       await this.connect();
       return await this.callOnce(tool, args, timeoutMs);
     }
+  }
+
+  /** The SDK client of the current session (skills.ts asks it for skills), or null when not connected. */
+  get sdk(): Client | null {
+    return this.client;
   }
 
   async close(): Promise<void> {

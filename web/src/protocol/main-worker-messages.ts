@@ -59,7 +59,9 @@ export type MainToWorker =
   | { type: "replay_load"; requestId: string; text: string }
   /** The tool servers the page keeps (all of them, each time), tokens included: the worker connects.
    * `callbackUrl`: the app page's address, where an MCP sign-in's answer comes back. */
-  | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string };
+  | { type: "mcp_servers"; servers: ToolServerConfig[]; callbackUrl: string }
+  /** Fetch and check one skill a tool server lists (answered by `reply`: a `FetchedSkill`, mcp/skills.ts). */
+  | { type: "mcp_skill_fetch"; requestId: string; server: string; uri: string };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

@@ -23,6 +23,17 @@ export interface ToolServerStatus {
   tools: string[];
   /** What is wrong and what to do (empty when connected and nothing was refused). */
   message: string;
+  /** The skills it publishes (the MCP skills extension); absent or empty: none. */
+  skills?: ServerSkill[];
+}
+
+/** A skill a tool server lists (mcp/skill-manifest.ts); `problem`: why it cannot be imported. */
+export interface ServerSkill {
+  name: string;
+  description: string;
+  uri: string;
+  files: number;
+  problem: string;
 }
 
 /** A server's name as the runtime takes it (runtime/tools/mcp.py SERVER_NAME), or why not. */

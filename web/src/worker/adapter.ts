@@ -171,6 +171,11 @@ export class Adapter {
         return this.request(message.requestId, message.method, message.params, message.file);
       case "mcp_servers":
         return this.mcp.setServers(message.servers, message.callbackUrl);
+      case "mcp_skill_fetch":
+        void this.mcp.fetchSkill(message.server, message.uri).then((value) =>
+          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value } }),
+        );
+        return;
     }
   }
 

@@ -57,6 +57,7 @@ export class ServerConnection {
       { name: "tidepool", version: "0.1.0" },
       {
         capabilities: { extensions: { [SKILLS_EXTENSION]: {} } }, // skills/list is asked only of a server that declares it too
+        versionNegotiation: { mode: "auto" }, // server/discover first: extensions are 2026-07-28 capabilities
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), // eval-free: the page's CSP refuses eval
         listChanged: {
           tools: {

@@ -117,7 +117,8 @@ function readFile(raw: unknown, root: string): ManifestFile | string {
 function pathProblem(path: string): string | null {
   const segments = path.split("/");
   if (segments.some((s) => s === "" || s === "." || s === "..")) return "escapes its folder or has an empty part";
-  if (/[\\\x00-\x1f\x7f%?#]/.test(path)) return "holds a backslash, a control character, '%', '?' or '#'";
+  if ([...path].some((c) => c.charCodeAt(0) < 0x20 || c === "\x7f") || /[\\%?#]/.test(path))
+    return "holds a backslash, a control character, '%', '?' or '#'";
   if (segments.length > 16 || path.length > 240) return "is too deep or too long";
   return null;
 }

@@ -85,7 +85,8 @@ export async function fetchSkill(client: Client, server: string, entry: SkillEnt
 /** The raw bytes of one resource: its text as UTF-8, or its base64 blob decoded. */
 async function readBytes(client: Client, uri: string, timeout: number): Promise<Uint8Array> {
   const result = await client.readResource({ uri }, { timeout });
-  const content = result.contents.find((c) => c.uri === uri) ?? (result.contents.length === 1 ? result.contents[0] : undefined);
+  const content =
+    result.contents.find((c) => c.uri === uri) ?? (result.contents.length === 1 ? result.contents[0] : undefined);
   if (!content) throw new Error("the server returned no content for it");
   if ("text" in content && typeof content.text === "string") return new TextEncoder().encode(content.text);
   if ("blob" in content && typeof content.blob === "string") return fromBase64(content.blob);

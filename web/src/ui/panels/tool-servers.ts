@@ -13,6 +13,7 @@ import { addServer, loadServers, removeServer } from "../../mcp/servers-store";
 import type { ToolServerConfig, ToolServerStatus } from "../../protocol/tool-servers";
 import { el } from "../common/dom";
 import { registerPanel } from "./registry";
+import { renderServerSkills, type ImportServerSkill } from "./tool-server-skills";
 import "./tool-servers.css";
 
 export type PostServers = (servers: ToolServerConfig[]) => void;
@@ -60,7 +61,10 @@ class ToolServersPanel {
   private readonly signInNotes = new Map<string, string>();
   private servers: ToolServerConfig[] = [];
 
-  constructor(private readonly post: PostServers) {}
+  constructor(
+    private readonly post: PostServers,
+    private readonly importSkill: ImportServerSkill,
+  ) {}
 
   mount(body: HTMLElement): void {
     const add = el("button", { type: "button", class: "btn", "data-testid": "tool-server-add" }, "Add server");
@@ -171,6 +175,7 @@ class ToolServersPanel {
       "Remove",
     );
     remove.addEventListener("click", () => void this.remove(server.name));
+    const skills = status.state === "connected" ? (status.skills ?? []) : [];
     const count =
       status.state === "connected"
         ? `${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}`
@@ -195,6 +200,7 @@ class ToolServersPanel {
       el("div", { class: "tool-server-url" }, server.url),
       status.message ? el("p", { class: "tool-server-message" }, status.message) : null,
       note ? el("p", { class: "tool-server-message tool-server-signin-note" }, note) : null,
+      skills.length ? renderServerSkills(server.name, skills, this.importSkill) : null,
     );
   }
 
@@ -217,8 +223,9 @@ export interface ToolServersHandle {
   signInReturned(result: SignInReturn): void;
 }
 
-export function mountToolServersPanel(post: PostServers): ToolServersHandle {
-  const panel = new ToolServersPanel(post);
+/** `importSkill`: import a skill a server publishes (through the skills panel). */
+export function mountToolServersPanel(post: PostServers, importSkill: ImportServerSkill): ToolServersHandle {
+  const panel = new ToolServersPanel(post, importSkill);
   registerPanel({
     id: "tool-servers",
     buttonTestId: "tool-servers-open",

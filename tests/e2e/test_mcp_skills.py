@@ -15,6 +15,7 @@ from playwright.sync_api import Locator, Page, expect
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from scripts.mcp.launch import python_server
+from tests.e2e.conftest import App
 from tests.e2e.skills_ui import IMPORT_TIMEOUT_MS, entries, open_skills, remove_all
 from tests.e2e.skills_ui import entry as skill_entry
 from tests.e2e.ui import REPLY_TIMEOUT_MS, eventually, send_for_reply, wait_ready
@@ -30,11 +31,8 @@ def skills_server(server: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def docs(connected_app: object, skills_server: str) -> str:
+def docs(connected_app: App, skills_server: str) -> str:
     """The skills server added once for the module as `docs`, connected."""
-    from tests.e2e.conftest import App
-
-    assert isinstance(connected_app, App)
     page = connected_app.page
     wait_ready(page)
     open_servers(page)

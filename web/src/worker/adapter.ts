@@ -172,9 +172,11 @@ export class Adapter {
       case "mcp_servers":
         return this.mcp.setServers(message.servers, message.callbackUrl);
       case "mcp_skill_fetch":
-        void this.mcp.fetchSkill(message.server, message.uri).then((value) =>
-          this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value } }),
-        );
+        void this.mcp
+          .fetchSkill(message.server, message.uri)
+          .then((value) =>
+            this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value } }),
+          );
         return;
     }
   }

@@ -156,11 +156,6 @@ class SkillsPanel {
     );
   }
 
-  /** Import a skill a tool server publishes: `load` reads and checks it (mcp/skills.ts) and packs it. */
-  async importFromServer(source: string, load: () => Promise<Archive>): Promise<void> {
-    await this.runImports([{ source, load }]);
-  }
-
   private async importUrl(url: string): Promise<void> {
     if (!url) return;
     if (!/^https?:\/\//i.test(url)) return this.showError("The URL must start with http:// or https://.");
@@ -168,8 +163,8 @@ class SkillsPanel {
     this.urlInput.value = "";
   }
 
-  /** Import one archive after another; the report shows each one's outcome. */
-  private async runImports(jobs: { source: string; load: () => Promise<Archive> }[]): Promise<void> {
+  /** Import one archive after another; the report shows each one's outcome (a tool server's skill comes here too). */
+  async runImports(jobs: { source: string; load: () => Promise<Archive> }[]): Promise<void> {
     if (this.busy) return this.showError("An import is already under way.");
     this.setBusy(true);
     this.clearError();
@@ -355,7 +350,7 @@ export function mountSkillsPanel(deps: SkillsDeps): SkillsHandle {
   return Object.assign(handle, {
     importFromServer: (source: string, load: () => Promise<Archive>) => {
       if (!handle.isOpen()) handle.open();
-      return panel.importFromServer(source, load);
+      return panel.runImports([{ source, load }]);
     },
   });
 }

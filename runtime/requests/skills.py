@@ -21,6 +21,7 @@ from runtime.skills.spec import WarningCode
 if TYPE_CHECKING:
     from runtime.requests.ports import Ports
     from runtime.skills.catalog import InstalledSkill
+    from runtime.skills.origins import Origin
 
 MAX_ARCHIVE_BYTES = SKILL_ARCHIVE_MAX_BYTES
 
@@ -61,11 +62,19 @@ class SkillOutcome(TypedDict):
     location: str
 
 
+class SkillOrigin(TypedDict):
+    """The tool server a skill came from (the MCP skills extension): its name here and the skill's URI."""
+
+    server: str
+    uri: str
+
+
 class SkillImportParams(TypedDict):
     path: str  # where the host stored the archive (under INCOMING_DIR); the host adds it
     filename: str
     size: NotRequired[int]
     replace: NotRequired[bool]
+    origin: NotRequired[SkillOrigin]  # absent: the person's own archive
 
 
 class SkillImportReport(TypedDict):
@@ -84,6 +93,7 @@ class ListedSkill(TypedDict):
     allowed_tools: list[str]  # its ``allowed-tools``, as written
     warnings: list[SkillWarning]
     unknown_tools: list[str]  # those of ``allowed_tools`` not in the tool catalog
+    origin: SkillOrigin | None  # the tool server it came from; None: the person's own
 
 
 class SkippedSkill(TypedDict):
@@ -136,8 +146,10 @@ async def skill_import(ports: "Ports", params: SkillImportParams) -> SkillImport
     """Import the archive the host stored at ``params.path`` (an absolute path in the runtime's file
     system; the host writes it there and removes it after the reply), named ``params.filename``."""
     await ports.on_demand.tree(SKILLS_TREE)
-    from runtime.skills.importer import import_archive_file
+    from runtime.skills.importer import SKILLS_DIR, import_archive_file, skills_dir
+    from runtime.skills.origins import ORIGINS_FILE, record_origin
 
+    origin = _origin(params)
     path = Path(text(params, "path"))
     if not path.is_absolute() or not path.is_file():
         raise RequestError("bad_params", "params.path must name the stored archive (an absolute path to a file)")
@@ -146,9 +158,26 @@ async def skill_import(ports: "Ports", params: SkillImportParams) -> SkillImport
     report = import_archive_file(
         path, ports.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
     )
-    changed = [s.location for s in report.skills if s.status in ("installed", "replaced") and s.location]
+    written = [s for s in report.skills if s.status in ("installed", "replaced") and s.location]
+    changed = [s.location for s in written]
+    if record_origin(skills_dir(ports.workspace), [s.name for s in written], origin):
+        changed.append(str(SKILLS_DIR / ORIGINS_FILE))
     await ports.state.flusher.workspace(changed)
     return cast(SkillImportReport, report.to_dict())
+
+
+def _origin(params: SkillImportParams) -> "Origin | None":
+    from runtime.skills.origins import checked_origin
+
+    raw = params.get("origin")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise RequestError("bad_params", "params.origin must be an object with server and uri")
+    try:
+        return checked_origin(raw.get("server"), raw.get("uri"))
+    except ValueError as exc:
+        raise RequestError("bad_params", f"params.{exc}") from None
 
 
 async def skills_list(ports: "Ports", params: NoParams) -> SkillList:
@@ -188,9 +217,14 @@ async def skill_remove(ports: "Ports", params: SkillName) -> SkillRemoved:
     from runtime.skills.importer import SKILLS_DIR, skills_dir
 
     name = _installed(ports, text(params, "name")).name
+    from runtime.skills.origins import ORIGINS_FILE, record_origin
+
     shutil.rmtree(skills_dir(ports.workspace) / name)
     forget(ports.workspace, name)
-    await ports.state.flusher.workspace([str(SKILLS_DIR / name), str(SKILLS_DIR / STATE_FILE)])
+    changed = [str(SKILLS_DIR / name), str(SKILLS_DIR / STATE_FILE)]
+    if record_origin(skills_dir(ports.workspace), [name], None):
+        changed.append(str(SKILLS_DIR / ORIGINS_FILE))
+    await ports.state.flusher.workspace(changed)
     return {"removed": name}
 
 

@@ -25,6 +25,7 @@ from xml.sax.saxutils import escape
 from runtime.names import MAX_SHOWN_NAME_CHARS, one_line
 from runtime.skills.errors import SkillError
 from runtime.skills.importer import SKILL_FILE, SKILLS_DIR, skills_dir
+from runtime.skills.origins import Origin, read_origins
 from runtime.skills.spec import MAX_DESCRIPTION, InvalidSkill, SpecWarning, check_skill_bytes
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class InstalledSkill:
     enabled: bool
     allowed_tools: tuple[str, ...] = ()  # as its frontmatter lists them (names of other agents' tools too)
     warnings: tuple[SpecWarning, ...] = ()  # what does not follow the spec (the skill still works)
+    origin: Origin | None = None  # the tool server it came from (origins.py); None: the person's own
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Activation:
     body: str
     root: str  # workspace-relative folder of the skill
     files: tuple[str, ...]  # relative to ``root``, without SKILL.md
+    origin: Origin | None = None
 
 
 def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
@@ -69,6 +72,7 @@ def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
     if not root.is_dir():
         return ()
     disabled = _disabled(workspace)
+    origins = read_origins(root)
     out: list[InstalledSkill] = []
     for folder in sorted(root.iterdir()):
         if folder.name.startswith("."):
@@ -79,7 +83,15 @@ def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
         location = str(SKILLS_DIR / folder.name / SKILL_FILE)
         enabled = folder.name not in disabled
         out.append(
-            InstalledSkill(folder.name, summary.description, location, enabled, summary.allowed_tools, summary.warnings)
+            InstalledSkill(
+                folder.name,
+                summary.description,
+                location,
+                enabled,
+                summary.allowed_tools,
+                summary.warnings,
+                origins.get(folder.name),
+            )
         )
     return tuple(out)
 
@@ -160,8 +172,10 @@ def available_skills_block(skills: tuple[InstalledSkill, ...]) -> str:
             f"    <name>{escape(one_line(skill.name, MAX_SHOWN_NAME_CHARS))}</name>",
             f"    <description>{escape(one_line(skill.description, MAX_DESCRIPTION))}</description>",
             f"    <location>{escape(one_line(skill.location, MAX_SHOWN_NAME_CHARS))}</location>",
-            "  </skill>",
         ]
+        if skill.origin is not None:  # told apart from the person's own skills
+            lines.append(f"    <origin>{escape(one_line(skill.origin.describe(), MAX_DESCRIPTION))}</origin>")
+        lines.append("  </skill>")
     lines.append("</available_skills>")
     return "\n".join(lines)
 
@@ -178,7 +192,7 @@ def activate(workspace: Path, name: str) -> Activation:
     if isinstance(check, InvalidSkill):
         raise SkillError("invalid", check.message, name=name)
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != SKILL_FILE)
-    return Activation(name, check.spec.body, str(SKILLS_DIR / name), tuple(files))
+    return Activation(name, check.spec.body, str(SKILLS_DIR / name), tuple(files), skill.origin)
 
 
 def _disabled(workspace: Path) -> frozenset[str]:

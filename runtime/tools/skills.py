@@ -39,9 +39,10 @@ def activate_skill(ctx: ToolContext, name: Annotated[str, "The skill's name, as 
     except SkillError as exc:
         raise ToolError(exc.message) from None
     files = "\n".join(f"- {skill.root}/{f}" for f in skill.files) or "(none)"
+    where = f"{skill.root}/SKILL.md" + (f", from {skill.origin.describe()}" if skill.origin else "")
     body = wrap_untrusted(
         f'<skill name="{skill.name}" root="{skill.root}">\n{skill.body.strip()}\n</skill>',
-        f"{skill.root}/SKILL.md",
+        where,
         "skill",
     )
     return f"{body}\n\nFiles of this skill (read them with read_file when the instructions call for them):\n{files}"

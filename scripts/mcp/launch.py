@@ -1,11 +1,12 @@
 """Start the test tool servers as subprocesses on free ports of 127.0.0.1 and stop them afterwards.
 
-``python_server(cors_origins)`` runs ``python_server.py`` (stateless, both revisions, with CORS for those
-origins, or none; ``legacy_only`` refuses the 2026-07-28 revision, ``allow_headers`` limits CORS to
-those); ``hostile_server()`` runs ``hostile_server.py`` (yields its base URL: a case is at
-``/<case>/mcp``); ``everything_server()`` runs the reference ``@modelcontextprotocol/server-everything`` (pinned in
-package.json) with its Streamable HTTP transport, preloading ``loopback.cjs`` so that it binds 127.0.0.1
-although it takes no host option. Each yields the server's endpoint URL.
+``python_server(cors_origins, skills=False)`` runs ``python_server.py`` (stateless, both revisions, with
+CORS for those origins, or none; publishing skills with ``skills``; ``legacy_only`` refuses the
+2026-07-28 revision, ``allow_headers`` limits CORS to those); ``hostile_server()`` runs
+``hostile_server.py`` (yields its base URL: a case is at ``/<case>/mcp``); ``everything_server()`` runs
+the reference ``@modelcontextprotocol/server-everything`` (pinned in package.json) with its Streamable
+HTTP transport, preloading ``loopback.cjs`` so that it binds 127.0.0.1 although it takes no host option.
+Each yields the server's endpoint URL.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everythin
 def python_server(
     cors_origins: list[str],
     timeout_s: float = 30.0,
+    skills: bool = False,
     *,
     legacy_only: bool = False,
     allow_headers: list[str] | None = None,
 ) -> Iterator[str]:
-    args = ["--port", "0"]
+    args = ["--port", "0", *(["--skills"] if skills else [])]
     for origin in cors_origins:
         args += ["--cors-origin", origin]
     if legacy_only:
@@ -54,7 +56,9 @@ def hostile_server(timeout_s: float = 30.0) -> Iterator[str]:
 @contextlib.contextmanager
 def _python_script(script: str, args: list[str], timeout_s: float) -> Iterator[str]:
     cmd = [sys.executable, str(HERE / script), *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)  # scripts.mcp.* imports
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()  # the server prints its URL once it listens

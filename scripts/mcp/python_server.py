@@ -1,6 +1,6 @@
 """A small tool server on the official Python SDK (``mcp``), stateless, for the tests and the bench.
 
-    python scripts/mcp/python_server.py --port 0 [--cors-origin http://127.0.0.1:8000 ...] [--legacy-only]
+    python scripts/mcp/python_server.py --port 0 [--cors-origin http://127.0.0.1:8000 ...] [--legacy-only] [--skills]
 
 It prints ``tool server at http://127.0.0.1:PORT/mcp`` once it listens. It speaks both revisions, as the
 SDK does: the 2026-07-28 one (``server/discover``, one request per POST, ``subscriptions/listen`` for
@@ -14,6 +14,8 @@ the given origins only.
 
 The ``grow`` tool adds a tool (``grown_N``) and says so: on the listen streams of the 2026-07-28
 revision, and as ``notifications/tools/list_changed`` on the call's own answer stream in the 2025 one.
+
+With ``--skills`` it also publishes skills (the MCP skills extension, ``skills_extension.py``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from mcp.server import MCPServer
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, Image
 from mcp.server.transport_security import TransportSecuritySettings
+from scripts.mcp.skills_extension import SkillsExtension
 
 # Over the 8 MB a resource attached to a message may be (web/src/mcp/resources.ts), and listed without its
 # size, so the worker finds out while reading it.
@@ -46,8 +49,9 @@ PIXEL = base64.b64decode(
 )
 
 
-def make_server() -> MCPServer:
-    server = MCPServer("tidepool-test", instructions="Arithmetic and text for Tidepool's tests.")
+def make_server(skills: bool = False) -> MCPServer:
+    extensions = [SkillsExtension()] if skills else None
+    server = MCPServer("tidepool-test", instructions="Arithmetic and text for Tidepool's tests.", extensions=extensions)
 
     @server.tool()
     def add(a: int, b: int) -> str:
@@ -122,13 +126,17 @@ def legacy_only(app: ASGIApp) -> ASGIApp:
 
 
 def make_app(
-    port: int, cors_origins: list[str], legacy: bool = False, allow_headers: list[str] | None = None
+    port: int,
+    cors_origins: list[str],
+    legacy: bool = False,
+    allow_headers: list[str] | None = None,
+    skills: bool = False,
 ) -> ASGIApp:
     security = TransportSecuritySettings(
         allowed_hosts=[f"127.0.0.1:{port}", "127.0.0.1"],
         allowed_origins=cors_origins,
     )
-    app: ASGIApp = make_server().streamable_http_app(stateless_http=True, transport_security=security)
+    app: ASGIApp = make_server(skills).streamable_http_app(stateless_http=True, transport_security=security)
     if legacy:
         app = legacy_only(app)
     if cors_origins:
@@ -148,13 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cors-origin", action="append", default=[], help="an origin allowed to read answers")
     parser.add_argument("--cors-allow-headers", help="the request headers allowed, comma-separated (default: all)")
     parser.add_argument("--legacy-only", action="store_true", help="refuse the 2026-07-28 revision")
+    parser.add_argument("--skills", action="store_true", help="publish skills (the MCP skills extension)")
     args = parser.parse_args(argv)
     allow = [h.strip() for h in args.cors_allow_headers.split(",")] if args.cors_allow_headers else None
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
     port = sock.getsockname()[1]
-    app = make_app(port, args.cors_origin, args.legacy_only, allow)
+    app = make_app(port, args.cors_origin, args.legacy_only, allow, args.skills)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(f"tool server at http://127.0.0.1:{port}/mcp", flush=True)
     uvicorn.Server(config).run(sockets=[sock])

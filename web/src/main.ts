@@ -26,6 +26,7 @@ import { fillSettingsOptions } from "./settings/options";
 import { FilesPanel } from "./ui/panels/files";
 import { mountConversationPanels } from "./ui/panels/conversation-panels";
 import { mountToolServersPanel } from "./ui/panels/tool-servers";
+import { loadServerSkill } from "./ui/panels/tool-server-skills";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 
@@ -108,13 +109,17 @@ const followPanels = mountConversationPanels(
   (method, params) => client.request(method, params),
   (text) => chat.showError(text),
 );
-mountSkillsPanel({
+const skillsPanel = mountSkillsPanel({
   request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file),
   whenReady,
 });
 const toolServers = mountToolServersPanel(
   (servers) => client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }),
   (server, resource) => void media.resources?.attach(server, resource),
+  (server, skill) =>
+    void skillsPanel.importFromServer(`${skill.name} from the tool server ${server}`, () =>
+      loadServerSkill(client.fetchServerSkill(server, skill.uri)),
+    ),
 );
 
 /** The worker starts before the settings are read (boot); what it says meanwhile waits for them. */

@@ -22,6 +22,8 @@ import {
 import type { WorkspaceRequest } from "./protocol/workspace";
 
 const REQUEST_TIMEOUT_MS = 45_000;
+/** Over the worker's own deadline for reading a skill's files (mcp/skills.ts). */
+const SKILL_FETCH_TIMEOUT_MS = 100_000;
 
 export type ModelsResult = { ok: true; models: ModelRecord[] } | { ok: false; message: string };
 
@@ -115,13 +117,18 @@ export class RuntimeClient {
     return this.ask((requestId) => ({ type: "mcp_prompt", requestId, server, name, arguments: args }));
   }
 
-  private ask(make: (requestId: string) => MainToWorker): Promise<RequestResult> {
+  /** Fetch and check a skill a tool server lists (the worker answers: mcp/skills.ts's `FetchedSkill`). */
+  fetchServerSkill(server: string, uri: string): Promise<RequestResult> {
+    return this.ask((requestId) => ({ type: "mcp_skill_fetch", requestId, server, uri }), SKILL_FETCH_TIMEOUT_MS);
+  }
+
+  private ask(make: (requestId: string) => MainToWorker, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RequestResult> {
     const requestId = `r${this.nextRequest++}`;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiters.delete(requestId);
         resolve({ ok: false, code: "timeout", message: "the worker did not answer" });
-      }, REQUEST_TIMEOUT_MS);
+      }, timeoutMs);
       this.waiters.set(requestId, (result) => {
         clearTimeout(timer);
         resolve(result);

@@ -25,6 +25,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/valida
 import { McpEgressError, McpTooLargeError, serverFetch, type ServerFetch } from "./egress";
 import { McpOAuthProvider, needsSignIn } from "./oauth-provider";
 import { keepListening, NEGOTIATION, PROBE_REFUSED_NOTE, probeRefused, revisionOf, type Revision } from "./revision";
+import { SKILLS_EXTENSION } from "./skill-manifest";
 import type { ToolServerConfig } from "../protocol/tool-servers";
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -76,8 +77,9 @@ export class ServerConnection {
     const client = new Client(
       { name: "tidepool", version: "0.1.0" },
       {
+        capabilities: { extensions: { [SKILLS_EXTENSION]: {} } }, // skills/list is asked only of a server that declares it too
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), // eval-free: the page's CSP refuses eval
-        versionNegotiation: NEGOTIATION,
+        versionNegotiation: NEGOTIATION, // server/discover first (revision.ts): extensions are 2026-07-28 capabilities
         listChanged: {
           prompts: {
             autoRefresh: false,
@@ -185,6 +187,11 @@ export class ServerConnection {
       tools = error instanceof Error ? error : new Error(String(error));
     }
     if (this.client === client) this.events.toolsChanged(tools);
+  }
+
+  /** The SDK client of the current session (skills.ts asks it for skills), or null when not connected. */
+  get sdk(): Client | null {
+    return this.client;
   }
 
   async close(): Promise<void> {

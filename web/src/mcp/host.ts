@@ -16,6 +16,8 @@ import { readResource, listResources, tooLarge } from "./resources";
 import { toContent, MAX_RESULT_CHARS } from "./results";
 import { getPrompt, listPrompts, PROMPTS_NOTE } from "./prompts";
 import type { RequestResult } from "../protocol/main-worker-messages";
+import type { SkillEntry } from "./skill-manifest";
+import { fetchSkill, listSkills, type FetchedSkill } from "./skills";
 import type { ToolServerConfig, ToolServerState, ToolServerStatus } from "../protocol/tool-servers";
 
 type McpCall = Extract<RuntimeMessage, { type: "mcp_call" }>;
@@ -39,6 +41,8 @@ interface Entry {
   config: ToolServerConfig;
   connection: ServerConnection;
   tools: Tool[];
+  /** The skills it lists (skills.ts), as the page was shown them. */
+  skills: SkillEntry[];
   status: ToolServerStatus;
 }
 
@@ -150,12 +154,14 @@ export class McpHost {
         this.callbackUrl,
       ),
       tools: [],
+      skills: [],
       status: { name: config.name, url: config.url, state: "connecting", tools: [], message: "" },
     };
     this.entries.set(config.name, entry);
     this.report(entry, "connecting", "");
     try {
       this.listed(entry, await entry.connection.connect());
+      void this.listSkills(entry);
     } catch (error) {
       if (this.entries.get(config.name) !== entry) return; // removed meanwhile
       console.warn(`tool server ${config.name}: ${describe(error)}`);
@@ -164,6 +170,43 @@ export class McpHost {
       if (retries > 0 && !(error instanceof TypeError) && entry.status.state !== "auth-required")
         setTimeout(() => void this.retry(entry, retries - 1), RETRY_MS);
     }
+  }
+
+  /** Fetch and check one of a server's listed skills for the importer (skills.ts); any problem refuses it whole. */
+  async fetchSkill(server: string, uri: string): Promise<FetchedSkill> {
+    const entry = this.entries.get(server);
+    const client = entry?.status.state === "connected" ? entry.connection.sdk : null;
+    if (!entry || !client) return { ok: false, message: `The tool server '${server}' is not connected.` };
+    const skill = entry.skills.find((s) => s.uri === uri);
+    if (!skill) return { ok: false, message: `The tool server '${server}' does not list the skill ${uri}.` };
+    const fetched = await fetchSkill(client, server, skill);
+    if (!fetched.ok) void this.listSkills(entry); // a changed skill shows as it is now
+    return fetched;
+  }
+
+  /** Ask a connected server for its skills (when it declares the extension) and show them in its status. */
+  private async listSkills(entry: Entry): Promise<void> {
+    const client = entry.connection.sdk;
+    if (!client) return;
+    let skills: SkillEntry[] = [];
+    let note = "";
+    try {
+      skills = await listSkills(client);
+    } catch (error) {
+      note = `its skills could not be listed: ${describe(error)}`;
+    }
+    if (this.entries.get(entry.config.name) !== entry || entry.status.state !== "connected") return;
+    entry.skills = skills;
+    const shown = skills.map(({ name, description, uri, files, problem }) => ({
+      name,
+      description,
+      uri,
+      files: files.length,
+      problem,
+    }));
+    const message = [entry.status.message, note].filter(Boolean).join("; ");
+    entry.status = { ...entry.status, skills: shown, message };
+    this.io.status(entry.status);
   }
 
   private retry(entry: Entry, retries: number): void {
@@ -257,6 +300,7 @@ export class McpHost {
 
   private report(entry: Entry, state: ToolServerState, message: string): void {
     const connected = state === "connected";
+    if (!connected) entry.skills = [];
     const { protocol: _, ...rest } = entry.status;
     const version = entry.connection.revision?.version;
     entry.status = {
@@ -266,6 +310,7 @@ export class McpHost {
       tools: connected ? entry.status.tools : [],
       resources: connected ? entry.status.resources : [],
       prompts: connected ? entry.status.prompts : [],
+      skills: connected ? entry.status.skills : [],
       ...(connected && version ? { protocol: version } : {}),
     };
     this.io.status(entry.status);

@@ -81,7 +81,9 @@ export type MainToWorker =
   /** Read a tool server's resource to attach to a message (answered by `reply`: a `ReadResource`). */
   | { type: "mcp_read"; requestId: string; server: string; uri: string }
   /** `prompts/get` on a connected server (answered by `reply`: an McpPromptTurn, or why not). */
-  | { type: "mcp_prompt"; requestId: string; server: string; name: string; arguments: Record<string, string> };
+  | { type: "mcp_prompt"; requestId: string; server: string; name: string; arguments: Record<string, string> }
+  /** Fetch and check one skill a tool server lists (answered by `reply`: a `FetchedSkill`, mcp/skills.ts). */
+  | { type: "mcp_skill_fetch"; requestId: string; server: string; uri: string };
 
 /** The worker's `name` when it should take the workspace over from another tab. */
 export const TAKE_OVER_NAME = "tidepool-agent:take-over";

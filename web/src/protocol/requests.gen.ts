@@ -161,7 +161,16 @@ export type MemoryId = { id: number };
 
 export type MemoryDeleted = { deleted: number };
 
-export type SkillImportParams = { path: string; filename: string; size?: number; replace?: boolean };
+/** The tool server a skill came from (the MCP skills extension): its name here and the skill's URI. */
+export type SkillOrigin = { server: string; uri: string };
+
+export type SkillImportParams = {
+  path: string;
+  filename: string;
+  size?: number;
+  replace?: boolean;
+  origin?: SkillOrigin;
+};
 
 /** What does not follow the Agent Skills spec (the skill is installed and works). */
 export type SkillWarning = {
@@ -212,6 +221,7 @@ export type ListedSkill = {
   allowed_tools: string[];
   warnings: SkillWarning[];
   unknown_tools: string[];
+  origin: SkillOrigin | null;
 };
 
 export type SkippedSkill = { folder: string; message: string };
@@ -234,6 +244,7 @@ export type SkillDetail = {
   allowed_tools: string[];
   warnings: SkillWarning[];
   unknown_tools: string[];
+  origin: SkillOrigin | null;
   declared_name: string;
   body: string;
   license: string | null;

@@ -31,6 +31,8 @@ export interface ToolServerStatus {
   prompts?: McpPromptInfo[];
   /** When connected: the MCP revision in use, "2026-07-28" (stateless, listen stream) or a 2025 one. */
   protocol?: string;
+  /** The skills it publishes (the MCP skills extension); absent or empty: none. */
+  skills?: ServerSkill[];
 }
 
 /** One resource as a server lists it (`resources/list`), or a template (`resources/templates/list`: `template`
@@ -69,6 +71,15 @@ export interface McpPromptInfo {
 export interface McpPromptTurn {
   text: string;
   images: ImageAttachment[];
+}
+
+/** A skill a tool server lists (mcp/skill-manifest.ts); `problem`: why it cannot be imported. */
+export interface ServerSkill {
+  name: string;
+  description: string;
+  uri: string;
+  files: number;
+  problem: string;
 }
 
 /** A server's name as the runtime takes it (runtime/tools/mcp.py SERVER_NAME), or why not. */

@@ -182,6 +182,13 @@ export class Adapter {
         return void this.mcp
           .prompt(message.server, message.name, message.arguments)
           .then((result) => this.io.toMain({ type: "reply", requestId: message.requestId, result }));
+      case "mcp_skill_fetch":
+        void this.mcp
+          .fetchSkill(message.server, message.uri)
+          .then((value) =>
+            this.io.toMain({ type: "reply", requestId: message.requestId, result: { ok: true, value } }),
+          );
+        return;
     }
   }
 

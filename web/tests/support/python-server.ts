@@ -18,6 +18,7 @@ export async function startPythonServer(args: string[] = [], timeoutMs = 30_000)
   const python = existsSync(".venv/bin/python") ? ".venv/bin/python" : "python3";
   const server = spawn(python, ["scripts/mcp/python_server.py", "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, PYTHONPATH: process.cwd() }, // it imports scripts.mcp.skills_extension
   });
   const lines = createInterface({ input: server.stdout });
   const url = await new Promise<string>((resolve, reject) => {

@@ -4,11 +4,14 @@
  */
 
 import { PROXY_PATH } from "../../protocol/routes";
+import type { SkillOrigin } from "../../protocol/requests";
 import { archiveNameFromUrl } from "./skills-model";
 
 export interface Archive {
   filename: string;
   bytes: Uint8Array;
+  /** A skill from a tool server: where it came from (the importer records it). */
+  origin?: SkillOrigin;
 }
 
 export /** Drag and drop anywhere on the panel (`target`) imports the dropped archives; `highlight` shows where. */

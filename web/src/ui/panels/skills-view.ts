@@ -217,6 +217,13 @@ export function renderEntry(skill: ListedSkill, actions: EntryActions): HTMLElem
       ),
     ),
     el("p", { class: "skill-description" }, skill.description),
+    skill.origin
+      ? el(
+          "p",
+          { class: "hint skill-origin", "data-origin-server": skill.origin.server },
+          `From the tool server ${skill.origin.server}: ${skill.origin.uri}`,
+        )
+      : null,
     allowedTools(skill),
     skill.warnings.length > 0 ? warningList(skill.warnings) : null,
     el("div", { class: "skill-detail", "data-testid": "skill-detail" }),

@@ -163,8 +163,8 @@ class SkillsPanel {
     this.urlInput.value = "";
   }
 
-  /** Import one archive after another; the report shows each one's outcome. */
-  private async runImports(jobs: { source: string; load: () => Promise<Archive> }[]): Promise<void> {
+  /** Import one archive after another; the report shows each one's outcome (a tool server's skill comes here too). */
+  async runImports(jobs: { source: string; load: () => Promise<Archive> }[]): Promise<void> {
     if (this.busy) return this.showError("An import is already under way.");
     this.setBusy(true);
     this.clearError();
@@ -192,7 +192,7 @@ class SkillsPanel {
     }
     const tooBig = sizeProblem(archive.bytes.length);
     if (tooBig) return failed(source, tooBig);
-    const params = { filename: archive.filename };
+    const params = { filename: archive.filename, ...(archive.origin ? { origin: archive.origin } : {}) };
     const file = { name: archive.filename, data: archive.bytes };
     let report = await this.requestImport(params, file);
     if (!isReport(report)) return notImported(source, report);
@@ -332,14 +332,25 @@ function replaceQuestion(report: SkillImportReport): string {
   return `${which} already installed. Replace ${names.length === 1 ? "it" : "them"} with the imported version?`;
 }
 
+export interface SkillsHandle extends PanelHandle {
+  /** Open the panel and import a skill from a tool server; its report shows there (`skill-import-report`). */
+  importFromServer(source: string, load: () => Promise<Archive>): Promise<void>;
+}
+
 /** Create the skills panel (its top-bar button is `skills-open`). */
-export function mountSkillsPanel(deps: SkillsDeps): PanelHandle {
+export function mountSkillsPanel(deps: SkillsDeps): SkillsHandle {
   const panel = new SkillsPanel(deps);
-  return registerPanel({
+  const handle = registerPanel({
     id: "skills",
     buttonTestId: "skills-open",
     title: "Skills",
     mount: (body) => panel.mount(body),
     onOpen: () => void panel.refresh(),
+  });
+  return Object.assign(handle, {
+    importFromServer: (source: string, load: () => Promise<Archive>) => {
+      if (!handle.isOpen()) handle.open();
+      return panel.runImports([{ source, load }]);
+    },
   });
 }

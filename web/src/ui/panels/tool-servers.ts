@@ -15,6 +15,7 @@ import type { ToolServerConfig, ToolServerStatus } from "../../protocol/tool-ser
 import { el } from "../common/dom";
 import { serverResources, type AttachResource } from "../resources/server-resources";
 import { registerPanel } from "./registry";
+import { renderServerSkills, type ImportServerSkill } from "./tool-server-skills";
 import "./tool-servers.css";
 
 export type PostServers = (servers: ToolServerConfig[]) => void;
@@ -67,6 +68,7 @@ class ToolServersPanel {
   constructor(
     private readonly post: PostServers,
     private readonly attach: AttachResource,
+    private readonly importSkill: ImportServerSkill,
   ) {}
 
   mount(body: HTMLElement): void {
@@ -180,6 +182,7 @@ class ToolServersPanel {
       "Remove",
     );
     remove.addEventListener("click", () => void this.remove(server.name));
+    const skills = status.state === "connected" ? (status.skills ?? []) : [];
     const count =
       status.state === "connected"
         ? `${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}${status.protocol ? ` · MCP ${status.protocol}` : ""}`
@@ -206,6 +209,7 @@ class ToolServersPanel {
       status.message ? el("p", { class: "tool-server-message" }, status.message) : null,
       status.state === "connected" ? this.resources(server.name, status) : null,
       note ? el("p", { class: "tool-server-message tool-server-signin-note" }, note) : null,
+      skills.length ? renderServerSkills(server.name, skills, this.importSkill) : null,
     );
   }
 
@@ -236,8 +240,14 @@ export interface ToolServersHandle {
   signInReturned(result: SignInReturn): void;
 }
 
-export function mountToolServersPanel(post: PostServers, attach: AttachResource): ToolServersHandle {
-  const panel = new ToolServersPanel(post, attach);
+/** `attach`: add a server's resource to the message being written; `importSkill`: import a skill a server
+ * publishes (through the skills panel). */
+export function mountToolServersPanel(
+  post: PostServers,
+  attach: AttachResource,
+  importSkill: ImportServerSkill,
+): ToolServersHandle {
+  const panel = new ToolServersPanel(post, attach, importSkill);
   registerPanel({
     id: "tool-servers",
     buttonTestId: "tool-servers-open",

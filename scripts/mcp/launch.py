@@ -26,8 +26,8 @@ EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everythin
 
 
 @contextlib.contextmanager
-def python_server(cors_origins: list[str], timeout_s: float = 30.0) -> Iterator[str]:
-    args = ["--port", "0"]
+def python_server(cors_origins: list[str], timeout_s: float = 30.0, extra_tools: int = 0) -> Iterator[str]:
+    args = ["--port", "0", "--extra-tools", str(extra_tools)]
     for origin in cors_origins:
         args += ["--cors-origin", origin]
     with _python_script("python_server.py", args, timeout_s) as url:

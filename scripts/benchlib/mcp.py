@@ -130,4 +130,5 @@ def measure_mcp(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str,
                 note=f"end of reply 1 → request 2, at the fake; {p95}; a built-in `read_file` round in the same "
                 f"page: {Samples(builtin).stat('median'):.0f} ms median"),
             Row(f"UI while a server with {MANY_TOOLS} tools connects", "—", None, Samples(longest), "median",
-                "no task over 50 ms", note=f"{runs} connects (add → `connected`, 500 tools); tasks over 50 ms: {tasks}")]
+                "no task over 50 ms",
+                note=f"{runs} connects (add → `connected`, 500 tools); tasks over 50 ms: {tasks}")]

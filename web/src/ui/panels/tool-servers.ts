@@ -189,7 +189,8 @@ class ToolServersPanel {
 
   private entry(server: ToolServerConfig): HTMLElement {
     const status = this.status(server);
-    const signIn = status.state === "auth-required" && !server.token ? this.signInButton(server) : null;
+    const oauth = status.state === "auth-required" && !server.token && !this.needed.has(server.name);
+    const signIn = oauth ? this.signInButton(server) : null;
     const note = this.signInNotes.get(server.name) ?? "";
     const remove = el(
       "button",

@@ -32,11 +32,12 @@ def python_server(
     cors_origins: list[str],
     timeout_s: float = 30.0,
     skills: bool = False,
+    extra_tools: int = 0,
     *,
     legacy_only: bool = False,
     allow_headers: list[str] | None = None,
 ) -> Iterator[str]:
-    args = ["--port", "0", *(["--skills"] if skills else [])]
+    args = ["--port", "0", "--extra-tools", str(extra_tools), *(["--skills"] if skills else [])]
     for origin in cors_origins:
         args += ["--cors-origin", origin]
     if legacy_only:

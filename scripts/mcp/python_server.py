@@ -1,6 +1,7 @@
 """A small tool server on the official Python SDK (``mcp``), stateless, for the tests and the bench.
 
     python scripts/mcp/python_server.py --port 0 [--cors-origin http://127.0.0.1:8000 ...] [--legacy-only] [--skills]
+        [--extra-tools 497]
 
 It prints ``tool server at http://127.0.0.1:PORT/mcp`` once it listens. It speaks both revisions, as the
 SDK does: the 2026-07-28 one (``server/discover``, one request per POST, ``subscriptions/listen`` for
@@ -16,6 +17,7 @@ The ``grow`` tool adds a tool (``grown_N``) and says so: on the listen streams o
 revision, and as ``notifications/tools/list_changed`` on the call's own answer stream in the 2025 one.
 
 With ``--skills`` it also publishes skills (the MCP skills extension, ``skills_extension.py``).
+``--extra-tools N`` adds N more (``echo_0000``…, each with one string argument), for the bench's 500-tool list.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ PIXEL = base64.b64decode(
 )
 
 
-def make_server(skills: bool = False) -> MCPServer:
+def make_server(skills: bool = False, extra_tools: int = 0) -> MCPServer:
     extensions = [SkillsExtension()] if skills else None
     server = MCPServer("tidepool-test", instructions="Arithmetic and text for Tidepool's tests.", extensions=extensions)
 
@@ -93,6 +95,13 @@ def make_server(skills: bool = False) -> MCPServer:
             await ctx.notify_tools_changed()
         return f"added {name}"
 
+    _announce_tool_changes(server)
+    for i in range(extra_tools):
+        server.add_tool(_echo, name=f"echo_{i:04d}", description=f"Echo the text back (copy {i} of a long list).")
+    return server
+
+
+def _announce_tool_changes(server: MCPServer) -> None:
     # The 2025 handshake says listChanged only when told to (the 2026-07-28 one derives it from listen).
     lowlevel = server._lowlevel_server  # the SDK has no public seam for these options
     initialization_options = lowlevel.create_initialization_options
@@ -101,7 +110,10 @@ def make_server(skills: bool = False) -> MCPServer:
         return initialization_options(NotificationOptions(tools_changed=True), **kwargs)
 
     lowlevel.create_initialization_options = with_tools_changed  # type: ignore[method-assign]
-    return server
+
+
+def _echo(text: str) -> str:
+    return text
 
 
 def legacy_only(app: ASGIApp) -> ASGIApp:
@@ -131,12 +143,15 @@ def make_app(
     legacy: bool = False,
     allow_headers: list[str] | None = None,
     skills: bool = False,
+    extra_tools: int = 0,
 ) -> ASGIApp:
     security = TransportSecuritySettings(
         allowed_hosts=[f"127.0.0.1:{port}", "127.0.0.1"],
         allowed_origins=cors_origins,
     )
-    app: ASGIApp = make_server(skills).streamable_http_app(stateless_http=True, transport_security=security)
+    app: ASGIApp = make_server(skills, extra_tools).streamable_http_app(
+        stateless_http=True, transport_security=security
+    )
     if legacy:
         app = legacy_only(app)
     if cors_origins:
@@ -157,13 +172,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cors-allow-headers", help="the request headers allowed, comma-separated (default: all)")
     parser.add_argument("--legacy-only", action="store_true", help="refuse the 2026-07-28 revision")
     parser.add_argument("--skills", action="store_true", help="publish skills (the MCP skills extension)")
+    parser.add_argument("--extra-tools", type=int, default=0, help="list this many more (echo) tools")
     args = parser.parse_args(argv)
     allow = [h.strip() for h in args.cors_allow_headers.split(",")] if args.cors_allow_headers else None
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
     port = sock.getsockname()[1]
-    app = make_app(port, args.cors_origin, args.legacy_only, allow, args.skills)
+    app = make_app(port, args.cors_origin, args.legacy_only, allow, args.skills, args.extra_tools)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(f"tool server at http://127.0.0.1:{port}/mcp", flush=True)
     uvicorn.Server(config).run(sockets=[sock])

@@ -16,7 +16,7 @@ from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from scripts.mcp.launch import everything_server, python_server
 from tests.e2e.conftest import App
-from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, send, wait_ready
+from tests.e2e.ui import REPLY_TIMEOUT_MS, dump_storage, last_message, send, wait_ready
 
 CONNECT_TIMEOUT_MS = 30_000
 
@@ -55,11 +55,12 @@ def entry(page: Page, name: str) -> Locator:
     return page.locator(f'[data-testid="tool-server-entry"][data-name="{name}"]')
 
 
-def add_server(page: Page, name: str, url: str, token: str = "") -> Locator:
+def add_server(page: Page, name: str, url: str, token: str = "", storage: str = "encrypted") -> Locator:
     open_panel(page)
     page.get_by_test_id("tool-server-name").fill(name)
     page.get_by_test_id("tool-server-url").fill(url)
     page.get_by_test_id("tool-server-token").fill(token)
+    page.get_by_test_id("tool-server-token-storage").select_option(storage)
     page.get_by_test_id("tool-server-add").click()
     return entry(page, name)
 
@@ -146,3 +147,37 @@ def test_reload_keeps_servers_and_remove_forgets(page: Page) -> None:
     wait_ready(page)
     open_panel(page)
     expect(page.get_by_test_id("tool-server-entry")).to_have_count(0)
+
+
+def stored_keys(page: Page) -> set[str]:
+    return {str(k) for store in dump_storage(page)["idb"].values() for k in store["keys"]}
+
+
+def test_session_only_token_is_asked_for_again_after_reload(page: Page, python_cors: str) -> None:
+    open_panel(page)
+    expect(page.get_by_test_id("tool-server-token-storage")).to_have_value("encrypted")  # the provider key's default
+    sealed = add_server(page, "sealed", python_cors, token="tok-sealed-1")
+    expect(sealed).to_have_count(1)  # added (the form is cleared) before the next one is typed
+    session = add_server(page, "sess", python_cors, token="tok-session-1", storage="session")
+    for server in (sealed, session):
+        expect(server).to_have_attribute("data-state", "connected", timeout=CONNECT_TIMEOUT_MS)
+    keys = stored_keys(page)
+    assert "secret:tool-server:sealed" in keys  # the encrypted choice seals it
+    assert "secret:tool-server:sess" not in keys, sorted(keys)
+    page.reload()
+    wait_ready(page)
+    open_panel(page)
+    expect(entry(page, "sealed")).to_have_attribute("data-state", "connected", timeout=2 * CONNECT_TIMEOUT_MS)
+    session = entry(page, "sess")
+    expect(session).to_have_attribute("data-state", "auth-required")
+    expect(session).to_contain_text("session only: give it again")
+    expect(session.get_by_test_id("tool-server-signin")).to_have_count(0)  # a token, not an OAuth sign-in
+    assert "secret:tool-server:sess" not in stored_keys(page)
+    session.get_by_test_id("tool-server-token-again").fill("tok-session-2")
+    session.get_by_test_id("tool-server-token-use").click()
+    expect(session).to_have_attribute("data-state", "connected", timeout=CONNECT_TIMEOUT_MS)
+    assert "secret:tool-server:sess" not in stored_keys(page)
+    for name in ("sealed", "sess"):
+        entry(page, name).get_by_test_id("tool-server-remove").click()
+        expect(entry(page, name)).to_have_count(0)
+    assert not {k for k in stored_keys(page) if k.startswith("secret:tool-server:")}

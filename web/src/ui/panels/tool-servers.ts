@@ -1,5 +1,6 @@
 /**
- * The Tool servers panel: add a server (a name, its Streamable HTTP URL, an optional bearer token),
+ * The Tool servers panel: add a server (a name, its Streamable HTTP URL, an optional bearer token kept
+ * encrypted on this device or for this session only, as a provider key is),
  * see each one's state and tool count with what is wrong and what to do, sign in to one that wants
  * OAuth (mcp/oauth-signin.ts: a popup opened inside the click, or this tab), remove it (its token and
  * sign-in are forgotten). Definitions are kept across reloads (mcp/servers-store.ts); the worker is told
@@ -10,8 +11,9 @@ import type { WorkerToMain } from "../../protocol/main-worker-messages";
 import { setServerTools } from "../../mcp/owners";
 import { setServerPrompts } from "../../mcp/prompt-list";
 import type { SignInReturn } from "../../mcp/oauth-return";
-import { addServer, loadServers, removeServer } from "../../mcp/servers-store";
+import { addServer, giveSessionToken, loadServers, removeServer, tokensNeeded } from "../../mcp/servers-store";
 import type { ToolServerConfig, ToolServerStatus } from "../../protocol/tool-servers";
+import { defaultSettings, KEY_STORAGE_HELP, type KeyStorage } from "../../settings/model";
 import { el } from "../common/dom";
 import { serverResources, type AttachResource } from "../resources/server-resources";
 import { registerPanel } from "./registry";
@@ -58,7 +60,15 @@ class ToolServersPanel {
     type: "password",
     autocomplete: "off",
   });
+  private readonly tokenStorage = el(
+    "select",
+    { "data-testid": "tool-server-token-storage", "aria-label": "Keep the token" },
+    el("option", { value: "encrypted", title: KEY_STORAGE_HELP.encrypted }, "Keep the token encrypted on this device"),
+    el("option", { value: "session", title: KEY_STORAGE_HELP.session }, "Keep the token for this session only"),
+  );
   private readonly statuses = new Map<string, ToolServerStatus>();
+  /** Servers whose session-only token went with the last session: not told to the worker until given again. */
+  private needed = new Set<string>();
   /** What the last sign-in to a server said when it failed (by name), shown in its entry. */
   private readonly signInNotes = new Map<string, string>();
   private servers: ToolServerConfig[] = [];
@@ -69,7 +79,9 @@ class ToolServersPanel {
     private readonly post: PostServers,
     private readonly attach: AttachResource,
     private readonly importSkill: ImportServerSkill,
-  ) {}
+  ) {
+    this.tokenStorage.value = defaultSettings().keyStorage; // as the provider key's default
+  }
 
   mount(body: HTMLElement): void {
     const add = el("button", { type: "button", class: "btn", "data-testid": "tool-server-add" }, "Add server");
@@ -81,7 +93,7 @@ class ToolServersPanel {
     );
     body.append(
       intro,
-      el("div", { class: "tool-server-form" }, this.name, this.url, this.token, add),
+      el("div", { class: "tool-server-form" }, this.name, this.url, this.token, this.tokenStorage, add),
       this.problem,
       this.list,
     );
@@ -102,13 +114,15 @@ class ToolServersPanel {
 
   private async reload(tell: boolean): Promise<void> {
     this.servers = await loadServers();
-    if (tell) this.post(this.servers);
+    this.needed = await tokensNeeded();
+    if (tell) this.post(this.servers.filter((s) => !this.needed.has(s.name)));
     this.render();
   }
 
   private async add(): Promise<void> {
     const name = this.name.value.trim();
-    const problem = await addServer(name, this.url.value, this.token.value.trim());
+    const storage: KeyStorage = this.tokenStorage.value === "session" ? "session" : "encrypted";
+    const problem = await addServer(name, this.url.value, this.token.value.trim(), storage);
     this.problem.textContent = problem ?? "";
     if (problem) return; // what was typed stays, to be corrected
     this.name.value = this.url.value = this.token.value = "";
@@ -142,6 +156,15 @@ class ToolServersPanel {
     });
   }
 
+  /** A session-only token given again (after a reload): the server is told to the worker again. */
+  private async giveToken(name: string, input: HTMLInputElement): Promise<void> {
+    const token = input.value.trim();
+    if (!token) return;
+    giveSessionToken(name, token);
+    this.statuses.set(name, { name, url: "", state: "connecting", tools: [], message: "" });
+    await this.reload(true);
+  }
+
   private async remove(name: string): Promise<void> {
     await removeServer(name); // its token and its sign-in are forgotten
     this.signInNotes.delete(name);
@@ -156,6 +179,14 @@ class ToolServersPanel {
   }
 
   private status(server: ToolServerConfig): ToolServerStatus {
+    if (this.needed.has(server.name))
+      return {
+        name: server.name,
+        url: server.url,
+        state: "auth-required",
+        tools: [],
+        message: "Its token was kept for the last session only: give it again to connect.",
+      };
     return (
       this.statuses.get(server.name) ?? {
         name: server.name,
@@ -169,7 +200,8 @@ class ToolServersPanel {
 
   private entry(server: ToolServerConfig): HTMLElement {
     const status = this.status(server);
-    const signIn = status.state === "auth-required" && !server.token ? this.signInButton(server) : null;
+    const oauth = status.state === "auth-required" && !server.token && !this.needed.has(server.name);
+    const signIn = oauth ? this.signInButton(server) : null;
     const note = this.signInNotes.get(server.name) ?? "";
     const remove = el(
       "button",
@@ -210,6 +242,7 @@ class ToolServersPanel {
       status.state === "connected" ? this.resources(server.name, status) : null,
       note ? el("p", { class: "tool-server-message tool-server-signin-note" }, note) : null,
       skills.length ? renderServerSkills(server.name, skills, this.importSkill) : null,
+      this.needed.has(server.name) ? this.tokenAgain(server) : null,
     );
   }
 
@@ -219,6 +252,19 @@ class ToolServersPanel {
       this.render();
     };
     return serverResources(name, status.resources ?? [], this.resourcesOpen.has(name), toggle, this.attach);
+  }
+
+  private tokenAgain(server: ToolServerConfig): HTMLElement {
+    const input = el("input", {
+      type: "password",
+      autocomplete: "off",
+      "data-testid": "tool-server-token-again",
+      placeholder: "bearer token (this session only)",
+      "aria-label": `Token for ${server.name}`,
+    });
+    const use = el("button", { type: "button", class: "btn", "data-testid": "tool-server-token-use" }, "Connect");
+    use.addEventListener("click", () => void this.giveToken(server.name, input));
+    return el("div", { class: "tool-server-form" }, input, use);
   }
 
   private signInButton(server: ToolServerConfig): HTMLElement {

@@ -18,6 +18,7 @@ from typing import Any
 from playwright.sync_api import Browser, Page
 
 from scripts.mcp.launch import python_server
+from scripts.mcp.python_server import base_tool_count
 
 from .common import READY_WATCH, ROOT, Row, Samples, boot_ready_ms, configure, percentile, seed_opfs
 from .tools import TimedFakeLLM, tool_round_ms
@@ -114,7 +115,7 @@ def longest_task_connecting(page: Page, url: str, runs: int) -> list[float]:
 
 def measure_mcp(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
     calls = max(5, runs * 5)
-    with python_server([base]) as small, python_server([base], extra_tools=MANY_TOOLS - 3) as many:
+    with python_server([base]) as small, python_server([base], extra_tools=MANY_TOOLS - base_tool_count()) as many:
         ctx, page = open_app(browser, base, fake_base)
         try:
             agent, direct, builtin = agent_and_direct(page, fake, small, calls)

@@ -23,6 +23,7 @@ With ``--skills`` it also publishes skills (the MCP skills extension, ``skills_e
 from __future__ import annotations
 
 import argparse
+import asyncio
 import base64
 import json
 import socket
@@ -99,6 +100,11 @@ def make_server(skills: bool = False, extra_tools: int = 0) -> MCPServer:
     for i in range(extra_tools):
         server.add_tool(_echo, name=f"echo_{i:04d}", description=f"Echo the text back (copy {i} of a long list).")
     return server
+
+
+def base_tool_count() -> int:
+    """How many tools the server lists without ``--extra-tools`` (the bench adds up to a total)."""
+    return len(asyncio.run(make_server().list_tools()))
 
 
 def _announce_tool_changes(server: MCPServer) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 
 from scripts.benchlib.mcp import MANY_TOOLS, bundle
-from scripts.mcp.python_server import make_server
+from scripts.mcp.python_server import base_tool_count, make_server
 
 
 def test_python_server_lists_extra_tools_for_the_bench() -> None:
-    server = make_server(MANY_TOOLS - 3)
+    server = make_server(extra_tools=MANY_TOOLS - base_tool_count())
     tools = asyncio.run(server.list_tools())
     assert len(tools) == MANY_TOOLS
     assert {"add", "shout", "pixel", "echo_0000", "echo_0496"} <= {t.name for t in tools}

@@ -38,7 +38,7 @@ def test_edits_are_versions_the_model_continues_from_the_one_in_view(chat: Page,
     page = chat
     _new_chat(page)
     fake.script([Reply.text(t) for t in ("A1", "A2 first", "A2 second", "A3 on second", "A2 third", "A4 on second")])
-    send_for_reply(page, "Q1")
+    expect(send_for_reply(page, "Q1")).to_contain_text("A1", timeout=REPLY_TIMEOUT_MS)
     send(page, "Q2 first")
     expect(messages(page, "assistant").nth(1)).to_contain_text("A2 first", timeout=REPLY_TIMEOUT_MS)
     second = messages(page, "user").nth(1)
@@ -107,7 +107,7 @@ def test_fork_starts_a_new_chat_with_the_history_up_to_a_message(chat: Page, fak
     page = chat
     _new_chat(page)
     fake.script([Reply.text("First answer"), Reply.text("Second answer"), Reply.text("In the fork")])
-    send_for_reply(page, "First question")
+    expect(send_for_reply(page, "First question")).to_contain_text("First answer", timeout=REPLY_TIMEOUT_MS)
     send(page, "Second question")
     expect(messages(page, "assistant").last).to_contain_text("Second answer", timeout=REPLY_TIMEOUT_MS)
     wait_ready(page)

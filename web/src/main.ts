@@ -80,8 +80,8 @@ const chat = new ChatView(
       else status.ready();
     },
     showEarlier: (count) => void showSession(count),
-    storedView: async () => {
-      const answer = await client.request("session_current", {});
+    storedView: async (shown) => {
+      const answer = await client.request("session_current", { shown });
       return answer.ok ? answer.value : null;
     },
     showBranch: async (seq) => {

@@ -25,8 +25,8 @@ export interface ChatActions {
   turnChanged(running: boolean): void;
   /** Show `count` more of the session's earlier messages (a long session opens with its last ones). */
   showEarlier(count: number): void;
-  /** The open session's view as stored now (null: it could not be read). */
-  storedView(): Promise<SessionView | null>;
+  /** The open session's view as stored now, its last `shown` messages (null: it could not be read). */
+  storedView(shown: number): Promise<SessionView | null>;
   /** Bring version `seq` of a message into view: the session's view then (null: refused, said why). */
   showBranch(seq: number): Promise<SessionView | null>;
   /** A new chat from message `seq` (the runtime opens it: `session_opened`). */
@@ -233,7 +233,12 @@ export class ChatView {
 
   /** The turn's messages are stored: they get their seqs (to fork from) and their versions' arrows. */
   private nameStored(): void {
-    void this.actions.storedView().then((view) => {
+    const turn = this.transcript.turnId;
+    if (!turn) return;
+    // The turn that ended is the last one (an edit or a regenerate replaces every later turn): its
+    // messages and cards bound what it stored, with room for a summary made on the way.
+    const drawn = this.transcript.list.querySelectorAll(`[data-turn-id="${CSS.escape(turn)}"]`).length;
+    void this.actions.storedView(drawn + 2).then((view) => {
       if (view && !this.running) markStored(this.transcript.list, view, this.host);
     });
   }

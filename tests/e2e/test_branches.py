@@ -8,7 +8,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
-from tests.e2e.ui import REPLY_TIMEOUT_MS, messages, send, send_for_reply, wait_ready
+from tests.e2e.ui import REPLY_TIMEOUT_MS, dump_storage, eventually, messages, send, send_for_reply, wait_ready
 
 
 def _new_chat(page: Page) -> None:
@@ -27,6 +27,12 @@ def _edit(page: Page, message: Locator, text: str) -> None:
 def _texts(page: Page) -> list[str]:
     shown: list[str] = page.locator('[data-testid="message"] .message-body').all_inner_texts()
     return [t.strip() for t in shown]
+
+
+def _saved(page: Page) -> str:
+    """The state database as saved in OPFS (SQLite keeps short UTF-8 text as is)."""
+    saved: str = dump_storage(page)["opfs"].get("tidepool/workspaces/default/state/current.sqlite", "")
+    return saved
 
 
 def _sent(fake: FakeLLM) -> list[tuple[str, str]]:
@@ -65,6 +71,7 @@ def test_edits_are_versions_the_model_continues_from_the_one_in_view(chat: Page,
         ("assistant", "A3 on second"),
         ("user", "Q4"),
     ], "the model continues from the version in view"
+    eventually(page, lambda: "A4 on second" in _saved(page), 20, "the turn to be saved")
     page.reload()
     wait_ready(page)
     expect(messages(page, "user").nth(1)).to_have_attribute("data-branch", "2/3", timeout=REPLY_TIMEOUT_MS)

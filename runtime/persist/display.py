@@ -12,6 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from runtime.chat.history import tool_calls_of
 from runtime.host.constants import ToolEffect
+from runtime.persist.branch_view import ViewBranch, edit_branch, reply_branch
 from runtime.store import Store
 from runtime.store.export import content_text
 from runtime.store.values import CallStatus, LedgerEntry, MessageStatus, Session, StoredMessage
@@ -64,6 +65,7 @@ class ViewMessage(TypedDict):
     reasoning: str
     finish_reason: str | None
     images: list[ViewImage]
+    branch: NotRequired[ViewBranch]  # a message with other versions (persist/branch_view.py)
 
 
 class PendingApproval(TypedDict):
@@ -160,6 +162,7 @@ def session_view(
         entry = _entry(message, ledger)
         calls.update({c["call_id"]: c for c in entry["tool_calls"]})
         out.append(entry)
+    _mark_branches(store, session_id, out)
     pending: list[PendingApproval] = [
         {
             "call_id": p.call_id,
@@ -178,3 +181,31 @@ def session_view(
         "pending_approvals": pending,
         "running_turn": running_turn,
     }
+
+
+def _mark_branches(store: Store, session_id: str, out: list[ViewMessage]) -> None:
+    """Give each user message with other versions its ``branch``, and its last reply the reply's."""
+    shown = {v.seq: (group, v) for group in store.versions(session_id).values() for v in group if v.in_view}
+    for at, entry in enumerate(out):
+        if entry["role"] != "user" or entry["seq"] not in shown:
+            continue
+        group, version = shown[entry["seq"]]
+        edits, replies = edit_branch(group, version), reply_branch(group, version)
+        if edits:
+            entry["branch"] = edits
+        if replies:
+            reply = _last_reply(out, at)
+            target = reply if reply is not None else (None if edits else entry)
+            if target is not None:
+                target["branch"] = replies
+
+
+def _last_reply(out: list[ViewMessage], at: int) -> ViewMessage | None:
+    """The turn's last assistant message with text after user message ``at`` (None: it has none)."""
+    found: ViewMessage | None = None
+    for entry in out[at + 1 :]:
+        if entry["role"] == "user":
+            break
+        if entry["role"] == "assistant" and entry["text"]:
+            found = entry
+    return found

@@ -70,11 +70,12 @@ _METHODS: Table = {}
 def methods() -> Table:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
-        from runtime.requests import context, images, memory, runtime_info, sessions, skills
+        from runtime.requests import branches, context, images, memory, runtime_info, sessions, skills
 
         for table in (
             runtime_info.METHODS,
             sessions.METHODS,
+            branches.METHODS,
             memory.METHODS,
             skills.METHODS,
             context.METHODS,

@@ -9,6 +9,7 @@ written to it.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -181,6 +182,45 @@ def _0007_model_windows(db: Database) -> None:
     )
 
 
+def _0008_message_parent(db: Database) -> None:
+    """Each message names the one before it on its branch (``parent``, NULL for a session's first), so
+    the versions an edit or a regenerate left can be reached again (store/branches.py). Stored rows get
+    theirs from the order and branch numbers they were kept with."""
+    _run(
+        db,
+        "ALTER TABLE messages ADD COLUMN parent INTEGER",
+        "CREATE INDEX messages_parent ON messages(session_id, parent)",
+    )
+    sessions = [r[0] for r in db.execute("SELECT DISTINCT session_id FROM messages").fetchall()]
+    for session_id in sessions:
+        rows = db.execute("SELECT seq, kind, meta FROM messages WHERE session_id = ? ORDER BY seq", [session_id])
+        for seq, parent in _parents([(r[0], _branch_of(r[1], r[2])) for r in rows.fetchall()]):
+            db.execute("UPDATE messages SET parent = ? WHERE session_id = ? AND seq = ?", [parent, session_id, seq])
+
+
+def _branch_of(kind: str, meta: str | None) -> int | None:
+    """The branch number a superseded row was set aside with (None: in view)."""
+    if kind != "superseded":
+        return None
+    return int((json.loads(meta or "{}").get("superseded") or {}).get("branch", 0))
+
+
+def _parents(rows: list[tuple[int, int | None]]) -> list[tuple[int, int | None]]:
+    """``(seq, branch)`` in seq order → ``(seq, parent)``: a branch's rows followed each other; its first
+    row followed the latest earlier row still in view when it was set aside (in view now, or set
+    aside later)."""
+    out: list[tuple[int, int | None]] = []
+    last: dict[int | None, int] = {}
+    for seq, branch in rows:
+        if branch in last:
+            out.append((seq, last[branch]))
+        else:
+            later = [s for s, b in rows if s < seq and (b is None or (branch is not None and b > branch))]
+            out.append((seq, max(later, default=None)))
+        last[branch] = seq
+    return out
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _0001_initial),
     Migration("0002_memory_pinned", _0002_memory_pinned),
@@ -189,6 +229,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0005_message_images", _0005_message_images),
     Migration("0006_messages_kept", _0006_messages_kept),
     Migration("0007_model_windows", _0007_model_windows),
+    Migration("0008_message_parent", _0008_message_parent),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

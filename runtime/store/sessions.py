@@ -128,14 +128,18 @@ class SessionsMixin(ImagesMixin):
         with self._db.atomic():
             row = self._one("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?", [session_id])
             seq = int(row["seq"]) if row else 1
+            last = self._one(  # the message before it on the branch in view (store/branches.py)
+                "SELECT MAX(seq) AS seq FROM messages WHERE session_id = ? AND kind != 'superseded'", [session_id]
+            )
             self._db.execute(
                 "INSERT INTO messages (session_id, seq, role, kind, content, tool_calls, tool_call_id, name,"
-                " turn_id, status, meta, created, reasoning, reasoning_details, finish_reason)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " turn_id, status, meta, created, reasoning, reasoning_details, finish_reason, parent)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     session_id, seq, role, kind, dumps(content), dumps(list(tool_calls)) if tool_calls else None,
                     tool_call_id, name, turn_id, status, dumps(meta) if meta else None, now, reasoning or None,
                     dumps(list(reasoning_details)) if reasoning_details else None, finish_reason,
+                    last["seq"] if last else None,
                 ],
             )  # fmt: skip
             title = session.title or (_title_from(content) if role == "user" and kind == "message" else "")

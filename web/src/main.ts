@@ -85,6 +85,20 @@ const chat = new ChatView(
       else status.ready();
     },
     showEarlier: (count) => void showSession(count),
+    storedView: async (shown) => {
+      const answer = await client.request("session_current", { shown });
+      return answer.ok ? answer.value : null;
+    },
+    showBranch: async (seq) => {
+      const answer = await client.request("session_branch", { seq });
+      if (answer.ok) return answer.value;
+      chat.showError(`Could not show that version: ${answer.message}`);
+      return null;
+    },
+    fork: (seq) =>
+      void client.request("session_fork", { seq }).then((answer) => {
+        if (!answer.ok) chat.showError(`Could not fork the chat: ${answer.message}`);
+      }), // the fork opens with session_opened
   },
   media,
 );

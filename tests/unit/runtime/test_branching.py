@@ -55,3 +55,64 @@ async def test_regenerating_asks_again_with_the_same_message_and_keeps_the_old_r
     kept = [m.content for m in store.list_messages(sid, earlier_branches=True) if m.kind == "superseded"]
     assert kept == ["How many people live there?", "About 2 million."]
     assert [m["text"] for m in (await rig.result("session_current"))["messages"]][-1] == "Roughly 2.1 million."
+
+
+# -- the versions in the view, switching them, forks (session_branch, session_fork) -------------------
+
+
+def _user(view: dict[str, object], n: int) -> dict[str, object]:
+    users = [m for m in view["messages"] if m["role"] == "user"]  # type: ignore[attr-defined]
+    return users[n]  # type: ignore[no-any-return]
+
+
+async def test_edits_show_as_versions_and_the_next_turn_continues_the_one_in_view(rig: StateRig) -> None:
+    await _two_turns(rig)
+    rig.provider.rounds = [says("Roughly 2.1 million."), says("Rome."), says("In Lazio.")]
+    await _replace(rig, "How many people live there?", "t3", "t2")  # a regenerate
+    await _replace(rig, "Capital of Italy?", "t4", "t1")  # an edit of the first message
+    view = await rig.result("session_current")
+    first = _user(view, 0)
+    assert first["branch"] == {"index": 2, "count": 2, "prev": 1, "next": None}
+    shown = await rig.result("session_branch", seq=1)
+    assert [m["text"] for m in shown["messages"]] == [
+        "Capital of France?",
+        "Paris.",
+        "How many people live there?",
+        "Roughly 2.1 million.",
+    ], "the later turns last in view under that version (the regenerated reply)"
+    reply = shown["messages"][-1]
+    assert reply["branch"]["index"] == 2 and reply["branch"]["count"] == 2, "a regenerate: on the reply"
+    assert "branch" not in _user(shown, 1)
+    await rig.turn("Which region?", "t5")
+    sent = rig.provider.calls[-1][0]
+    assert [m.content for m in sent[1:]] == [
+        "Capital of France?",
+        "Paris.",
+        "How many people live there?",
+        "Roughly 2.1 million.",
+        "Which region?",
+    ]
+    await rig.restart()  # the branch in view is kept
+    again = await rig.result("session_current")
+    assert [m["text"] for m in again["messages"]][-2:] == ["Which region?", "In Lazio."]
+    assert _user(again, 0)["branch"]["index"] == 1  # type: ignore[index]
+
+
+async def test_a_fork_opens_a_new_session_and_leaves_the_original(rig: StateRig) -> None:
+    await _two_turns(rig)
+    before = await rig.result("session_current")
+    answer = before["messages"][1]
+    forked = await rig.result("session_fork", seq=answer["seq"])
+    assert forked["session"]["id"] != before["session"]["id"]
+    assert forked["session"]["title"] == "Fork of Capital of France?"
+    assert [m["text"] for m in forked["messages"]] == ["Capital of France?", "Paris."]
+    opened = await rig.result("session_open", session_id=before["session"]["id"])
+    assert [m["text"] for m in opened["messages"]] == [m["text"] for m in before["messages"]]
+
+
+async def test_versions_cannot_change_for_a_message_that_is_not_there(rig: StateRig) -> None:
+    await _two_turns(rig)
+    reply = await rig.request("session_branch", seq=999)
+    assert not reply["ok"] and reply["error"]["code"] == "not_found", reply
+    reply = await rig.request("session_fork", seq=0)
+    assert not reply["ok"] and reply["error"]["code"] == "bad_params", reply

@@ -20,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 GIF = b"GIF89a" + b"\x01" * 10
 
 
-EARLIER_VERSIONS = [1, 2, 3, 4, 5, 6]  # one committed fixture per earlier schema version (tests/fixtures/db/vN.sqlite)
+EARLIER_VERSIONS = [1, 2, 3, 4, 5, 6, 7]  # a committed fixture per earlier schema (tests/fixtures/db/vN.sqlite)
 
 
 def copy_of(tmp_path: Path, version: int) -> Path:
@@ -45,7 +45,8 @@ def test_fixture_is_at_its_schema(version: int) -> None:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         assert ("message_images" in tables) == (version >= 5)
         assert ("messages_kept" in tables) == (version >= 6)
-        assert "model_windows" not in tables
+        assert ("model_windows" in tables) == (version >= 7)
+        assert "parent" not in message_columns
     finally:
         conn.close()
 
@@ -99,6 +100,36 @@ def test_earlier_version_migrates_to_latest_keeping_everything(tmp_path: Path, v
             ("a.png", len(PNG), None),
             ("b.gif", len(GIF), None),
         ]
+
+
+def test_branches_kept_before_0008_are_reachable_after_it(tmp_path: Path) -> None:
+    """Rows set aside by edits under schema 7 (branch numbers only) get the parents their order implies."""
+    from sqlite_utils import Database
+
+    from runtime.store.migrations import migrate
+
+    path = tmp_path / "v7-branches.sqlite"
+    db = Database(path, execute_plugins=False)
+    migrate(db, "2026-01-02T03:04:05.000Z", MIGRATIONS[:7])
+    db.execute("INSERT INTO sessions VALUES ('s', '', 'x', 'x', NULL)")
+    # seq: 1 q1, 2 a1, [3 q2, 4 a2] set aside as branch 1, 5 q2', [6 a2'] set aside as branch 2, 7 a2''
+    rows = [(1, "q1", 0), (2, "a1", 0), (3, "q2", 1), (4, "a2", 1), (5, "q2'", 0), (6, "a2'", 2), (7, "a2''", 0)]
+    for seq, text, branch in rows:
+        meta = f'{{"superseded": {{"kind": "message", "branch": {branch}}}}}' if branch else None
+        kind = "superseded" if branch else "message"
+        role = "user" if text.startswith("q") else "assistant"
+        db.execute(
+            "INSERT INTO messages (session_id, seq, role, kind, content, status, meta, created)"
+            " VALUES ('s', ?, ?, ?, ?, 'complete', ?, 'x')",
+            [seq, role, kind, f'"{text}"', meta],
+        )
+    db.close()
+    with Store(path) as store:
+        parents = {r["seq"]: r["parent"] for r in store._rows("SELECT seq, parent FROM messages ORDER BY seq")}
+        assert parents == {1: None, 2: 1, 3: 2, 4: 3, 5: 2, 6: 5, 7: 5}
+        assert [v.content for v in store.versions("s")[2]] == ["q2", "q2'"]
+        store.show_branch("s", 3)
+        assert [m.content for m in store.list_messages("s")] == ["q1", "a1", "q2", "a2"]
 
 
 def test_fresh_database_gets_every_step(tmp_path: Path) -> None:

@@ -73,6 +73,9 @@ export type ViewCall = {
 /** An image a user message carries, without its bytes (``message_image`` reads them). */
 export type ViewImage = { id: number; media_type: string; name: string; size: number };
 
+/** Version ``index`` of ``count`` (1-based); ``prev`` / ``next``: the seq to show for its neighbours. */
+export type ViewBranch = { index: number; count: number; prev: number | null; next: number | null };
+
 export type ViewMessage = {
   seq: number;
   role: "user" | "assistant" | "summary" | "system" | "tool";
@@ -84,6 +87,7 @@ export type ViewMessage = {
   reasoning: string;
   finish_reason: string | null;
   images: ViewImage[];
+  branch?: ViewBranch;
 };
 
 export type PendingApproval = {
@@ -122,6 +126,8 @@ export type SessionExport = {
   mime: "text/markdown" | "application/json";
   text: string;
 };
+
+export type MessageSeq = { seq: number };
 
 export type MemoryListParams = { limit?: number; offset?: number };
 
@@ -278,6 +284,8 @@ export interface RequestMap {
   session_rename: { params: SessionRenameParams; result: SessionRenamed };
   session_delete: { params: SessionId; result: SessionDeleted };
   session_export: { params: SessionExportParams; result: SessionExport };
+  session_branch: { params: MessageSeq; result: SessionView };
+  session_fork: { params: MessageSeq; result: SessionView };
   memory_list: { params: MemoryListParams; result: MemoryList };
   memory_search: { params: MemorySearchParams; result: MemorySearch };
   memory_save: { params: MemorySaveParams; result: MemoryReply };
@@ -293,4 +301,4 @@ export interface RequestMap {
   workspace_image: { params: ImagePath; result: WorkspaceImage };
 }
 
-export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image"] as const;
+export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image"] as const;

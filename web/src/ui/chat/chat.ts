@@ -18,6 +18,7 @@ import type { ChatMedia } from "../images/chat-media";
 import type { SentImage } from "../images/composer-attachments";
 import { showAttached } from "../resources/attached-resources";
 import { CONTINUE_PROMPT } from "./endings";
+import { markStored } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
@@ -50,6 +51,12 @@ export interface ChatActions {
   turnChanged(running: boolean): void;
   /** Show `count` more of the session's earlier messages (a long session opens with its last ones). */
   showEarlier(count: number): void;
+  /** The open session's view as stored now, its last `shown` messages (null: it could not be read). */
+  storedView(shown: number): Promise<SessionView | null>;
+  /** Bring version `seq` of a message into view: the session's view then (null: refused, said why). */
+  showBranch(seq: number): Promise<SessionView | null>;
+  /** A new chat from message `seq` (the runtime opens it: `session_opened`). */
+  fork(seq: number): void;
 }
 
 const LOCAL_STOP_GRACE_MS = 5000;
@@ -58,6 +65,8 @@ export class ChatView {
   private readonly host: MessageActionHost = {
     busy: () => this.running || !this.canSend,
     resend: (node, text, replaces) => this.resend(node, text, replaces),
+    showBranch: (seq, node, testid) => this.showBranch(seq, node, testid),
+    fork: (seq) => this.actions.fork(seq),
   };
   private readonly transcript = new Transcript(this.host, (id, decision) => this.actions.decide(id, decision));
   private readonly stream: ReplyStream;
@@ -120,6 +129,7 @@ export class ChatView {
         if (event.reason === "aborted") transcript.note("Stopped.");
         else if (event.reason === "max_rounds")
           transcript.note("Stopped: the turn reached its maximum number of rounds.");
+        this.nameStored();
         return this.setRunning(false);
       case "error":
         return this.onError(event.message, event.turn_id);
@@ -144,6 +154,7 @@ export class ChatView {
       media: this.media,
       markEnding: (node, reason) => this.markEnding(node, reason),
       showEarlier: (n) => this.actions.showEarlier(n),
+      branches: this.host,
     });
     if (view.running_turn) this.setRunning(true);
     this.transcript.redrawn(kept);
@@ -271,6 +282,9 @@ export class ChatView {
     const body = userNode.querySelector<HTMLElement>(".message-body");
     if (body) body.textContent = text;
     setSource(userNode, () => text);
+    delete userNode.dataset.seq; // a new message now: its seq and versions come when its turn is stored
+    delete userNode.dataset.branch;
+    userNode.querySelector(".message-branch")?.remove();
     const turnId = newTurnId();
     this.transcript.turnId = turnId;
     userNode.dataset.turnId = turnId;
@@ -283,6 +297,36 @@ export class ChatView {
       images.length ? images : undefined,
       prompt?.text === text ? { prompt: prompt.origin } : undefined,
     );
+  }
+
+  /** The turn's messages are stored: they get their seqs (to fork from) and their versions' arrows. */
+  private nameStored(): void {
+    const turn = this.transcript.turnId;
+    if (!turn) return;
+    // The turn that ended is the last one (an edit or a regenerate replaces every later turn): its
+    // messages and cards bound what it stored, with room for a summary made on the way.
+    const drawn = this.transcript.list.querySelectorAll(`[data-turn-id="${CSS.escape(turn)}"]`).length;
+    void this.actions.storedView(drawn + 2).then((view) => {
+      if (view && !this.running) markStored(this.transcript.list, view, this.host);
+    });
+  }
+
+  /** Another version of a message: the view redrawn from it, the pressed arrow (or its twin) focused again. */
+  private showBranch(seq: number, node: HTMLElement, testid: string): void {
+    const messages = (): HTMLElement[] => [
+      ...this.transcript.list.querySelectorAll<HTMLElement>('[data-testid="message"]'),
+    ];
+    const at = messages().indexOf(node);
+    void this.actions.showBranch(seq).then((view) => {
+      if (!view || this.running) return;
+      this.showHistory(view);
+      const again = messages()[at];
+      const buttons = ["branch-prev", "branch-next"].map((id) =>
+        again?.querySelector<HTMLButtonElement>(`[data-testid="${id}"]`),
+      );
+      const pressed = buttons[testid === "branch-prev" ? 0 : 1];
+      (pressed && !pressed.disabled ? pressed : buttons.find((b) => b && !b.disabled))?.focus();
+    });
   }
 
   private stop(): void {

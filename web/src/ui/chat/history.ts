@@ -5,6 +5,7 @@
  */
 
 import type { ChatMedia } from "../images/chat-media";
+import { markMessage, type BranchHost } from "./branches";
 import { earlierButton } from "./earlier-messages";
 import { ReasoningBlock } from "./reasoning";
 import type { SessionView } from "../../protocol/requests";
@@ -16,6 +17,7 @@ export interface HistoryHost {
   /** Mark how a stored reply ended (with Continue when it was cut off). */
   markEnding(node: HTMLElement, reason: string): void;
   showEarlier(count: number): void;
+  branches: BranchHost;
 }
 
 /** Draw `view`'s messages into the (just cleared) transcript. */
@@ -37,6 +39,7 @@ export function drawHistory(view: SessionView, host: HistoryHost): void {
     if (message.reasoning) transcript.scroll.push(new ReasoningBlock(message.reasoning, false).root);
     if (message.text || message.images.length) {
       const node = transcript.addMessage(message.role, message.text);
+      markMessage(node, message, host.branches);
       if (message.role === "assistant" && message.finish_reason) host.markEnding(node, message.finish_reason);
       media?.showStored(node, message.images);
     }

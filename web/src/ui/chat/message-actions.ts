@@ -2,7 +2,8 @@
  * The actions on each message: copy its markdown source (`message-copy`), ask again for the last
  * reply (`message-regenerate`, one at a time, on the last assistant reply), send it again after an
  * error (`message-retry`, on the last turn's error), and edit a message the
- * person sent and send it again (`message-edit` → `message-edit-input`, `message-edit-save`).
+ * person sent and send it again (`message-edit` → `message-edit-input`, `message-edit-save`); the
+ * versions and the fork are branches.ts's.
  *
  * Messages and tool cards carry `data-turn-id`; regenerating or editing removes the turns from
  * there on from the view, and the chat sends the text again as a new turn that replaces them (the
@@ -12,8 +13,9 @@
 import { copyText } from "../common/clipboard";
 import "./message-actions.css";
 import { el } from "../common/dom";
+import { forkButton, type BranchHost } from "./branches";
 
-export interface MessageActionHost {
+export interface MessageActionHost extends BranchHost {
   /** A turn runs: nothing can be regenerated or edited now. */
   busy(): boolean;
   /** Send `text` again as a new turn replacing the turn `replaces` and every later one. */
@@ -36,6 +38,7 @@ export function attachActions(node: HTMLElement, source: () => string, host: Mes
     edit.addEventListener("click", () => startEdit(node, host));
     bar.append(edit);
   }
+  if (node.dataset.role === "user" || node.dataset.role === "assistant") bar.append(forkButton(node, host));
   node.append(bar);
 }
 

@@ -89,3 +89,24 @@ function placeControl(node: HTMLElement, branch: ViewBranch, host: BranchHost): 
   if (bar) bar.prepend(control);
   else node.append(control);
 }
+
+/** Another version of a message: `redraw` shows the view from it (false: it did not), then the pressed arrow
+ * (or its twin, when the pressed one is now disabled) of the message at the same place is focused again. */
+export function switchBranch(
+  list: HTMLElement,
+  node: HTMLElement,
+  testid: string,
+  redraw: () => Promise<boolean>,
+): void {
+  const messages = (): HTMLElement[] => [...list.querySelectorAll<HTMLElement>('[data-testid="message"]')];
+  const at = messages().indexOf(node);
+  void redraw().then((shown) => {
+    if (!shown) return;
+    const again = messages()[at];
+    const buttons = ["branch-prev", "branch-next"].map((id) =>
+      again?.querySelector<HTMLButtonElement>(`[data-testid="${id}"]`),
+    );
+    const pressed = buttons[testid === "branch-prev" ? 0 : 1];
+    (pressed && !pressed.disabled ? pressed : buttons.find((b) => b && !b.disabled))?.focus();
+  });
+}

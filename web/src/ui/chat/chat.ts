@@ -18,7 +18,7 @@ import type { ChatMedia } from "../images/chat-media";
 import type { SentImage } from "../images/composer-attachments";
 import { showAttached } from "../resources/attached-resources";
 import { CONTINUE_PROMPT } from "./endings";
-import { markStored } from "./branches";
+import { markStored, switchBranch } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
@@ -65,7 +65,13 @@ export class ChatView {
   private readonly host: MessageActionHost = {
     busy: () => this.running || !this.canSend,
     resend: (node, text, replaces) => this.resend(node, text, replaces),
-    showBranch: (seq, node, testid) => this.showBranch(seq, node, testid),
+    showBranch: (seq, node, testid) =>
+      switchBranch(this.transcript.list, node, testid, async () => {
+        const view = await this.actions.showBranch(seq);
+        if (!view || this.running) return false;
+        this.showHistory(view);
+        return true;
+      }),
     fork: (seq) => this.actions.fork(seq),
   };
   private readonly transcript = new Transcript(this.host, (id, decision) => this.actions.decide(id, decision));
@@ -308,24 +314,6 @@ export class ChatView {
     const drawn = this.transcript.list.querySelectorAll(`[data-turn-id="${CSS.escape(turn)}"]`).length;
     void this.actions.storedView(drawn + 2).then((view) => {
       if (view && !this.running) markStored(this.transcript.list, view, this.host);
-    });
-  }
-
-  /** Another version of a message: the view redrawn from it, the pressed arrow (or its twin) focused again. */
-  private showBranch(seq: number, node: HTMLElement, testid: string): void {
-    const messages = (): HTMLElement[] => [
-      ...this.transcript.list.querySelectorAll<HTMLElement>('[data-testid="message"]'),
-    ];
-    const at = messages().indexOf(node);
-    void this.actions.showBranch(seq).then((view) => {
-      if (!view || this.running) return;
-      this.showHistory(view);
-      const again = messages()[at];
-      const buttons = ["branch-prev", "branch-next"].map((id) =>
-        again?.querySelector<HTMLButtonElement>(`[data-testid="${id}"]`),
-      );
-      const pressed = buttons[testid === "branch-prev" ? 0 : 1];
-      (pressed && !pressed.disabled ? pressed : buttons.find((b) => b && !b.disabled))?.focus();
     });
   }
 

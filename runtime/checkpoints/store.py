@@ -153,7 +153,8 @@ class CheckpointStore:
             sha = self._blob_of(rel, checkpoint, written)
             if sha != "":
                 checkpoint.files[rel] = sha
-        written.extend(self._prune(checkpoints))
+        if written:  # only new bytes can take the blobs over the bound (no walk over them otherwise)
+            written.extend(self._prune(checkpoints))
         written.append(self._save(checkpoints))
         return written
 

@@ -88,8 +88,12 @@ async def checkpoint_preview(ports: "Ports", params: CheckpointId) -> Checkpoint
         raise RequestError("not_found", str(exc)) from None
     await ports.on_demand.paths([f.path for f in files])
     shown: list[CheckpointFile] = [
-        {"path": f.path, "action": "delete" if f.action == "delete" else "restore", "size": f.size,
-         "current_size": f.current_size}
+        {
+            "path": f.path,
+            "action": "delete" if f.action == "delete" else "restore",
+            "size": f.size,
+            "current_size": f.current_size,
+        }
         for f in files
     ]
     return {"turn_id": turn_id, "files": shown}

@@ -66,7 +66,10 @@ export class CheckpointButtons {
       { type: "button", "data-testid": "checkpoint-restore", title: "Restore the files to before this turn" },
       `Restore files (${row.files.length})`,
     );
-    restore.addEventListener("click", () => void this.preview(bar, row.turn_id, "Restore these files to before this turn"));
+    restore.addEventListener(
+      "click",
+      () => void this.preview(bar, row.turn_id, "Restore these files to before this turn"),
+    );
     bar.append(restore);
     if (undo) {
       const button = el(
@@ -88,7 +91,9 @@ export class CheckpointButtons {
       el(
         "li",
         { "data-path": f.path, "data-action": f.action },
-        f.action === "delete" ? `delete ${f.path} (made by the turn)` : `put back ${f.path} (${f.size.toLocaleString("en-US")} bytes)`,
+        f.action === "delete"
+          ? `delete ${f.path} (made by the turn)`
+          : `put back ${f.path} (${f.size.toLocaleString("en-US")} bytes)`,
       ),
     );
     const confirm = el("button", { type: "button", "data-testid": "checkpoint-confirm" }, "Restore");
@@ -119,5 +124,5 @@ export class CheckpointButtons {
 /** The last message or tool card of turn `turnId` in the transcript. */
 function lastOfTurn(list: HTMLElement, turnId: string): HTMLElement | null {
   const nodes = list.querySelectorAll<HTMLElement>(`[data-turn-id="${CSS.escape(turnId)}"]:not(.checkpoint-bar)`);
-  return nodes.length ? nodes[nodes.length - 1] : null;
+  return nodes.length ? nodes.item(nodes.length - 1) : null;
 }

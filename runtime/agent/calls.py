@@ -173,6 +173,9 @@ class CallRunner:
         await self.deps.context.on_demand.reach(call.tool.reach(call.arguments))
         try:
             with self.deps.context.live.calling(self.turn_id, call.call_id):
+                if call.tool.effect == "write":  # what it names, as it was: the turn's checkpoint
+                    reach = call.tool.reach(call.arguments)
+                    await self.deps.context.keep_before((*reach.paths, *reach.trees))
                 outcome = result_of(await call.tool.call(self.deps.context, call.arguments))
         except ToolError as exc:
             outcome = HookResult(f"Error: {exc}", ok=False)
@@ -191,7 +194,7 @@ class CallRunner:
                 "arguments. Say what should change, or try another way."
             )
         spilled = spill(self.deps.context.workspace, call.call_id, text)
-        changed = (*outcome.changed_paths, *((spilled.path,) if spilled.path else ()))
+        changed = (*self.deps.context.take_kept(), *outcome.changed_paths, *((spilled.path,) if spilled.path else ()))
         await self.deps.context.flush_changed(changed)
         return _Outcome(spilled.text, outcome.ok, "ok" if outcome.ok else "error", outcome.images)
 

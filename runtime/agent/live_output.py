@@ -35,6 +35,11 @@ class LiveOutput:
         self._current: tuple[str, str] | None = None
         self._requests: dict[str, _Watch] = {}
 
+    @property
+    def current(self) -> tuple[str, str] | None:
+        """The running call's (turn id, call id), or None."""
+        return self._current
+
     @contextmanager
     def calling(self, turn_id: str, call_id: str) -> Iterator[None]:
         """Requests sent while this call runs belong to it."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from runtime.agent.live_output import LiveOutput
+from runtime.checkpoints.store import CHECKPOINTS_DIR, CheckpointStore
 from runtime.errors import HostRequestError
 from runtime.host.http import HttpClient, Response
 from runtime.host.messages import FlushRequest, RuntimeRequest
@@ -41,6 +42,9 @@ class AgentToolContext:
         self._save_workspace = save_workspace
         self._store = store
         self.live = live or LiveOutput()  # output of the running call, as it comes
+        self.checkpoints = CheckpointStore(workspace)
+        self.session_id: Callable[[], str | None] = lambda: None
+        self._kept: list[str] = []  # checkpoint files written during the running call, saved with its changes
 
     @property
     def workspace(self) -> Path:
@@ -85,6 +89,23 @@ class AgentToolContext:
                 str(reply.get("code") or "error"), str(reply.get("message") or "the host refused"), message["id"]
             )
         return reply
+
+    async def keep_before(self, paths: Iterable[str]) -> None:
+        """Keep ``paths`` as they are now in the running turn's checkpoint (before the call changes them)."""
+        current = self.live.current
+        wanted = list(paths)
+        if current is None or not wanted:
+            return
+        await self._on_demand.tree(CHECKPOINTS_DIR)
+        try:
+            self._kept.extend(self.checkpoints.keep(current[0], self.session_id(), wanted))
+        except OSError as exc:  # the change goes ahead; only its undo is lost, and the log says so
+            log.warning("the checkpoint of %s could not be kept: %s", wanted, exc)
+
+    def take_kept(self) -> tuple[str, ...]:
+        """The checkpoint files written since the last call (for the host to save)."""
+        kept, self._kept = tuple(self._kept), []
+        return kept
 
     async def flush_changed(self, paths: tuple[str, ...]) -> bool:
         """Ask the host to persist changed workspace files and wait for its answer (see ``Flusher``)."""

@@ -77,6 +77,7 @@ class Conversation:
             workspace, self.rpc, self.http, self.state.flusher.workspace, self._open_store, on_demand=on_demand
         )
         self.context.live.emit = self.emit  # run_python's output as it comes
+        self.context.session_id = lambda: self.state.session_id  # whose turn a checkpoint belongs to
         self.approvals = Approvals()
         self.configuration = Configuration(gate_factory)
         self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings, self._open_store)

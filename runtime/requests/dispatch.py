@@ -70,7 +70,7 @@ _METHODS: Table = {}
 def methods() -> Table:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
-        from runtime.requests import branches, context, images, memory, runtime_info, sessions, skills
+        from runtime.requests import branches, checkpoints, context, images, memory, runtime_info, sessions, skills
 
         for table in (
             runtime_info.METHODS,
@@ -80,6 +80,7 @@ def methods() -> Table:
             skills.METHODS,
             context.METHODS,
             images.METHODS,
+            checkpoints.METHODS,
         ):
             overlap = set(table) & set(_METHODS)
             if overlap:

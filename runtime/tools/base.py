@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, Union, get_args, get_origin
@@ -65,6 +65,10 @@ class ToolContext(Protocol):
     ) -> HttpResult: ...
 
     async def host_request(self, type: str, payload: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]: ...
+
+    async def keep_before(self, paths: Iterable[str]) -> None:
+        """Keep ``paths`` as they are now in the turn's checkpoint, before the call changes them."""
+        ...
 
 
 class ToolError(Exception):

@@ -115,6 +115,7 @@ async def run_python(
     except HostRequestError as e:
         raise ToolError(f"the sandbox did not run the code ({e.code}): {e.message}") from None
     result = parse_result(reply)
+    await ctx.keep_before([*result["files"], *result.get("deleted", [])])  # the turn's checkpoint
     changed, notes = apply_run_changes(ctx.workspace, result["files"], result.get("deleted", []), files.keys())
     if not_sent:
         shown = ", ".join(not_sent[:10]) + (" ..." if len(not_sent) > 10 else "")

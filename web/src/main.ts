@@ -29,6 +29,7 @@ import { mountToolServersPanel } from "./ui/panels/tool-servers";
 import { loadServerSkill } from "./ui/panels/tool-server-skills";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
+import { CheckpointButtons } from "./ui/chat/checkpoints";
 
 fillSettingsOptions(); // before anything reads or sets the settings selects
 let ready = false;
@@ -102,6 +103,12 @@ const chat = new ChatView(
   },
   media,
 );
+const checkpoints = new CheckpointButtons(
+  (method, params) => client.request(method, params),
+  () => document.querySelector<HTMLElement>(".messages"),
+  () => chat.isRunning,
+  (text) => chat.showError(text),
+);
 const recording = mountRecordingControls({
   exportRecording: () => client.exportRecording(),
   loadReplay: (text) => client.loadReplay(text),
@@ -169,7 +176,9 @@ function onWorker(message: WorkerToMain): void {
         showView(checkAnswer("session_current", { ok: true, value: message.event.view })); // what session_current would answer
       }
       if (probe?.(message.event)) return;
-      return chat.onEvent(message.event);
+      chat.onEvent(message.event);
+      if (message.event.kind === "turn_finished") checkpoints.refresh();
+      return;
     case "http_failure":
       return settings.httpFailure(message);
     case "runtime_error":
@@ -219,7 +228,10 @@ async function showSession(shown: number): Promise<void> {
 /** Show a session view (the one a `session_opened` carries, or more of its messages); false when there is none. */
 function showView(answer: RequestAnswer<"session_current">): boolean {
   if (!answer.ok) console.warn(`[ui] could not load the session: ${answer.message}`);
-  else chat.showHistory(answer.value);
+  else {
+    chat.showHistory(answer.value);
+    checkpoints.refresh();
+  }
   return answer.ok;
 }
 

@@ -30,6 +30,7 @@ class FakeContext:
     fetch_error: Exception | None = None
     fetched: list[dict[str, Any]] = field(default_factory=list)
     requested: list[tuple[str, dict[str, Any], float]] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # what the tool asked to keep before changing it
     lister: OnDemand = field(default_factory=OnDemand.present)  # a ListingHost's, for a workspace on demand
 
     @property
@@ -54,6 +55,9 @@ class FakeContext:
         if self.fetch_error is not None:
             raise self.fetch_error
         return self.responses.get(url, CannedResponse(404, {"content-type": "text/plain"}, b"not found"))
+
+    async def keep_before(self, paths: Any) -> None:
+        self.kept.extend(paths)
 
     async def host_request(self, type: str, payload: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
         self.requested.append((type, payload, timeout_s))

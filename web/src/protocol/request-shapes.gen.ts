@@ -4,7 +4,7 @@
 import type { FieldTable } from "./validate";
 
 /** The result shape (in REQUEST_SHAPES) of each method. */
-export const REQUEST_RESULT_SHAPES = { ping: "Pong", list_models: "Models", tools_list: "Tools", sessions_list: "SessionList", sessions_search: "SessionSearch", session_new: "SessionView", new_session: "SessionView", session_open: "SessionView", session_current: "SessionView", session_rename: "SessionRenamed", session_delete: "SessionDeleted", session_export: "SessionExport", session_branch: "SessionView", session_fork: "SessionView", memory_list: "MemoryList", memory_search: "MemorySearch", memory_save: "MemoryReply", memory_update: "MemoryReply", memory_delete: "MemoryDeleted", skill_import: "SkillImportReport", skills_list: "SkillList", skill_set_enabled: "SkillList", skill_remove: "SkillRemoved", skill_show: "SkillDetail", context_usage: "ContextUsage", message_image: "MessageImage", workspace_image: "WorkspaceImage" } as const;
+export const REQUEST_RESULT_SHAPES = { ping: "Pong", list_models: "Models", tools_list: "Tools", sessions_list: "SessionList", sessions_search: "SessionSearch", session_new: "SessionView", new_session: "SessionView", session_open: "SessionView", session_current: "SessionView", session_rename: "SessionRenamed", session_delete: "SessionDeleted", session_export: "SessionExport", session_branch: "SessionView", session_fork: "SessionView", memory_list: "MemoryList", memory_search: "MemorySearch", memory_save: "MemoryReply", memory_update: "MemoryReply", memory_delete: "MemoryDeleted", skill_import: "SkillImportReport", skills_list: "SkillList", skill_set_enabled: "SkillList", skill_remove: "SkillRemoved", skill_show: "SkillDetail", context_usage: "ContextUsage", message_image: "MessageImage", workspace_image: "WorkspaceImage", checkpoints_list: "CheckpointList", checkpoint_preview: "CheckpointPreview", checkpoint_restore: "CheckpointRestored" } as const;
 
 /** The fields of every request shape, for checking a reply's result (runtime-client.ts). */
 export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
@@ -68,4 +68,11 @@ export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
   MessageImage: {"id": {"schema": "integer", "required": true}, "media_type": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
   ImagePath: {"path": {"schema": "string", "required": true}},
   WorkspaceImage: {"path": {"schema": "string", "required": true}, "media_type": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
+  CheckpointListParams: {"session_id": {"schema": "string", "required": false}},
+  CheckpointRow: {"kind": {"schema": {"literal": ["turn", "restore"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "undoes": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "created": {"schema": "number", "required": true}, "files": {"schema": {"list": "string"}, "required": true}},
+  CheckpointList: {"checkpoints": {"schema": {"list": {"shape": "CheckpointRow"}}, "required": true}, "total_bytes": {"schema": "integer", "required": true}, "limit_bytes": {"schema": "integer", "required": true}},
+  CheckpointId: {"turn_id": {"schema": "string", "required": true}},
+  CheckpointFile: {"path": {"schema": "string", "required": true}, "action": {"schema": {"literal": ["restore", "delete"]}, "required": true}, "size": {"schema": "integer", "required": true}, "current_size": {"schema": {"anyOf": ["integer", "null"]}, "required": true}},
+  CheckpointPreview: {"turn_id": {"schema": "string", "required": true}, "files": {"schema": {"list": {"shape": "CheckpointFile"}}, "required": true}},
+  CheckpointRestored: {"turn_id": {"schema": "string", "required": true}, "undo_id": {"schema": "string", "required": true}, "changed": {"schema": {"list": "string"}, "required": true}},
 };

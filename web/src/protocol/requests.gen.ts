@@ -270,6 +270,26 @@ export type ImagePath = { path: string };
 
 export type WorkspaceImage = { path: string; media_type: string; data: string };
 
+export type CheckpointListParams = { session_id?: string };
+
+export type CheckpointRow = {
+  kind: "turn" | "restore";
+  turn_id: string;
+  undoes: string | null;
+  created: number;
+  files: string[];
+};
+
+export type CheckpointList = { checkpoints: CheckpointRow[]; total_bytes: number; limit_bytes: number };
+
+export type CheckpointId = { turn_id: string };
+
+export type CheckpointFile = { path: string; action: "restore" | "delete"; size: number; current_size: number | null };
+
+export type CheckpointPreview = { turn_id: string; files: CheckpointFile[] };
+
+export type CheckpointRestored = { turn_id: string; undo_id: string; changed: string[] };
+
 /** Every request method: what the page sends (`params`) and what the reply's `result` is. */
 export interface RequestMap {
   ping: { params: NoParams; result: Pong };
@@ -299,6 +319,9 @@ export interface RequestMap {
   context_usage: { params: NoParams; result: ContextUsage };
   message_image: { params: ImageId; result: MessageImage };
   workspace_image: { params: ImagePath; result: WorkspaceImage };
+  checkpoints_list: { params: CheckpointListParams; result: CheckpointList };
+  checkpoint_preview: { params: CheckpointId; result: CheckpointPreview };
+  checkpoint_restore: { params: CheckpointId; result: CheckpointRestored };
 }
 
-export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image"] as const;
+export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "checkpoints_list", "checkpoint_preview", "checkpoint_restore"] as const;

@@ -1,0 +1,1 @@
+"""Checkpoints: the workspace files a turn changed, kept as they were before it (``store``)."""

@@ -21,6 +21,7 @@ from runtime.store.branches import BranchesMixin
 from runtime.store.durability import Choice, Generations, connect_bytes
 from runtime.store.errors import StoreError
 from runtime.store.export import session_json, session_markdown
+from runtime.store.imports import ImportsMixin
 from runtime.store.ledger import LedgerMixin
 from runtime.store.memories import MemoriesMixin
 from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
@@ -44,7 +45,7 @@ def _connect(source: Source) -> sqlite3.Connection:
     return sqlite3.connect(str(source))
 
 
-class Store(SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin):
+class Store(SessionsMixin, BranchesMixin, ImportsMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 
     def __init__(self, source: Source = None, *, clock: Clock = utc_now) -> None:

@@ -4,7 +4,7 @@
 import type { FieldTable } from "./validate";
 
 /** The result shape (in REQUEST_SHAPES) of each method. */
-export const REQUEST_RESULT_SHAPES = { ping: "Pong", list_models: "Models", tools_list: "Tools", sessions_list: "SessionList", sessions_search: "SessionSearch", session_new: "SessionView", new_session: "SessionView", session_open: "SessionView", session_current: "SessionView", session_rename: "SessionRenamed", session_delete: "SessionDeleted", session_export: "SessionExport", memory_list: "MemoryList", memory_search: "MemorySearch", memory_save: "MemoryReply", memory_update: "MemoryReply", memory_delete: "MemoryDeleted", skill_import: "SkillImportReport", skills_list: "SkillList", skill_set_enabled: "SkillList", skill_remove: "SkillRemoved", skill_show: "SkillDetail", context_usage: "ContextUsage", message_image: "MessageImage", workspace_image: "WorkspaceImage" } as const;
+export const REQUEST_RESULT_SHAPES = { ping: "Pong", list_models: "Models", tools_list: "Tools", sessions_list: "SessionList", sessions_search: "SessionSearch", session_new: "SessionView", new_session: "SessionView", session_open: "SessionView", session_current: "SessionView", session_rename: "SessionRenamed", session_delete: "SessionDeleted", session_export: "SessionExport", memory_list: "MemoryList", memory_search: "MemorySearch", memory_save: "MemoryReply", memory_update: "MemoryReply", memory_delete: "MemoryDeleted", skill_import: "SkillImportReport", skills_list: "SkillList", skill_set_enabled: "SkillList", skill_remove: "SkillRemoved", skill_show: "SkillDetail", context_usage: "ContextUsage", message_image: "MessageImage", workspace_image: "WorkspaceImage", chat_import: "ChatImportReport" } as const;
 
 /** The fields of every request shape, for checking a reply's result (runtime-client.ts). */
 export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
@@ -65,4 +65,7 @@ export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
   MessageImage: {"id": {"schema": "integer", "required": true}, "media_type": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
   ImagePath: {"path": {"schema": "string", "required": true}},
   WorkspaceImage: {"path": {"schema": "string", "required": true}, "media_type": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
+  ChatImportParams: {"path": {"schema": "string", "required": true}, "filename": {"schema": "string", "required": true}, "size": {"schema": "integer", "required": false}},
+  ImportedSession: {"session": {"schema": {"shape": "SessionRecord"}, "required": true}, "source": {"schema": "string", "required": true}, "messages": {"schema": "integer", "required": true}, "branches": {"schema": "integer", "required": true}},
+  ChatImportReport: {"state": {"schema": {"literal": ["ok", "partial", "rejected"]}, "required": true}, "message": {"schema": "string", "required": true}, "imported": {"schema": {"list": {"shape": "ImportedSession"}}, "required": true}, "problems": {"schema": {"list": "string"}, "required": true}},
 };

@@ -253,6 +253,17 @@ export type ImagePath = { path: string };
 
 export type WorkspaceImage = { path: string; media_type: string; data: string };
 
+export type ChatImportParams = { path: string; filename: string; size?: number };
+
+export type ImportedSession = { session: SessionRecord; source: string; messages: number; branches: number };
+
+export type ChatImportReport = {
+  state: "ok" | "partial" | "rejected";
+  message: string;
+  imported: ImportedSession[];
+  problems: string[];
+};
+
 /** Every request method: what the page sends (`params`) and what the reply's `result` is. */
 export interface RequestMap {
   ping: { params: NoParams; result: Pong };
@@ -280,6 +291,7 @@ export interface RequestMap {
   context_usage: { params: NoParams; result: ContextUsage };
   message_image: { params: ImageId; result: MessageImage };
   workspace_image: { params: ImagePath; result: WorkspaceImage };
+  chat_import: { params: Omit<ChatImportParams, "path" | "size">; result: ChatImportReport; file: true };
 }
 
-export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image"] as const;
+export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "chat_import"] as const;

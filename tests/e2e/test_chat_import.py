@@ -9,7 +9,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
@@ -30,7 +30,7 @@ def import_file(page: Page, path: Path) -> None:
     page.get_by_test_id("chat-import").set_input_files(str(path))
 
 
-def entry_titled(page: Page, title: str):  # noqa: ANN201 - a Locator
+def entry_titled(page: Page, title: str) -> Locator:
     return page.get_by_test_id("session-entry").filter(has_text=title)
 
 

@@ -70,7 +70,17 @@ _METHODS: Table = {}
 def methods() -> Table:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
-        from runtime.requests import branches, checkpoints, context, images, memory, runtime_info, sessions, skills
+        from runtime.requests import (
+            branches,
+            chats,
+            checkpoints,
+            context,
+            images,
+            memory,
+            runtime_info,
+            sessions,
+            skills,
+        )
 
         for table in (
             runtime_info.METHODS,
@@ -81,6 +91,7 @@ def methods() -> Table:
             context.METHODS,
             images.METHODS,
             checkpoints.METHODS,
+            chats.METHODS,
         ):
             overlap = set(table) & set(_METHODS)
             if overlap:

@@ -46,6 +46,7 @@ def _message(row: Row) -> StoredMessage:
         reasoning=row["reasoning"] or "",
         reasoning_details=tuple(loads(row["reasoning_details"], [])),
         finish_reason=row["finish_reason"],
+        parent=row.get("parent"),
     )
 
 

@@ -22,6 +22,7 @@ from runtime.store.durability import Choice, Generations, connect_bytes
 from runtime.store.errors import StoreError
 from runtime.store.export import session_json, session_markdown
 from runtime.store.fork import ForkMixin
+from runtime.store.imports import ImportsMixin
 from runtime.store.ledger import LedgerMixin
 from runtime.store.memories import MemoriesMixin
 from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
@@ -45,7 +46,9 @@ def _connect(source: Source) -> sqlite3.Connection:
     return sqlite3.connect(str(source))
 
 
-class Store(ForkMixin, SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin):
+class Store(
+    ForkMixin, SessionsMixin, BranchesMixin, ImportsMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin
+):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 
     def __init__(self, source: Source = None, *, clock: Clock = utc_now) -> None:
@@ -119,4 +122,5 @@ class Store(ForkMixin, SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, M
         )
 
     def export_json(self, session_id: str) -> dict[str, Any]:
-        return session_json(self.get_session(session_id), self.list_messages(session_id), self.ledger_list(session_id))
+        messages = self.list_messages(session_id, earlier_branches=True)  # every version: it comes back whole
+        return session_json(self.get_session(session_id), messages, self.ledger_list(session_id))

@@ -80,6 +80,7 @@ class StoredMessage:
     reasoning_details: tuple[dict[str, Any], ...] = ()
     finish_reason: str | None = None
     images: tuple[StoredImage, ...] = ()  # table message_images (0005_message_images)
+    parent: int | None = None  # the message before it on its branch (store/branches.py)
 
 
 @dataclass(frozen=True)

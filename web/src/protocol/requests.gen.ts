@@ -290,6 +290,17 @@ export type CheckpointPreview = { turn_id: string; files: CheckpointFile[] };
 
 export type CheckpointRestored = { turn_id: string; undo_id: string; changed: string[] };
 
+export type ChatImportParams = { path: string; filename: string; size?: number };
+
+export type ImportedSession = { session: SessionRecord; source: string; messages: number; branches: number };
+
+export type ChatImportReport = {
+  state: "ok" | "partial" | "rejected";
+  message: string;
+  imported: ImportedSession[];
+  problems: string[];
+};
+
 /** Every request method: what the page sends (`params`) and what the reply's `result` is. */
 export interface RequestMap {
   ping: { params: NoParams; result: Pong };
@@ -322,6 +333,7 @@ export interface RequestMap {
   checkpoints_list: { params: CheckpointListParams; result: CheckpointList };
   checkpoint_preview: { params: CheckpointId; result: CheckpointPreview };
   checkpoint_restore: { params: CheckpointId; result: CheckpointRestored };
+  chat_import: { params: Omit<ChatImportParams, "path" | "size">; result: ChatImportReport; file: true };
 }
 
-export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "checkpoints_list", "checkpoint_preview", "checkpoint_restore"] as const;
+export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "checkpoints_list", "checkpoint_preview", "checkpoint_restore", "chat_import"] as const;

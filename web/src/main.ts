@@ -28,6 +28,8 @@ import { mountConversationPanels } from "./ui/panels/conversation-panels";
 import { mountToolServersPanel } from "./ui/panels/tool-servers";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
+import { ProfilePanel } from "./ui/panels/profile";
+import { askAtFirstGesture } from "./profile/storage-status";
 
 fillSettingsOptions(); // before anything reads or sets the settings selects
 let ready = false;
@@ -108,6 +110,8 @@ mountSkillsPanel({
   request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file),
   whenReady,
 });
+new ProfilePanel();
+askAtFirstGesture(document); // the one place the app asks the browser to keep its data (profile/storage-status.ts)
 const toolServers = mountToolServersPanel((servers) =>
   client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }),
 );
@@ -242,7 +246,6 @@ async function init(): Promise<void> {
   heldForInit = null;
   for (const message of held) onWorker(message);
   await settings.pushConfig();
-  void navigator.storage?.persist?.().catch(() => false);
   settings.openIfNeeded(oauth, has);
 }
 

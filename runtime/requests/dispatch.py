@@ -70,7 +70,7 @@ _METHODS: Table = {}
 def methods() -> Table:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
-        from runtime.requests import context, images, memory, runtime_info, sessions, skills
+        from runtime.requests import backup, context, images, memory, runtime_info, sessions, skills
 
         for table in (
             runtime_info.METHODS,
@@ -79,6 +79,7 @@ def methods() -> Table:
             skills.METHODS,
             context.METHODS,
             images.METHODS,
+            backup.METHODS,
         ):
             overlap = set(table) & set(_METHODS)
             if overlap:

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from runtime.store.backup import BackupMixin
 from runtime.store.base import Clock, utc_now
 from runtime.store.branches import BranchesMixin
 from runtime.store.durability import Choice, Generations, connect_bytes
@@ -44,7 +45,7 @@ def _connect(source: Source) -> sqlite3.Connection:
     return sqlite3.connect(str(source))
 
 
-class Store(SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin):
+class Store(SessionsMixin, BranchesMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin, BackupMixin):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 
     def __init__(self, source: Source = None, *, clock: Clock = utc_now) -> None:

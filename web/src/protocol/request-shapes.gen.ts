@@ -4,7 +4,7 @@
 import type { FieldTable } from "./validate";
 
 /** The result shape (in REQUEST_SHAPES) of each method. */
-export const REQUEST_RESULT_SHAPES = { ping: "Pong", list_models: "Models", tools_list: "Tools", sessions_list: "SessionList", sessions_search: "SessionSearch", session_new: "SessionView", new_session: "SessionView", session_open: "SessionView", session_current: "SessionView", session_rename: "SessionRenamed", session_delete: "SessionDeleted", session_export: "SessionExport", memory_list: "MemoryList", memory_search: "MemorySearch", memory_save: "MemoryReply", memory_update: "MemoryReply", memory_delete: "MemoryDeleted", skill_import: "SkillImportReport", skills_list: "SkillList", skill_set_enabled: "SkillList", skill_remove: "SkillRemoved", skill_show: "SkillDetail", context_usage: "ContextUsage", message_image: "MessageImage", workspace_image: "WorkspaceImage" } as const;
+export const REQUEST_RESULT_SHAPES = { ping: "Pong", list_models: "Models", tools_list: "Tools", sessions_list: "SessionList", sessions_search: "SessionSearch", session_new: "SessionView", new_session: "SessionView", session_open: "SessionView", session_current: "SessionView", session_rename: "SessionRenamed", session_delete: "SessionDeleted", session_export: "SessionExport", memory_list: "MemoryList", memory_search: "MemorySearch", memory_save: "MemoryReply", memory_update: "MemoryReply", memory_delete: "MemoryDeleted", skill_import: "SkillImportReport", skills_list: "SkillList", skill_set_enabled: "SkillList", skill_remove: "SkillRemoved", skill_show: "SkillDetail", context_usage: "ContextUsage", message_image: "MessageImage", workspace_image: "WorkspaceImage", backup_state: "BackupState", backup_restore: "BackupRestored" } as const;
 
 /** The fields of every request shape, for checking a reply's result (runtime-client.ts). */
 export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
@@ -65,4 +65,7 @@ export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
   MessageImage: {"id": {"schema": "integer", "required": true}, "media_type": {"schema": "string", "required": true}, "name": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
   ImagePath: {"path": {"schema": "string", "required": true}},
   WorkspaceImage: {"path": {"schema": "string", "required": true}, "media_type": {"schema": "string", "required": true}, "data": {"schema": "string", "required": true}},
+  BackupState: {"app_version": {"schema": "string", "required": true}, "dump": {"schema": {"map": "unknown"}, "required": true}},
+  BackupRestoreParams: {"path": {"schema": "string", "required": true}, "size": {"schema": "integer", "required": false}, "mode": {"schema": {"literal": ["merge", "replace"]}, "required": true}, "dry_run": {"schema": "boolean", "required": false}},
+  BackupRestored: {"sessions": {"schema": "integer", "required": true}, "memories": {"schema": "integer", "required": true}, "current": {"schema": {"anyOf": ["string", "null"]}, "required": true}},
 };

@@ -253,6 +253,12 @@ export type ImagePath = { path: string };
 
 export type WorkspaceImage = { path: string; media_type: string; data: string };
 
+export type BackupState = { app_version: string; dump: Record<string, unknown> };
+
+export type BackupRestoreParams = { path: string; size?: number; mode: "merge" | "replace"; dry_run?: boolean };
+
+export type BackupRestored = { sessions: number; memories: number; current: string | null };
+
 /** Every request method: what the page sends (`params`) and what the reply's `result` is. */
 export interface RequestMap {
   ping: { params: NoParams; result: Pong };
@@ -280,6 +286,8 @@ export interface RequestMap {
   context_usage: { params: NoParams; result: ContextUsage };
   message_image: { params: ImageId; result: MessageImage };
   workspace_image: { params: ImagePath; result: WorkspaceImage };
+  backup_state: { params: NoParams; result: BackupState };
+  backup_restore: { params: Omit<BackupRestoreParams, "path" | "size">; result: BackupRestored; file: true };
 }
 
-export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image"] as const;
+export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "backup_state", "backup_restore"] as const;

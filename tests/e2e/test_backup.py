@@ -17,11 +17,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply, ToolCall
-from tests.e2e.conftest import KEY, running_app
+from tests.e2e.conftest import KEY, MODEL, running_app
 from tests.e2e.skills_ui import import_archive, open_skills
-from tests.e2e.test_sessions import connect
 from tests.e2e.test_tool_servers import add_server
-from tests.e2e.ui import REPLY_TIMEOUT_MS, send_for_reply, wait_ready
+from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, close_settings, configure_provider, send_for_reply, wait_ready
 from tests.skill_archives import brand_guidelines_zip
 
 TOKEN = "mcp-token-never-in-a-backup-5f2c"
@@ -50,7 +49,12 @@ def backup(browser: Browser, server: str, fake: FakeLLM, tmp_path_factory: pytes
     fake.reset(api_key=KEY)
     with running_app(browser, server + "/") as app:
         page = app.page
-        connect(page, fake)
+        wait_ready(page)
+        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+        ok = page.get_by_test_id("connection-status")
+        expect(ok).to_have_attribute("data-state", "ok", timeout=RESTORE_TIMEOUT_MS)  # slow on a loaded machine
+        choose_model(page, MODEL)
+        close_settings(page)
         page.get_by_test_id("permission-mode").select_option("full-auto")
         expect(add_server(page, "hive", "http://127.0.0.1:9/mcp", TOKEN)).to_be_visible()
         page.keyboard.press("Escape")
@@ -129,10 +133,6 @@ def test_a_fresh_profile_restored_from_the_backup_has_everything_again(
         page.wait_for_load_state()
         wait_ready(page)  # the page reloaded to read everything again
         expect(page.get_by_test_id("backup-report")).to_have_attribute("data-state", "ok")
-        page.wait_for_timeout(3000)
-        print("DEBUG entries", page.get_by_test_id("session-entry").all_inner_texts())
-        print("DEBUG messages", page.get_by_test_id("message").all_inner_texts())
-        print("DEBUG report", page.get_by_test_id("backup-report").inner_text())
         expect(page.get_by_test_id("session-entry").filter(has_text="Log the hive inspection")).to_have_count(1)
         expect(page.get_by_test_id("message").filter(has_text="Noted the hive.")).to_have_count(1)
         page.get_by_test_id("memory-open").click()

@@ -40,6 +40,10 @@ export async function verifyBackup(
   const reader = await ZipReader.open(blob);
   if (!reader.entries.some((e) => e.name === MANIFEST))
     throw new BackupRefused("foreign", "it is not a Tidepool backup (no manifest.json)");
+  // The manifest first (its name is fixed): a foreign or too-new file is named so before its entries are judged.
+  const manifestEntry = reader.entries.find((e) => e.name === MANIFEST) as ZipEntry;
+  if (manifestEntry.size > LIMITS.manifestBytes) throw new BackupRefused("too_large", "its manifest is too large");
+  const manifest = parseManifest(await reader.read(manifestEntry));
   const byName = new Map<string, ZipEntry>();
   for (const entry of reader.entries) {
     if (entry.dir) continue;
@@ -48,10 +52,6 @@ export async function verifyBackup(
     if (byName.has(entry.name)) throw new BackupRefused("unsafe", `it holds ${entry.name} twice`);
     byName.set(entry.name, entry);
   }
-  const manifestEntry = byName.get(MANIFEST);
-  if (!manifestEntry) throw new BackupRefused("foreign", "it is not a Tidepool backup (no manifest.json)");
-  if (manifestEntry.size > LIMITS.manifestBytes) throw new BackupRefused("too_large", "its manifest is too large");
-  const manifest = parseManifest(await reader.read(manifestEntry));
   const listed = new Set(manifest.entries.map((e) => e.path));
   for (const name of byName.keys())
     if (name !== MANIFEST && !listed.has(name))

@@ -71,6 +71,7 @@ def methods() -> Table:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
         from runtime.requests import (
+            backup,
             branches,
             chats,
             checkpoints,
@@ -92,6 +93,7 @@ def methods() -> Table:
             images.METHODS,
             checkpoints.METHODS,
             chats.METHODS,
+            backup.METHODS,
         ):
             overlap = set(table) & set(_METHODS)
             if overlap:

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from runtime.store.backup import BackupMixin
 from runtime.store.base import Clock, utc_now
 from runtime.store.branches import BranchesMixin
 from runtime.store.durability import Choice, Generations, connect_bytes
@@ -47,7 +48,15 @@ def _connect(source: Source) -> sqlite3.Connection:
 
 
 class Store(
-    ForkMixin, SessionsMixin, BranchesMixin, ImportsMixin, SearchMixin, LedgerMixin, MemoriesMixin, WindowsMixin
+    ForkMixin,
+    SessionsMixin,
+    BranchesMixin,
+    ImportsMixin,
+    SearchMixin,
+    LedgerMixin,
+    MemoriesMixin,
+    WindowsMixin,
+    BackupMixin,
 ):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 

@@ -30,6 +30,12 @@ import { loadServerSkill } from "./ui/panels/tool-server-skills";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 import { CheckpointButtons } from "./ui/chat/checkpoints";
+import { ChatImport } from "./ui/panels/chat-import";
+import { ProfilePanel } from "./ui/panels/profile";
+import { askAtFirstGesture } from "./profile/storage-status";
+import { BackupSection } from "./ui/panels/profile-backup";
+import { backupSources, restoreDeps, type Requester } from "./profile/backup-deps";
+import { applyStaged } from "./profile/backup-restore";
 
 fillSettingsOptions(); // before anything reads or sets the settings selects
 let ready = false;
@@ -134,6 +140,23 @@ const skillsPanel = mountSkillsPanel({
   request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file),
   whenReady,
 });
+const requester: Requester = (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file);
+const restoring = restoreDeps(requester);
+const profile = new ProfilePanel([
+  new BackupSection({
+    ...restoring,
+    sources: backupSources(requester),
+    holds: () => holdsWorkspace,
+    restored: () => setTimeout(() => location.reload(), 300),
+  }),
+  new ChatImport({
+    request: requester,
+    whenReady,
+    sessionsChanged: () => followPanels.sessionsChanged(),
+  }),
+]);
+if (BackupSection.pendingReport()) profile.panel.open();
+askAtFirstGesture(document); // the one place the app asks the browser to keep its data (profile/storage-status.ts)
 const toolServers = mountToolServersPanel(
   (servers) => client.post({ type: "mcp_servers", servers, callbackUrl: callbackUrl() }),
   (server, resource) => void media.resources?.attach(server, resource),
@@ -217,7 +240,15 @@ function onReady(): void {
   chat.setAvailable(true);
   for (const resolve of readyWaiters.splice(0)) resolve();
   settings.onReady();
+  if (!resumedRestore && holdsWorkspace) {
+    resumedRestore = true; // a restore cut off after its commit point is completed now (profile/backup-restore.ts)
+    void applyStaged(restoring).then(
+      (done) => done && location.reload(),
+      (err: unknown) => chat.showError(`The restore could not be completed: ${String(err)}`),
+    );
+  }
 }
+let resumedRestore = false;
 
 /** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
 async function showSession(shown: number): Promise<void> {
@@ -278,7 +309,6 @@ async function init(): Promise<void> {
   heldForInit = null;
   for (const message of held) onWorker(message);
   await settings.pushConfig();
-  void navigator.storage?.persist?.().catch(() => false);
   settings.openIfNeeded(oauth, has);
 }
 

@@ -91,3 +91,39 @@ export async function removeServer(name: string): Promise<void> {
     if (!kept.some((d) => d.name !== name && d.url === gone.url)) await new ServerAuthStore(gone.url).forget();
   }
 }
+
+/** The kept servers' names and URLs, never a token (what a backup holds). */
+export async function serverDefinitions(): Promise<{ name: string; url: string }[]> {
+  return (await definitions()).map((d) => ({ name: d.name, url: d.url }));
+}
+
+/**
+ * Put back servers from a backup (no tokens: a restored server without one asks for it again).
+ * `merge` adds the ones whose name is not here; `replace` makes the list the backup's, keeping the
+ * token of a server that is here under the same name and URL and forgetting the others'.
+ */
+export async function restoreServers(list: unknown, mode: "merge" | "replace"): Promise<number> {
+  const incoming = (Array.isArray(list) ? list : []).filter(
+    (r: unknown): r is { name: string; url: string } =>
+      isJsonObject(r) &&
+      typeof r.name === "string" &&
+      typeof r.url === "string" &&
+      serverNameProblem(r.name) === null &&
+      serverUrlProblem(r.url) === null,
+  );
+  const kept = await definitions();
+  const same = (a: { name: string; url: string }, b: { name: string; url: string }): boolean =>
+    a.name === b.name && a.url === b.url;
+  if (mode === "merge") {
+    const added = incoming.filter((s) => !kept.some((k) => k.name === s.name));
+    await put(LIST_KEY, [...kept, ...added.map((s) => ({ name: s.name, url: s.url, hasToken: false }))]);
+    return added.length;
+  }
+  for (const gone of kept.filter((k) => !incoming.some((s) => same(s, k)))) await removeServer(gone.name);
+  const now = await definitions();
+  await put(
+    LIST_KEY,
+    incoming.map((s) => ({ name: s.name, url: s.url, hasToken: now.some((k) => same(k, s) && k.hasToken) })),
+  );
+  return incoming.length;
+}

@@ -301,6 +301,12 @@ export type ChatImportReport = {
   problems: string[];
 };
 
+export type BackupState = { app_version: string; dump: Record<string, unknown> };
+
+export type BackupRestoreParams = { path: string; size?: number; mode: "merge" | "replace"; dry_run?: boolean };
+
+export type BackupRestored = { sessions: number; memories: number; current: string | null };
+
 /** Every request method: what the page sends (`params`) and what the reply's `result` is. */
 export interface RequestMap {
   ping: { params: NoParams; result: Pong };
@@ -334,6 +340,8 @@ export interface RequestMap {
   checkpoint_preview: { params: CheckpointId; result: CheckpointPreview };
   checkpoint_restore: { params: CheckpointId; result: CheckpointRestored };
   chat_import: { params: Omit<ChatImportParams, "path" | "size">; result: ChatImportReport; file: true };
+  backup_state: { params: NoParams; result: BackupState };
+  backup_restore: { params: Omit<BackupRestoreParams, "path" | "size">; result: BackupRestored; file: true };
 }
 
-export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "checkpoints_list", "checkpoint_preview", "checkpoint_restore", "chat_import"] as const;
+export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "checkpoints_list", "checkpoint_preview", "checkpoint_restore", "chat_import", "backup_state", "backup_restore"] as const;

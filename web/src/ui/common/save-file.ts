@@ -13,12 +13,12 @@ export const DOWNLOAD_TYPE = "application/octet-stream";
 /** How long an object URL lives after its click (the browser has taken the bytes long before). */
 export const REVOKE_AFTER_MS = 1_000;
 
-export function downloadBlob(content: string | Uint8Array): Blob {
+export function downloadBlob(content: string | Uint8Array | Blob): Blob {
   return new Blob([content as BlobPart], { type: DOWNLOAD_TYPE });
 }
 
-/** Save `content` (text is saved as UTF-8) under `filename` through the browser's download. */
-export function saveFile(filename: string, content: string | Uint8Array): void {
+/** Save `content` (text is saved as UTF-8; a Blob, e.g. an OPFS file, is not read here) under `filename` through the browser's download. */
+export function saveFile(filename: string, content: string | Uint8Array | Blob): void {
   const url = URL.createObjectURL(downloadBlob(content));
   const link = el("a", { href: url, download: filename, rel: "noopener", hidden: true });
   document.body.append(link);

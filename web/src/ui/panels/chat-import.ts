@@ -43,7 +43,7 @@ export class ChatImport {
     this.input.addEventListener("change", () => void this.chosen());
     this.root = el(
       "section",
-      { class: "chat-import", "aria-label": "Import chats" },
+      { class: "profile-section chat-import", "aria-label": "Import chats" },
       el("h3", {}, "Import chats"),
       el(
         "p",

@@ -11,14 +11,17 @@ import "./panels.css";
 
 export type WorkerFollower = (message: WorkerToMain) => void;
 
-export function mountConversationPanels(request: Requester, showError: (text: string) => void): WorkerFollower {
+/** Follows the worker; `sessionsChanged`: sessions came from elsewhere (an import), the list should show them. */
+export type ConversationPanels = WorkerFollower & { sessionsChanged(): void };
+
+export function mountConversationPanels(request: Requester, showError: (text: string) => void): ConversationPanels {
   const sessions = new SessionsPanel(request, { error: showError });
   const memory = new MemoryPanel(request);
   const setAvailable = (available: boolean): void => {
     sessions.setAvailable(available);
     memory.setAvailable(available);
   };
-  return (message) => {
+  const follow: WorkerFollower = (message) => {
     switch (message.type) {
       case "boot_progress":
       case "boot_failed":
@@ -35,4 +38,5 @@ export function mountConversationPanels(request: Requester, showError: (text: st
         return;
     }
   };
+  return Object.assign(follow, { sessionsChanged: () => sessions.scheduleRefresh() });
 }

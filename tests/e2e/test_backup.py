@@ -1,0 +1,212 @@
+"""Backup and restore end to end (the profile panel): a profile with a chat, a memory, a skill, files,
+a provider key and a tool server's token is backed up to one file that holds neither secret; a fresh
+browser context (empty OPFS and IndexedDB) restores it and shows everything again; hostile and damaged
+files are refused whole with their reason and change nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from scripts.fakes.fake_llm import FakeLLM
+from scripts.fakes.replies import Reply, ToolCall
+from tests.e2e.conftest import KEY, MODEL, running_app
+from tests.e2e.skills_ui import import_archive, open_skills
+from tests.e2e.test_tool_servers import add_server
+from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, close_settings, configure_provider, send_for_reply, wait_ready
+from tests.skill_archives import brand_guidelines_zip
+
+TOKEN = "mcp-token-never-in-a-backup-5f2c"
+MEMORY = "The user keeps bees on the roof"
+NOTE = "# Hive log\n\nSpring inspection done.\n"
+BINARY = bytes(range(256)) * 64
+RESTORE_TIMEOUT_MS = 120_000
+
+
+def open_profile(page: Page) -> None:
+    if not page.get_by_test_id("backup-export").is_visible():
+        page.get_by_test_id("profile-open").click()
+    expect(page.get_by_test_id("storage-status")).to_be_visible()
+
+
+def export_backup(page: Page) -> bytes:
+    open_profile(page)
+    with page.expect_download(timeout=RESTORE_TIMEOUT_MS) as info:
+        page.get_by_test_id("backup-export").click()
+    return Path(info.value.path()).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def backup(browser: Browser, server: str, fake: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[bytes]:
+    """A profile made through the UI, then its backup's bytes."""
+    fake.reset(api_key=KEY)
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
+        ok = page.get_by_test_id("connection-status")
+        expect(ok).to_have_attribute("data-state", "ok", timeout=RESTORE_TIMEOUT_MS)  # slow on a loaded machine
+        choose_model(page, MODEL)
+        close_settings(page)
+        page.get_by_test_id("permission-mode").select_option("full-auto")
+        expect(add_server(page, "hive", "http://127.0.0.1:9/mcp", TOKEN)).to_be_visible()
+        page.keyboard.press("Escape")
+        fake.script(
+            [
+                Reply.tool_calls_reply(
+                    ToolCall("write_file", {"path": "notes/hive.md", "content": NOTE}, "call_b1"),
+                    ToolCall("memory_save", {"text": MEMORY}, "call_b2"),
+                ),
+                Reply.text("Noted the hive."),
+            ]
+        )
+        expect(send_for_reply(page, "Log the hive inspection")).to_have_text(
+            "Noted the hive.", timeout=REPLY_TIMEOUT_MS
+        )
+        wait_ready(page)
+        folder = tmp_path_factory.mktemp("backup")
+        open_skills(page)
+        import_archive(page, brand_guidelines_zip().write(folder), "ok")
+        (folder / "frames.bin").write_bytes(BINARY)
+        page.get_by_test_id("files-open").click()
+        page.get_by_test_id("file-upload").set_input_files(str(folder / "frames.bin"))
+        expect(page.locator('[data-testid="file-entry"][data-path="frames.bin"]')).to_be_visible()
+        open_profile(page)
+        status = page.get_by_test_id("storage-status")
+        assert int(status.get_attribute("data-usage") or "0") > 0
+        assert int(status.get_attribute("data-quota") or "0") > 0
+        assert status.get_attribute("data-persisted") in ("true", "false")
+        yield export_backup(page)
+
+
+def test_the_backup_holds_everything_with_a_manifest_and_no_secret(backup: bytes) -> None:
+    assert KEY.encode() not in backup and TOKEN.encode() not in backup
+    with zipfile.ZipFile(io.BytesIO(backup)) as archive:
+        names = archive.namelist()
+        unpacked = {name: archive.read(name) for name in names}
+    for data in unpacked.values():  # deflated entries too: the secrets are in no entry's bytes
+        assert KEY.encode() not in data and TOKEN.encode() not in data
+    manifest = json.loads(unpacked["manifest.json"])
+    assert manifest["format"] == "tidepool.backup" and manifest["format_version"] == 1
+    assert manifest["app_version"]
+    for entry in manifest["entries"]:
+        data = unpacked[entry["path"]]
+        assert entry["size"] == len(data) and entry["sha256"] == hashlib.sha256(data).hexdigest()
+    assert sorted(names) == sorted([*(e["path"] for e in manifest["entries"]), "manifest.json"])
+    assert unpacked["workspace/notes/hive.md"].decode() == NOTE
+    assert unpacked["workspace/frames.bin"] == BINARY
+    assert "workspace/.agents/skills/brand-guidelines/SKILL.md" in names
+    state = json.loads(unpacked["state.json"])
+    assert [m["text"] for m in state["memories"]] == [MEMORY]
+    assert any(m["content"] == json.dumps("Log the hive inspection") for s in state["sessions"] for m in s["messages"])
+    settings = json.loads(unpacked["settings.json"])
+    assert settings["tool_servers"] == [{"name": "hive", "url": "http://127.0.0.1:9/mcp"}]
+
+
+def choose(page: Page, folder: Path, name: str, data: bytes) -> None:
+    path = folder / name
+    path.write_bytes(data)
+    open_profile(page)
+    page.get_by_test_id("backup-import").set_input_files(str(path))
+
+
+def test_a_fresh_profile_restored_from_the_backup_has_everything_again(
+    backup: bytes, browser: Browser, server: str, tmp_path: Path
+) -> None:
+    with running_app(browser, server + "/") as app:  # a new context: empty OPFS and IndexedDB
+        page = app.page
+        wait_ready(page)
+        choose(page, tmp_path, "tidepool-backup.zip", backup)
+        preview = page.get_by_test_id("backup-preview")
+        expect(preview).to_be_visible(timeout=RESTORE_TIMEOUT_MS)
+        expect(preview).to_contain_text("1 chats, 1 memories")
+        page.get_by_test_id("backup-restore-replace").click()
+        report = page.get_by_test_id("backup-report")
+        expect(report).to_have_attribute("data-state", "ok", timeout=RESTORE_TIMEOUT_MS)
+        page.wait_for_load_state()
+        wait_ready(page)  # the page reloaded to read everything again
+        expect(page.get_by_test_id("backup-report")).to_have_attribute("data-state", "ok")
+        expect(page.get_by_test_id("session-entry").filter(has_text="Log the hive inspection")).to_have_count(1)
+        expect(page.get_by_test_id("message").filter(has_text="Noted the hive.")).to_have_count(1)
+        page.get_by_test_id("memory-open").click()
+        expect(page.get_by_test_id("memory-entry").filter(has_text=MEMORY)).to_have_count(1)
+        page.get_by_test_id("files-open").click()
+        expect(page.locator('[data-testid="file-entry"][data-path="notes/hive.md"]')).to_be_visible()
+        expect(page.locator('[data-testid="file-entry"][data-path="frames.bin"]')).to_be_visible()
+        open_skills(page)
+        expect(page.locator('[data-testid="skill-entry"][data-name="brand-guidelines"]')).to_be_visible()
+        page.get_by_test_id("tool-servers-open").click()
+        expect(page.locator('[data-testid="tool-server-entry"][data-name="hive"]')).to_be_visible()
+        assert export_backup(page).count(b"Spring inspection done.") == 1  # and it backs up again
+
+
+def _zip(files: dict[str, bytes], manifest: dict[str, object] | None = None, level: int = zipfile.ZIP_STORED) -> bytes:
+    entries = [{"path": p, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for p, d in files.items()]
+    body = (
+        manifest
+        if manifest is not None
+        else {"format": "tidepool.backup", "format_version": 1, "app_version": "0.1.0", "entries": entries}
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=level) as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+        archive.writestr("manifest.json", json.dumps(body))
+    return out.getvalue()
+
+
+STATE = json.dumps({"format": "tidepool.state", "version": 1, "schema": 1, "sessions": [], "memories": []}).encode()
+
+
+def _hostile(good: bytes) -> dict[str, tuple[bytes, str]]:
+    listed = {"state.json": STATE, "workspace/a.txt": b"one"}
+    entries = [{"path": p, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for p, d in listed.items()]
+    (entries[1])["sha256"] = "0" * 64
+    return {
+        "traversal.zip": (_zip({"state.json": STATE, "workspace/../../evil.txt": b"x"}), "leaves its folder"),
+        "altered.zip": (_zip(listed, {"format": "tidepool.backup", "format_version": 1, "entries": entries}), "sha256"),
+        "bomb.zip": (
+            _zip({"state.json": STATE, "workspace/zeros.bin": bytes(64 * 1024 * 1024)}, level=zipfile.ZIP_DEFLATED),
+            "zip bomb",
+        ),
+        "truncated.zip": (good[: len(good) // 2], "cut short"),
+        "foreign.zip": (_zip({"readme.txt": b"hello"}, {"format": "something-else"}), "not a Tidepool backup"),
+        "newer.zip": (
+            _zip({"state.json": STATE}, {"format": "tidepool.backup", "format_version": 9, "entries": []}),
+            "newer Tidepool",
+        ),
+        "not-a-zip.zip": (b"plain text, not a zip", "not a zip"),
+    }
+
+
+def test_hostile_and_damaged_files_are_refused_whole_and_change_nothing(
+    backup: bytes, browser: Browser, server: str, tmp_path: Path
+) -> None:
+    with running_app(browser, server + "/") as app:
+        page: Page = app.page
+        wait_ready(page)
+        open_profile(page)
+        sessions_before = page.get_by_test_id("session-entry").count()
+        for name, (data, reason) in _hostile(backup).items():
+            choose(page, tmp_path, name, data)
+            report = page.get_by_test_id("backup-report")
+            expect(report).to_have_attribute("data-state", "rejected", timeout=RESTORE_TIMEOUT_MS)
+            expect(report).to_contain_text(reason)
+            expect(report).to_contain_text("Nothing was restored")
+            expect(page.get_by_test_id("backup-preview")).to_be_hidden()
+        assert page.get_by_test_id("session-entry").count() == sessions_before
+        page.get_by_test_id("files-open").click()
+        expect(page.locator('[data-testid="file-entry"]')).to_have_count(0)
+        staged = page.evaluate(
+            "async () => { const r = await navigator.storage.getDirectory();"
+            " const a = await r.getDirectoryHandle('tidepool');"
+            " try { await a.getDirectoryHandle('restore'); return true } catch { return false } }"
+        )
+        assert staged is False  # nothing was even staged

@@ -1,0 +1,129 @@
+/**
+ * Everything a backup must pass before anything is written (docs/storage.md, "Restore"): the zip's
+ * directory (zip-read.ts), every entry's name, the manifest, and every entry's size and sha256 against
+ * it; no entry the manifest does not list, none it lists missing. What comes out is what the preview
+ * shows. Each entry is read once here, one at a time (the file is never loaded whole).
+ */
+
+import {
+  BackupRefused,
+  entryKind,
+  entryPathProblem,
+  LIMITS,
+  MANIFEST,
+  parseManifest,
+  SETTINGS_ENTRY,
+  sha256Hex,
+  STATE_ENTRY,
+  WORKSPACE_PREFIX,
+  type Manifest,
+} from "./backup-format";
+import { ZipReader, type ZipEntry } from "./zip-read";
+
+export interface BackupContents {
+  manifest: Manifest;
+  reader: ZipReader;
+  /** Workspace-relative paths of the files it holds. */
+  files: string[];
+  sessions: { id: string; title: string; updated: string }[];
+  memories: number;
+  settings: boolean;
+  toolServers: number;
+  /** The zip entry of each manifest path. */
+  entries: Map<string, ZipEntry>;
+}
+
+export async function verifyBackup(
+  blob: Blob,
+  progress: (done: number, total: number) => void = () => undefined,
+): Promise<BackupContents> {
+  const reader = await ZipReader.open(blob);
+  if (!reader.entries.some((e) => e.name === MANIFEST))
+    throw new BackupRefused("foreign", "it is not a Tidepool backup (no manifest.json)");
+  // The manifest first (its name is fixed): a foreign or too-new file is named so before its entries are judged.
+  const manifestEntry = reader.entries.find((e) => e.name === MANIFEST) as ZipEntry;
+  if (manifestEntry.size > LIMITS.manifestBytes) throw new BackupRefused("too_large", "its manifest is too large");
+  const manifest = parseManifest(await reader.read(manifestEntry));
+  const byName = new Map<string, ZipEntry>();
+  for (const entry of reader.entries) {
+    if (entry.dir) continue;
+    const problem = entryPathProblem(entry.name);
+    if (problem) throw new BackupRefused("unsafe", `it holds ${JSON.stringify(entry.name)}: ${problem}`);
+    if (byName.has(entry.name)) throw new BackupRefused("unsafe", `it holds ${entry.name} twice`);
+    byName.set(entry.name, entry);
+  }
+  const listed = new Set(manifest.entries.map((e) => e.path));
+  for (const name of byName.keys())
+    if (name !== MANIFEST && !listed.has(name))
+      throw new BackupRefused("mismatch", `it holds ${name}, which its manifest does not list`);
+  const contents: BackupContents = {
+    manifest,
+    reader,
+    files: [],
+    sessions: [],
+    memories: 0,
+    settings: false,
+    toolServers: 0,
+    entries: new Map(),
+  };
+  const total = manifest.entries.reduce((sum, e) => sum + e.size, 0);
+  let done = 0;
+  for (const item of manifest.entries) {
+    const entry = byName.get(item.path);
+    if (!entry) throw new BackupRefused("mismatch", `${item.path} is listed in its manifest but missing (truncated?)`);
+    if (entry.size !== item.size)
+      throw new BackupRefused("mismatch", `${item.path} is ${entry.size} bytes, its manifest says ${item.size}`);
+    const data = await reader.read(entry);
+    if ((await sha256Hex(data)) !== item.sha256)
+      throw new BackupRefused(
+        "mismatch",
+        `${item.path} does not match its sha256 in the manifest (damaged or altered)`,
+      );
+    describe(contents, item.path, data);
+    contents.entries.set(item.path, entry);
+    done += item.size;
+    progress(done, total);
+  }
+  if (!contents.entries.has(STATE_ENTRY)) throw new BackupRefused("damaged", "it holds no state.json");
+  return contents;
+}
+
+function describe(contents: BackupContents, path: string, data: Uint8Array): void {
+  const kind = entryKind(path);
+  if (kind === "workspace") contents.files.push(path.slice(WORKSPACE_PREFIX.length));
+  else if (kind === "state") readState(contents, data);
+  else if (kind === "settings" && path === SETTINGS_ENTRY) readSettings(contents, data);
+}
+
+function json(data: Uint8Array, what: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(data));
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // below
+  }
+  throw new BackupRefused("damaged", `its ${what} is not a JSON object`);
+}
+
+function readState(contents: BackupContents, data: Uint8Array): void {
+  const state = json(data, "state");
+  const sessions = Array.isArray(state.sessions) ? (state.sessions as unknown[]) : null;
+  const memories = Array.isArray(state.memories) ? (state.memories as unknown[]) : null;
+  if (state.format !== "tidepool.state" || !sessions || !memories)
+    throw new BackupRefused("damaged", "its state.json is not a Tidepool state dump");
+  contents.memories = memories.length;
+  for (const raw of sessions) {
+    const s = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+    contents.sessions.push({
+      id: typeof s.id === "string" ? s.id : "",
+      title: typeof s.title === "string" ? s.title : "",
+      updated: typeof s.updated === "string" ? s.updated : "",
+    });
+  }
+}
+
+function readSettings(contents: BackupContents, data: Uint8Array): void {
+  const value = json(data, "settings");
+  contents.settings = typeof value.settings === "object" && value.settings !== null;
+  contents.toolServers = Array.isArray(value.tool_servers) ? value.tool_servers.length : 0;
+}

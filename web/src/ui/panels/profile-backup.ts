@@ -1,0 +1,235 @@
+/**
+ * The profile panel's backup and restore sections: `backup-export` writes the whole profile as one
+ * file (profile/backup-export.ts) with its progress shown, then downloads it; `backup-import` takes a
+ * backup, verifies all of it (profile/backup-verify.ts) and shows `backup-preview` (what it holds, what
+ * a merge would overwrite, what a replace would remove) with `backup-restore-merge` and
+ * `backup-restore-replace`; `backup-report` says what was restored, or why nothing was.
+ */
+
+import { BackupRefused, BACKUP_FILENAME } from "../../profile/backup-format";
+import { memorySink, opfsSink, writeBackup, type ExportSources } from "../../profile/backup-export";
+import { verifyBackup, type BackupContents } from "../../profile/backup-verify";
+import { affectedFiles, restoreBackup, type RestoreDeps, type RestoreMode } from "../../profile/backup-restore";
+import { appDir } from "../../profile/opfs";
+import { el } from "../common/dom";
+import { saveFile } from "../common/save-file";
+import type { ProfileSection } from "./profile";
+
+export interface BackupDeps extends RestoreDeps {
+  sources: ExportSources;
+  /** Whether this tab holds the workspace (a tab that does not saves nothing, so it may not restore). */
+  holds(): boolean;
+  /** After a restore: read everything again (the page reloads). */
+  restored(report: string): void;
+}
+
+const PENDING_REPORT = "tidepool-restore-report";
+
+export class BackupSection implements ProfileSection {
+  readonly root: HTMLElement;
+  private readonly exportButton = el(
+    "button",
+    { type: "button", class: "btn", "data-testid": "backup-export" },
+    "Download a backup",
+  );
+  private readonly progress = el("progress", {
+    class: "backup-progress",
+    "data-testid": "backup-progress",
+    max: "1",
+    value: "0",
+  });
+  private readonly exportStatus = el("p", { class: "hint", "data-testid": "backup-status", "aria-live": "polite" });
+  private readonly input = el("input", {
+    type: "file",
+    accept: ".zip,application/zip",
+    "data-testid": "backup-import",
+    "aria-label": "Backup file",
+  });
+  private readonly preview = el("div", { class: "backup-preview", "data-testid": "backup-preview" });
+  private readonly merge = el(
+    "button",
+    { type: "button", class: "btn", "data-testid": "backup-restore-merge" },
+    "Merge into this profile",
+  );
+  private readonly replace = el(
+    "button",
+    { type: "button", class: "btn btn-danger", "data-testid": "backup-restore-replace" },
+    "Replace this profile",
+  );
+  private readonly report = el("div", {
+    class: "backup-report",
+    "data-testid": "backup-report",
+    "aria-live": "polite",
+  });
+  private contents: BackupContents | null = null;
+
+  constructor(private readonly deps: BackupDeps) {
+    this.progress.hidden = true;
+    this.preview.hidden = true;
+    this.report.hidden = true;
+    this.exportButton.addEventListener("click", () => void this.exportAll());
+    this.input.addEventListener("change", () => void this.chosen());
+    this.merge.addEventListener("click", () => void this.restore("merge"));
+    this.replace.addEventListener("click", () => void this.restore("replace"));
+    this.root = el(
+      "div",
+      {},
+      el(
+        "section",
+        { class: "profile-section", "aria-label": "Backup" },
+        el("h3", {}, "Backup"),
+        el(
+          "p",
+          { class: "hint" },
+          "One file with every chat, memory, skill, workspace file, setting and tool server. Keys and tokens are never in it.",
+        ),
+        this.exportButton,
+        this.progress,
+        this.exportStatus,
+      ),
+      el(
+        "section",
+        { class: "profile-section", "aria-label": "Restore" },
+        el("h3", {}, "Restore"),
+        el("label", { class: "hint" }, "Restore from a backup file: ", this.input),
+        this.preview,
+        this.report,
+      ),
+    );
+    const pending = sessionStorage.getItem(PENDING_REPORT);
+    if (pending) {
+      sessionStorage.removeItem(PENDING_REPORT);
+      this.say("ok", pending);
+    }
+  }
+
+  /** A report kept across the reload that follows a restore (main.ts opens the panel to show it). */
+  static pendingReport(): boolean {
+    return sessionStorage.getItem(PENDING_REPORT) !== null;
+  }
+
+  private async exportAll(): Promise<void> {
+    this.exportButton.disabled = true;
+    this.progress.hidden = false;
+    this.exportStatus.textContent = "Writing the backup…";
+    try {
+      const file = await (
+        await appDir()
+          .then((d) => d.getDirectoryHandle("backup", { create: true }))
+          .catch(() => null)
+      )?.getFileHandle(BACKUP_FILENAME, { create: true });
+      const memory = file ? null : memorySink();
+      const sink = file ? await opfsSink(file) : (memory as ReturnType<typeof memorySink>);
+      const summary = await writeBackup(this.deps.sources, sink, (done, total) => {
+        this.progress.value = total > 0 ? done / total : 1;
+        this.progress.dataset.done = String(done);
+      });
+      saveFile(BACKUP_FILENAME, file ? await file.getFile() : (memory as ReturnType<typeof memorySink>).blob());
+      this.exportStatus.textContent = `Backup written: ${summary.files} workspace files, ${summary.bytes} bytes.`;
+      this.exportStatus.dataset.state = "ok";
+    } catch (err) {
+      this.exportStatus.textContent = `The backup could not be written: ${message(err)}`;
+      this.exportStatus.dataset.state = "error";
+    } finally {
+      this.exportButton.disabled = false;
+    }
+  }
+
+  private async chosen(): Promise<void> {
+    const file = this.input.files?.[0];
+    this.contents = null;
+    this.preview.hidden = true;
+    this.report.hidden = true;
+    if (!file) return;
+    try {
+      const contents = await verifyBackup(file);
+      const [overwritten, removed] = await Promise.all([
+        affectedFiles(contents, "merge"),
+        affectedFiles(contents, "replace"),
+      ]);
+      this.contents = contents;
+      this.showPreview(file.name, contents, overwritten, removed);
+    } catch (err) {
+      this.say(
+        "rejected",
+        `Nothing was restored: ${file.name} ${err instanceof BackupRefused ? err.reason : `could not be read (${message(err)})`}.`,
+      );
+    } finally {
+      this.input.value = "";
+    }
+  }
+
+  private showPreview(name: string, c: BackupContents, overwritten: string[], removed: string[]): void {
+    const list = (items: string[]): HTMLElement =>
+      el(
+        "ul",
+        {},
+        ...items.slice(0, 20).map((p) => el("li", {}, p)),
+        items.length > 20 ? el("li", {}, `… and ${items.length - 20} more`) : null,
+      );
+    this.preview.replaceChildren(
+      ...[
+        el(
+          "p",
+          {},
+          `${name}: made by Tidepool ${c.manifest.app_version}${c.manifest.created ? ` on ${c.manifest.created}` : ""}.`,
+        ),
+        el(
+          "p",
+          { "data-testid": "backup-preview-counts" },
+          `${c.sessions.length} chats, ${c.memories} memories, ${c.files.length} workspace files${c.settings ? ", settings" : ""}, ${c.toolServers} tool servers.`,
+        ),
+        el(
+          "p",
+          {},
+          overwritten.length
+            ? `A merge overwrites ${overwritten.length} files here:`
+            : "A merge overwrites no file here (chats and memories: the newer one is kept).",
+        ),
+        overwritten.length ? list(overwritten) : null,
+        el(
+          "p",
+          {},
+          removed.length
+            ? `A replace removes everything here, ${removed.length} files not in the backup among it:`
+            : "A replace removes everything here first.",
+        ),
+        removed.length ? list(removed) : null,
+        el("div", { class: "backup-actions" }, this.merge, this.replace),
+      ].filter((n): n is HTMLElement => n !== null),
+    );
+    this.preview.hidden = false;
+  }
+
+  private async restore(mode: RestoreMode): Promise<void> {
+    const contents = this.contents;
+    if (!contents) return;
+    if (!this.deps.holds()) {
+      this.say("rejected", "Nothing was restored: this workspace is open in another tab; take it over here first.");
+      return;
+    }
+    this.merge.disabled = this.replace.disabled = true;
+    try {
+      const done = await restoreBackup(contents, mode, this.deps);
+      const text = `Restored (${mode}): ${done.sessions} chats, ${done.memories} memories, ${done.files} workspace files.`;
+      this.say("ok", text);
+      sessionStorage.setItem(PENDING_REPORT, text);
+      this.deps.restored(text);
+    } catch (err) {
+      this.say("rejected", `Nothing was restored: ${message(err)}`);
+    } finally {
+      this.merge.disabled = this.replace.disabled = false;
+      this.preview.hidden = true;
+    }
+  }
+
+  private say(state: "ok" | "rejected", text: string): void {
+    this.report.dataset.state = state;
+    this.report.textContent = text;
+    this.report.hidden = false;
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,69 @@
+/**
+ * The profile panel (`profile-open`): the storage status (`storage-status`: whether the browser promised
+ * to keep the data, how much is used and available, what to do without the promise, and a button that
+ * asks for the promise), then the backup and restore sections (profile-backup.ts).
+ */
+
+import { askPersistence, statusText, storageFacts, type StorageFacts } from "../../profile/storage-status";
+import { el } from "../common/dom";
+import { registerPanel, type PanelHandle } from "./registry";
+import "./profile.css";
+
+export interface ProfileSection {
+  /** The section's element, appended to the panel once. */
+  readonly root: HTMLElement;
+  /** Called each time the panel is shown. */
+  opened?(): void;
+}
+
+export class ProfilePanel {
+  readonly panel: PanelHandle;
+  private readonly status = el("p", {
+    class: "hint storage-status",
+    "data-testid": "storage-status",
+    "data-persisted": "false",
+    "data-usage": "0",
+    "data-quota": "0",
+    "aria-live": "polite",
+  });
+  private readonly keep = el(
+    "button",
+    { type: "button", class: "btn btn-small", "data-testid": "storage-persist" },
+    "Ask the browser to keep it",
+  );
+
+  constructor(private readonly sections: ProfileSection[] = []) {
+    this.keep.addEventListener("click", () => void askPersistence().then(() => this.refresh()));
+    this.panel = registerPanel({
+      id: "profile",
+      buttonTestId: "profile-open",
+      title: "Profile",
+      mount: (body) =>
+        body.append(
+          el(
+            "section",
+            { class: "profile-section", "aria-label": "Storage" },
+            el("h3", {}, "Storage"),
+            this.status,
+            this.keep,
+          ),
+          ...sections.map((s) => s.root),
+        ),
+      onOpen: () => {
+        void this.refresh();
+        for (const s of this.sections) s.opened?.();
+      },
+    });
+  }
+
+  /** Measure again and show it. */
+  async refresh(): Promise<StorageFacts> {
+    const facts = await storageFacts();
+    this.status.dataset.persisted = String(facts.persisted);
+    this.status.dataset.usage = String(facts.usage);
+    this.status.dataset.quota = String(facts.quota);
+    this.status.textContent = statusText(facts);
+    this.keep.hidden = facts.persisted || !facts.supported;
+    return facts;
+  }
+}

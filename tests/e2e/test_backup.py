@@ -127,11 +127,9 @@ def test_a_fresh_profile_restored_from_the_backup_has_everything_again(
         preview = page.get_by_test_id("backup-preview")
         expect(preview).to_be_visible(timeout=RESTORE_TIMEOUT_MS)
         expect(preview).to_contain_text("1 chats, 1 memories")
-        page.get_by_test_id("backup-restore-replace").click()
-        report = page.get_by_test_id("backup-report")
-        expect(report).to_have_attribute("data-state", "ok", timeout=RESTORE_TIMEOUT_MS)
-        page.wait_for_load_state()
-        wait_ready(page)  # the page reloaded to read everything again
+        with page.expect_navigation(timeout=RESTORE_TIMEOUT_MS):  # it reloads to read everything again
+            page.get_by_test_id("backup-restore-replace").click()
+        wait_ready(page)
         expect(page.get_by_test_id("backup-report")).to_have_attribute("data-state", "ok")
         expect(page.get_by_test_id("session-entry").filter(has_text="Log the hive inspection")).to_have_count(1)
         expect(page.get_by_test_id("message").filter(has_text="Noted the hive.")).to_have_count(1)

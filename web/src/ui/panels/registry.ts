@@ -14,6 +14,8 @@ export interface PanelSpec {
   buttonTestId: string;
   /** Button label and panel heading. */
   title: string;
+  /** A shorter button label for narrow screens (the button's title still says `title`). */
+  short?: string;
   /** Fill the panel's body; called once when registered. */
   mount(body: HTMLElement): void;
   /** Called each time the panel is shown. */
@@ -70,8 +72,17 @@ export function registerPanel(spec: PanelSpec): PanelHandle {
   document.querySelector(".layout")?.append(root);
   const button = el(
     "button",
-    { type: "button", class: "btn", "data-testid": spec.buttonTestId, "aria-expanded": "false" },
-    spec.title,
+    {
+      type: "button",
+      class: `btn panel-button-${spec.id}`,
+      "data-testid": spec.buttonTestId,
+      "aria-expanded": "false",
+      title: spec.title,
+      ...(spec.short ? { "aria-label": spec.title } : {}),
+    },
+    ...(spec.short
+      ? [el("span", { class: "wide-only" }, spec.title), el("span", { class: "narrow-only" }, spec.short)]
+      : [spec.title]),
   );
   const settings = document.querySelector('[data-testid="settings-open"]');
   if (settings?.parentElement) settings.parentElement.insertBefore(button, settings);

@@ -298,6 +298,7 @@ export function mountToolServersPanel(
     id: "tool-servers",
     buttonTestId: "tool-servers-open",
     title: "Tool servers",
+    short: "MCP",
     mount: (body) => panel.mount(body),
   });
   return { follow: (message) => panel.follow(message), signInReturned: (result) => panel.signInReturned(result) };

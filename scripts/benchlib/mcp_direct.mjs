@@ -9,8 +9,14 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/valida
 let client = null;
 
 export async function connect(url) {
-  client = new Client({ name: "tidepool-bench", version: "0.1.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: (input, init) => fetch(input, init) }), { timeout: 15_000 });
+  client = new Client(
+    { name: "tidepool-bench", version: "0.1.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { fetch: (input, init) => fetch(input, init) }),
+    { timeout: 15_000 },
+  );
   return (await client.listTools()).tools.length;
 }
 

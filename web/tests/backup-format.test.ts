@@ -12,14 +12,21 @@ import { verifyBackup } from "../src/profile/backup-verify";
 import { ZipReader } from "../src/profile/zip-read";
 import { formatBytes, statusText, storageFacts, askPersistence } from "../src/profile/storage-status";
 
-const STATE = { format: "tidepool.state", version: 1, schema: 7, sessions: [{ id: "s-1", title: "Hi", updated: "2026" }], memories: [{ id: 1 }] };
+const STATE = {
+  format: "tidepool.state",
+  version: 1,
+  schema: 7,
+  sessions: [{ id: "s-1", title: "Hi", updated: "2026" }],
+  memories: [{ id: 1 }],
+};
 
 async function goodBackup(): Promise<Uint8Array> {
   const sink = memorySink();
   await writeBackup(
     {
       state: () => Promise.resolve({ app_version: "0.1.0", dump: STATE }),
-      settings: () => Promise.resolve({ settings: { provider: "ollama" }, tool_servers: [{ name: "a", url: "http://x/" }] }),
+      settings: () =>
+        Promise.resolve({ settings: { provider: "ollama" }, tool_servers: [{ name: "a", url: "http://x/" }] }),
       workspace: () => Promise.resolve(null),
     },
     sink,
@@ -28,11 +35,20 @@ async function goodBackup(): Promise<Uint8Array> {
 }
 
 /** A zip with a manifest that lists `files` truthfully (unless `lie` changes it). */
-async function craft(files: Record<string, Uint8Array>, lie: (m: Record<string, unknown>) => void = () => undefined): Promise<Uint8Array> {
+async function craft(
+  files: Record<string, Uint8Array>,
+  lie: (m: Record<string, unknown>) => void = () => undefined,
+): Promise<Uint8Array> {
   const entries = await Promise.all(
     Object.entries(files).map(async ([path, data]) => ({ path, size: data.length, sha256: await sha256Hex(data) })),
   );
-  const manifest: Record<string, unknown> = { format: BACKUP_FORMAT, format_version: 1, app_version: "0.1.0", created: "", entries };
+  const manifest: Record<string, unknown> = {
+    format: BACKUP_FORMAT,
+    format_version: 1,
+    app_version: "0.1.0",
+    created: "",
+    entries,
+  };
   lie(manifest);
   const tree: Zippable = { ...files, "manifest.json": strToU8(JSON.stringify(manifest)) };
   return zipSync(tree, { level: 0 });
@@ -120,7 +136,10 @@ describe("backup format", () => {
     });
     expect(facts).toEqual({ persisted: true, usage: 10, quota: 20, supported: true });
     let asked = 0;
-    const granted = await askPersistence({ persisted: () => Promise.resolve(false), persist: () => Promise.resolve(++asked > 0) });
+    const granted = await askPersistence({
+      persisted: () => Promise.resolve(false),
+      persist: () => Promise.resolve(++asked > 0),
+    });
     expect([granted, asked]).toEqual([true, 1]);
     expect((await storageFacts({})).supported).toBe(false);
   });
@@ -131,4 +150,3 @@ function findCentral(zip: Uint8Array): number {
   for (let i = 0; i < zip.length - 4; i++) if (view.getUint32(i, true) === 0x02014b50) return i;
   throw new Error("no central directory");
 }
-

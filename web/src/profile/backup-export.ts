@@ -45,7 +45,7 @@ const CHUNK = 1024 * 1024;
 class ZipStream {
   private readonly zip: Zip;
   private writes: Promise<void> = Promise.resolve();
-  private error: unknown = null;
+  private error: Error | null = null;
   readonly entries: ManifestEntry[] = [];
   written = 0;
 
@@ -78,7 +78,7 @@ class ZipStream {
 
   private async flushed(): Promise<void> {
     await this.writes;
-    if (this.error) throw this.error instanceof Error ? this.error : new Error(String(this.error));
+    if (this.error) throw this.error;
   }
 }
 

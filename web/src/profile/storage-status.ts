@@ -21,8 +21,7 @@ export interface StorageApi {
   estimate?(): Promise<{ usage?: number; quota?: number }>;
 }
 
-const api = (): StorageApi | undefined =>
-  typeof navigator === "undefined" ? undefined : (navigator.storage as StorageApi | undefined);
+const api = (): StorageApi | undefined => (typeof navigator === "undefined" ? undefined : navigator.storage);
 
 export async function storageFacts(storage: StorageApi | undefined = api()): Promise<StorageFacts> {
   if (!storage?.estimate) return { persisted: false, usage: 0, quota: 0, supported: false };

@@ -68,3 +68,8 @@ def test_a_turn_is_restored_undone_and_both_survive_a_reload(chat: Page, fake: F
     fake.script([Reply.text("Still here.")])  # the conversation goes on after a restore
     send(page, "Still there?")
     expect(last_message(page, "assistant")).to_have_text("Still here.", timeout=REPLY_TIMEOUT_MS)
+
+    page.get_by_test_id("profile-open").click()  # the storage status counts what the checkpoints keep
+    kept = page.get_by_test_id("checkpoint-storage")
+    expect(kept).to_contain_text("Checkpoints")
+    assert int(kept.get_attribute("data-bytes") or 0) > 0

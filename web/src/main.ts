@@ -142,19 +142,25 @@ const skillsPanel = mountSkillsPanel({
 });
 const requester: Requester = (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file);
 const restoring = restoreDeps(requester);
-const profile = new ProfilePanel([
-  new BackupSection({
-    ...restoring,
-    sources: backupSources(requester),
-    holds: () => holdsWorkspace,
-    restored: () => setTimeout(() => location.reload(), 300),
-  }),
-  new ChatImport({
-    request: requester,
-    whenReady,
-    sessionsChanged: () => followPanels.sessionsChanged(),
-  }),
-]);
+const profile = new ProfilePanel(
+  [
+    new BackupSection({
+      ...restoring,
+      sources: backupSources(requester),
+      holds: () => holdsWorkspace,
+      restored: () => setTimeout(() => location.reload(), 300),
+    }),
+    new ChatImport({
+      request: requester,
+      whenReady,
+      sessionsChanged: () => followPanels.sessionsChanged(),
+    }),
+  ],
+  async () => {
+    const listed = await requester("checkpoints_list", {});
+    return listed.ok ? { total: listed.value.total_bytes, limit: listed.value.limit_bytes } : null;
+  },
+);
 if (BackupSection.pendingReport()) profile.panel.open();
 askAtFirstGesture(document); // the one place the app asks the browser to keep its data (profile/storage-status.ts)
 const toolServers = mountToolServersPanel(

@@ -4,7 +4,7 @@
  * asks for the promise), then the backup and restore sections (profile-backup.ts).
  */
 
-import { askPersistence, statusText, storageFacts, type StorageFacts } from "../../profile/storage-status";
+import { askPersistence, formatBytes, statusText, storageFacts, type StorageFacts } from "../../profile/storage-status";
 import { el } from "../common/dom";
 import { registerPanel, type PanelHandle } from "./registry";
 import "./profile.css";
@@ -15,6 +15,9 @@ export interface ProfileSection {
   /** Called each time the panel is shown. */
   opened?(): void;
 }
+
+/** How much the checkpoints (a turn's files kept before it changed them) take, and their bound; null: not known. */
+export type CheckpointBytes = () => Promise<{ total: number; limit: number } | null>;
 
 export class ProfilePanel {
   readonly panel: PanelHandle;
@@ -32,7 +35,13 @@ export class ProfilePanel {
     "Ask the browser to keep it",
   );
 
-  constructor(private readonly sections: ProfileSection[] = []) {
+  private readonly checkpoints = el("p", { class: "hint", "data-testid": "checkpoint-storage" });
+
+  constructor(
+    private readonly sections: ProfileSection[] = [],
+    private readonly checkpointBytes: CheckpointBytes = async () => null,
+  ) {
+    this.checkpoints.hidden = true;
     this.keep.addEventListener("click", () => void askPersistence().then(() => this.refresh()));
     this.panel = registerPanel({
       id: "profile",
@@ -45,6 +54,7 @@ export class ProfilePanel {
             { class: "profile-section", "aria-label": "Storage" },
             el("h3", {}, "Storage"),
             this.status,
+            this.checkpoints,
             this.keep,
           ),
           ...sections.map((s) => s.root),
@@ -64,6 +74,14 @@ export class ProfilePanel {
     this.status.dataset.quota = String(facts.quota);
     this.status.textContent = statusText(facts);
     this.keep.hidden = facts.persisted || !facts.supported;
+    const kept = await this.checkpointBytes().catch(() => null);
+    this.checkpoints.hidden = kept === null;
+    if (kept) {
+      this.checkpoints.dataset.bytes = String(kept.total);
+      this.checkpoints.textContent =
+        `Checkpoints (files kept so a turn's changes can be undone): ${formatBytes(kept.total)} of ` +
+        `${formatBytes(kept.limit)}; the oldest are dropped first.`;
+    }
     return facts;
   }
 }

@@ -208,3 +208,22 @@ def test_hostile_and_damaged_files_are_refused_whole_and_change_nothing(
             " try { await a.getDirectoryHandle('restore'); return true } catch { return false } }"
         )
         assert staged is False  # nothing was even staged
+
+
+def test_a_week_without_a_backup_is_reminded_until_one_is_made(browser: Browser, server: str) -> None:
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        expect(page.get_by_test_id("backup-reminder")).to_be_hidden()  # nothing changed yet
+        eight_days = 8 * 24 * 3600 * 1000
+        page.evaluate("(ago) => localStorage.setItem('tidepool.backup.changed', String(Date.now() - ago))", eight_days)
+        page.reload()
+        wait_ready(page)
+        reminder = page.get_by_test_id("backup-reminder")
+        expect(reminder).to_be_visible()
+        reminder.get_by_test_id("backup-reminder-open").click()
+        expect(page.get_by_test_id("backup-export")).to_be_visible()
+        export_backup(page)
+        page.reload()
+        wait_ready(page)
+        expect(page.get_by_test_id("backup-reminder")).to_be_hidden()

@@ -31,6 +31,7 @@ import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
 import { CheckpointButtons } from "./ui/chat/checkpoints";
 import { ChatImport } from "./ui/panels/chat-import";
+import { BackupReminder } from "./profile/backup-reminder";
 import { ProfilePanel } from "./ui/panels/profile";
 import { askAtFirstGesture } from "./profile/storage-status";
 import { BackupSection } from "./ui/panels/profile-backup";
@@ -142,6 +143,7 @@ const skillsPanel = mountSkillsPanel({
 });
 const requester: Requester = (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file);
 const restoring = restoreDeps(requester);
+const reminder = new BackupReminder(localStorage, () => profile.panel.open());
 const profile = new ProfilePanel(
   [
     new BackupSection({
@@ -149,11 +151,15 @@ const profile = new ProfilePanel(
       sources: backupSources(requester),
       holds: () => holdsWorkspace,
       restored: () => setTimeout(() => location.reload(), 300),
+      backedUp: () => reminder.backedUp(),
     }),
     new ChatImport({
       request: requester,
       whenReady,
-      sessionsChanged: () => followPanels.sessionsChanged(),
+      sessionsChanged: () => {
+        followPanels.sessionsChanged();
+        reminder.changed();
+      },
     }),
   ],
   async () => {
@@ -206,7 +212,10 @@ function onWorker(message: WorkerToMain): void {
       }
       if (probe?.(message.event)) return;
       chat.onEvent(message.event);
-      if (message.event.kind === "turn_finished") checkpoints.refresh();
+      if (message.event.kind === "turn_finished") {
+        checkpoints.refresh();
+        reminder.changed();
+      }
       return;
     case "http_failure":
       return settings.httpFailure(message);
@@ -246,6 +255,7 @@ function onReady(): void {
   chat.setAvailable(true);
   for (const resolve of readyWaiters.splice(0)) resolve();
   settings.onReady();
+  reminder.check();
   if (!resumedRestore && holdsWorkspace) {
     resumedRestore = true; // a restore cut off after its commit point is completed now (profile/backup-restore.ts)
     void applyStaged(restoring).then(

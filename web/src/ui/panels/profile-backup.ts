@@ -21,6 +21,8 @@ export interface BackupDeps extends RestoreDeps {
   holds(): boolean;
   /** After a restore: read everything again (the page reloads). */
   restored(report: string): void;
+  /** A backup was downloaded (the reminder starts counting again). */
+  backedUp?(): void;
 }
 
 const PENDING_REPORT = "tidepool-restore-report";
@@ -127,6 +129,7 @@ export class BackupSection implements ProfileSection {
       saveFile(BACKUP_FILENAME, file ? await file.getFile() : (memory as ReturnType<typeof memorySink>).blob());
       this.exportStatus.textContent = `Backup written: ${summary.files} workspace files, ${summary.bytes} bytes.`;
       this.exportStatus.dataset.state = "ok";
+      this.deps.backedUp?.();
     } catch (err) {
       this.exportStatus.textContent = `The backup could not be written: ${message(err)}`;
       this.exportStatus.dataset.state = "error";

@@ -260,3 +260,20 @@ def test_app_page_hands_a_popup_answer_to_its_opener(watched: Watched, server: s
         "iss": "http://127.0.0.1:9",
     }
     assert not [r for r in watched.traffic.requests if "/auth/keys" in r], "the OpenRouter exchange ran"
+
+
+def test_a_sign_in_whose_window_was_closed_can_be_cancelled(page: Page) -> None:
+    # The page cannot see the window close (the opener policy parts them): the entry waits, and says so.
+    with oauth_servers() as servers:
+        server = add_server(page, "closed", servers["mcp"])
+        expect(server).to_have_attribute("data-state", "auth-required", timeout=TIMEOUT_MS)
+        with page.expect_popup() as popup_info:
+            server.get_by_test_id("tool-server-signin").click()
+        popup_info.value.close()
+        expect(server).to_contain_text("Waiting for the sign-in window")
+        server.get_by_test_id("tool-server-signin-cancel").click()
+        expect(server).to_contain_text("the sign-in was cancelled", timeout=TIMEOUT_MS)
+        expect(server.get_by_test_id("tool-server-signin")).to_be_visible()
+        expect(server).to_have_attribute("data-state", "auth-required")
+        server.get_by_test_id("tool-server-remove").click()
+        expect(entry(page, "closed")).to_have_count(0)

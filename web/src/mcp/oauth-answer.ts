@@ -54,7 +54,9 @@ export function waitForAnswer(state: string, timeoutMs: number, signal: AbortSig
     const timer = setTimeout(() => {
       stop(new Error(`the sign-in window gave no answer within ${Math.round(timeoutMs / 1000)} s: sign in again`));
     }, timeoutMs);
-    signal.addEventListener("abort", () => stop(new Error("the sign-in ended before its answer came")), { once: true });
+    const ended = (): Error =>
+      signal.reason instanceof Error ? signal.reason : new Error("the sign-in ended before its answer came");
+    signal.addEventListener("abort", () => stop(ended()), { once: true });
     channel.onmessage = (event: MessageEvent<Answer>) => {
       if (event.data?.state !== state) return;
       stop();

@@ -38,10 +38,17 @@ async function finish(provider: McpOAuthProvider, answer: Answer, reporter: Endp
   }
 }
 
-async function run(serverUrl: string, popup: Window | null, timeoutMs: number): Promise<SignInOutcome> {
+async function run(
+  serverUrl: string,
+  popup: Window | null,
+  timeoutMs: number,
+  cancel?: AbortSignal,
+): Promise<SignInOutcome> {
   const state = newState();
   const done = new AbortController();
-  const answer = popup ? waitForAnswer(state, timeoutMs, done.signal) : null;
+  const answer = popup
+    ? waitForAnswer(state, timeoutMs, cancel ? AbortSignal.any([done.signal, cancel]) : done.signal)
+    : null;
   answer?.catch(() => undefined); // awaited below only when the popup is used; never an unhandled rejection
   const open: Interactive["open"] = (url) => {
     if (popup) {
@@ -72,10 +79,16 @@ async function run(serverUrl: string, popup: Window | null, timeoutMs: number): 
  * Start signing in to `serverUrl`. Call it synchronously from the click on `tool-server-signin`: the
  * popup opens before the first await. Resolves when tokens are stored (the worker's transport finds them
  * on its next connect), with a message when it failed, or `redirecting` when this tab is leaving.
+ * `cancel` ends a sign-in whose window was closed: the page cannot see that itself, since the app's
+ * opener policy parts it from the window once that goes to the authorization server.
  */
-export function signIn(serverUrl: string, timeoutMs: number = DEFAULT_TIMEOUT_MS): Promise<SignInOutcome> {
+export function signIn(
+  serverUrl: string,
+  timeoutMs: number = DEFAULT_TIMEOUT_MS,
+  cancel?: AbortSignal,
+): Promise<SignInOutcome> {
   const popup = window.open("about:blank", "_blank", "popup,width=520,height=720");
-  return run(serverUrl, popup, timeoutMs);
+  return run(serverUrl, popup, timeoutMs, cancel);
 }
 
 /** After a redirect: finish the sign-in this tab started before it left. */

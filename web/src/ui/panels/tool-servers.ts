@@ -22,6 +22,7 @@ import "./tool-servers.css";
 
 export type PostServers = (servers: ToolServerConfig[]) => void;
 
+import type { SignInOutcome } from "../../mcp/oauth-answer";
 type SignInModule = typeof import("../../mcp/oauth-signin");
 let signInModule: Promise<SignInModule> | null = null;
 let signInLoaded: SignInModule | null = null;
@@ -71,6 +72,8 @@ class ToolServersPanel {
   private needed = new Set<string>();
   /** What the last sign-in to a server said when it failed (by name), shown in its entry. */
   private readonly signInNotes = new Map<string, string>();
+  /** The sign-ins waiting for their window's answer (by name): each can be cancelled. */
+  private readonly signingIn = new Map<string, AbortController>();
   private servers: ToolServerConfig[] = [];
   /** The servers whose resource list is open. */
   private readonly resourcesOpen = new Set<string>();
@@ -144,10 +147,14 @@ class ToolServersPanel {
 
   /** Sign in to `server`; called synchronously in the click, so that the popup may open. */
   private signIn(server: ToolServerConfig): void {
-    const started = signInLoaded ? signInLoaded.signIn(server.url) : loadSignIn().then((m) => m.signIn(server.url));
+    const cancel = new AbortController();
+    const begin = (m: SignInModule): Promise<SignInOutcome> => m.signIn(server.url, undefined, cancel.signal);
+    const started = signInLoaded ? begin(signInLoaded) : loadSignIn().then(begin);
     this.signInNotes.set(server.name, "");
+    this.signingIn.set(server.name, cancel);
     this.render();
     void started.then(async (outcome) => {
+      if (this.signingIn.get(server.name) === cancel) this.signingIn.delete(server.name);
       if (outcome.kind === "redirecting") return;
       this.signInNotes.set(server.name, outcome.kind === "error" ? outcome.message : "");
       if (outcome.kind === "signed-in")
@@ -275,7 +282,17 @@ class ToolServersPanel {
       "Sign in",
     );
     button.addEventListener("click", () => this.signIn(server));
-    return button;
+    const waiting = this.signingIn.get(server.name);
+    if (!waiting) return button;
+    const stop = el(
+      "button",
+      { type: "button", class: "btn btn-ghost", "data-testid": "tool-server-signin-cancel" },
+      "Cancel sign-in",
+    );
+    stop.addEventListener("click", () =>
+      waiting.abort(new Error("the sign-in was cancelled: sign in again when ready")),
+    );
+    return el("span", { class: "tool-server-signin-wait" }, "Waiting for the sign-in window… ", stop);
   }
 }
 

@@ -27,8 +27,13 @@ from scripts.fakes.processes import serve_process
 log = logging.getLogger("browser")
 
 CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 KEY = "sk-or-v1-e2e-5f1c0a9d7b3e4f2a8c6d1e0b9a7f3c5d"
 MODEL = "openai/gpt-4o-mini"
 RESULTS = ROOT / "test-results"
@@ -181,3 +186,20 @@ def chat(connected_app: App, fake: FakeLLM) -> Page:
     page.get_by_test_id("permission-mode").select_option("full-auto")
     return page
 
+
+@pytest.fixture(scope="module")
+def everything() -> Iterator[str]:
+    """The reference MCP server (server-everything), once per module that asks for it."""
+    from scripts.mcp.launch import everything_server
+
+    with everything_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def python_cors(server: str) -> Iterator[str]:
+    """The Python MCP test server with CORS for the app's origin, once per module that asks for it."""
+    from scripts.mcp.launch import python_server
+
+    with python_server([server]) as url:
+        yield url

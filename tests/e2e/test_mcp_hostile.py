@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
-from scripts.mcp.launch import everything_server, hostile_server, python_server
+from scripts.mcp.launch import hostile_server, python_server
 from tests.e2e.conftest import App
 from tests.e2e.test_tool_servers import add_server, entry, model_calls, tool_message
 from tests.e2e.ui import REPLY_TIMEOUT_MS, open_settings
@@ -29,12 +29,6 @@ SETTLE_MS = 45_000  # the slowest case waits out the 15 s connect deadline, once
 def hostile() -> Iterator[str]:
     with hostile_server() as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def everything() -> Iterator[str]:
-    with everything_server() as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

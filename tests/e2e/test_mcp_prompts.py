@@ -6,24 +6,15 @@ the menu and the form fit a 390 px phone."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
-from scripts.mcp.launch import everything_server
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, wait_ready
 
 CONNECT_TIMEOUT_MS = 30_000
 COMPLETIONS = "/api/v1/chat/completions"
-
-
-@pytest.fixture(scope="module")
-def everything() -> Iterator[str]:
-    with everything_server() as url:
-        yield url
 
 
 @pytest.fixture

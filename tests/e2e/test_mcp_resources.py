@@ -5,7 +5,6 @@ removed before sending sends nothing; a resource over 8 MB is refused with a mes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
-from scripts.mcp.launch import everything_server, python_server
+from scripts.mcp.launch import python_server
 from tests.e2e.conftest import App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, last_message, wait_ready
 
@@ -23,18 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = "features.md"
 DOC_URI = f"demo://resource/static/document/{DOC}"
 DOC_TEXT = (ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/docs" / DOC).read_text()
-
-
-@pytest.fixture(scope="module")
-def everything() -> Iterator[str]:
-    with everything_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def python_cors(server: str) -> Iterator[str]:
-    with python_server([server]) as url:
-        yield url
 
 
 @pytest.fixture

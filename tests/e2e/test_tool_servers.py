@@ -14,23 +14,11 @@ from playwright.sync_api import Locator, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
-from scripts.mcp.launch import everything_server, python_server
+from scripts.mcp.launch import python_server
 from tests.e2e.conftest import App
 from tests.e2e.ui import REPLY_TIMEOUT_MS, dump_storage, last_message, send, wait_ready
 
 CONNECT_TIMEOUT_MS = 30_000
-
-
-@pytest.fixture(scope="module")
-def everything() -> Iterator[str]:
-    with everything_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def python_cors(server: str) -> Iterator[str]:
-    with python_server([server]) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

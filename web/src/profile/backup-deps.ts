@@ -4,8 +4,7 @@
  * key or token: those are sealed under other names and never read here), the OPFS workspace.
  */
 
-import type { Attachment } from "../protocol/main-worker-messages";
-import type { RequestAnswer, RequestMethod, RequestParams } from "../protocol/requests";
+import type { UploadRequester } from "../protocol/requests";
 import { restoreServers, serverDefinitions } from "../mcp/servers-store";
 import { loadSettings, saveSettings } from "../settings/store";
 import { sanitizeSettings } from "../settings/model";
@@ -13,12 +12,7 @@ import type { ExportSources } from "./backup-export";
 import type { RestoreDeps, RestoreMode } from "./backup-restore";
 import { workspaceFilesDir } from "./opfs";
 
-export type Requester = <M extends RequestMethod>(
-  method: M,
-  params: RequestParams<M>,
-  timeoutMs?: number,
-  file?: Attachment,
-) => Promise<RequestAnswer<M>>;
+export type Requester = UploadRequester;
 
 const LONG_MS = 600_000;
 

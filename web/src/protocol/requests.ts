@@ -8,6 +8,7 @@
 import { isJsonObject } from "./codec";
 import { REQUEST_RESULT_SHAPES, REQUEST_SHAPES } from "./request-shapes.gen";
 import type { RequestMap } from "./requests.gen";
+import type { Attachment } from "./main-worker-messages";
 import { fieldProblem } from "./validate";
 
 export * from "./request-shapes.gen";
@@ -23,6 +24,14 @@ export type RequestAnswer<M extends RequestMethod> = Answer<RequestValue<M>>;
 
 /** A runtime `request` as a caller sees it (RuntimeClient.request without the upload and timeout). */
 export type Requester = <M extends RequestMethod>(method: M, params: RequestParams<M>) => Promise<RequestAnswer<M>>;
+
+/** A requester that may send a file with the request (it reaches the runtime as a file: `Method(file=True)`). */
+export type UploadRequester = <M extends RequestMethod>(
+  method: M,
+  params: RequestParams<M>,
+  timeoutMs?: number,
+  file?: Attachment,
+) => Promise<RequestAnswer<M>>;
 
 /** An answer as the worker posts it, whose value is not checked yet. */
 export type UncheckedAnswer = Answer<unknown>;

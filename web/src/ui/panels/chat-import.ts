@@ -6,8 +6,7 @@
  * opens it, and what did not.
  */
 
-import type { ChatImportReport, RequestAnswer, RequestMethod, RequestParams } from "../../protocol/requests";
-import type { Attachment } from "../../protocol/main-worker-messages";
+import type { ChatImportReport, UploadRequester } from "../../protocol/requests";
 import { el } from "../common/dom";
 
 const IMPORT_TIMEOUT_MS = 180_000;
@@ -15,12 +14,7 @@ const MAX_BYTES = 512 * 1024 * 1024; // runtime/chat_import/reader.py MAX_FILE
 const SOURCES: Record<string, string> = { tidepool: "Tidepool", chatgpt: "ChatGPT", claude: "Claude" };
 
 export interface ChatImportDeps {
-  request<M extends RequestMethod>(
-    method: M,
-    params: RequestParams<M>,
-    timeoutMs?: number,
-    file?: Attachment,
-  ): Promise<RequestAnswer<M>>;
+  request: UploadRequester;
   whenReady(): Promise<void>;
   /** The sessions list should show the new sessions. */
   sessionsChanged(): void;

@@ -5,7 +5,7 @@
  * (docs/protocol.md); the runtime updates the agent's skill catalog itself.
  */
 
-import type { RequestAnswer, RequestMethod, RequestParams, SkillImportReport } from "../../protocol/requests";
+import type { RequestParams, SkillImportReport, UploadRequester } from "../../protocol/requests";
 import type { Attachment } from "../../protocol/main-worker-messages";
 import { el } from "../common/dom";
 import { registerPanel, type PanelHandle } from "./registry";
@@ -25,12 +25,7 @@ const IMPORT_TIMEOUT_MS = 120_000;
 
 export interface SkillsDeps {
   /** `file` reaches the runtime as a file (its path is added to `params`), not inside the frame. */
-  request<M extends RequestMethod>(
-    method: M,
-    params: RequestParams<M>,
-    timeoutMs?: number,
-    file?: Attachment,
-  ): Promise<RequestAnswer<M>>;
+  request: UploadRequester;
   whenReady(): Promise<void>;
 }
 

@@ -39,7 +39,7 @@ export class ProfilePanel {
 
   constructor(
     private readonly sections: ProfileSection[] = [],
-    private readonly checkpointBytes: CheckpointBytes = async () => null,
+    private readonly checkpointBytes: CheckpointBytes = () => Promise.resolve(null),
   ) {
     this.checkpoints.hidden = true;
     this.keep.addEventListener("click", () => void askPersistence().then(() => this.refresh()));

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.chat_import.model import ImportedChat, ImportedMessage, ImportRole, joined
+from runtime.chat_import.model import joined
 from runtime.chat_import.times import from_epoch
+from runtime.store.imported import ImportedChat, ImportedMessage, ImportRole
 
 
 @dataclass

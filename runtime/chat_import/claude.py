@@ -13,8 +13,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.chat_import.model import ImportedChat, ImportedMessage, ImportRole, joined
+from runtime.chat_import.model import joined
 from runtime.chat_import.times import from_iso
+from runtime.store.imported import ImportedChat, ImportedMessage, ImportRole
 
 _ROOT = "00000000-0000-4000-8000-000000000000"  # Claude's parent of a conversation's first message
 

@@ -14,7 +14,8 @@ import zipfile
 from collections.abc import Iterable
 from typing import Any
 
-from runtime.chat_import import chatgpt, claude
+import runtime.chat_import.chatgpt as chatgpt
+import runtime.chat_import.claude as claude
 from runtime.chat_import.model import ImportRefused, ImportReport
 from runtime.store.export import EXPORT_FORMAT
 

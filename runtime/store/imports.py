@@ -20,7 +20,7 @@ from runtime.store.export import EXPORT_FORMAT, EXPORT_VERSION
 from runtime.store.values import CALL_STATUSES, MESSAGE_KINDS, MESSAGE_STATUSES, ROLES, Session
 
 if TYPE_CHECKING:
-    from runtime.chat_import import ImportedChat, ImportedMessage
+    from runtime.store.imported import ImportedChat, ImportedMessage
 
 _MESSAGE_COLUMNS = (
     "seq", "role", "kind", "content", "tool_calls", "tool_call_id", "name", "turn_id", "status", "meta", "created",

@@ -45,7 +45,7 @@ export class ChatImport {
         "A Tidepool chat (.json), ChatGPT's data export (conversations.json or the zip) or Claude's " +
           "(conversations.json or the zip). Each chat becomes a new one here; nothing is replaced.",
       ),
-      el("label", { class: "btn file-button" }, "Choose a file…", this.input),
+      el("label", { class: "hint" }, "Import from a file: ", this.input),
       this.status,
       this.report,
     );

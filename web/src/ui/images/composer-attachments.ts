@@ -13,6 +13,7 @@ import { IMAGES_PER_MESSAGE, MESSAGE_IMAGES_MAX_BYTES, type ImageAttachment } fr
 import { el } from "../common/dom";
 import { isImageFile, prepareImage, type PreparedImage } from "./image-prep";
 import { rasterDataUrl } from "./safe-image";
+import { ChipTray } from "../common/chip-tray";
 import "./attachments.css";
 
 export interface AttachmentHost {
@@ -30,14 +31,13 @@ export interface SentImage {
 }
 
 export class ComposerAttachments {
-  private readonly tray = el("div", { class: "composer-attachments", "aria-label": "Images to send" });
   private readonly notice = el("div", {
     class: "composer-notice",
     "data-testid": "composer-attachment-notice",
     role: "status",
     "aria-live": "polite",
   });
-  private items: { prepared: PreparedImage; src: string; node: HTMLElement }[] = [];
+  private readonly tray: ChipTray<{ prepared: PreparedImage; src: string }>;
   private pending = 0;
 
   constructor(
@@ -46,9 +46,10 @@ export class ComposerAttachments {
     chatArea: HTMLElement,
     private readonly host: AttachmentHost,
   ) {
-    this.tray.hidden = true;
+    const tray = el("div", { class: "composer-attachments", "aria-label": "Images to send" });
+    this.tray = new ChipTray(tray, input);
     this.notice.hidden = true;
-    composer.prepend(this.notice, this.tray);
+    composer.prepend(this.notice, tray);
     input.addEventListener("paste", (e) => {
       const files = [...(e.clipboardData?.files ?? [])].filter(isImageFile);
       if (files.length === 0) return; // text pastes as usual
@@ -76,10 +77,7 @@ export class ComposerAttachments {
 
   /** The images to send with the message now, emptied from the composer. */
   take(): SentImage[] {
-    const out = this.items.map((i) => ({ attachment: i.prepared.attachment, src: i.src }));
-    for (const item of this.items) item.node.remove();
-    this.items = [];
-    this.tray.hidden = true;
+    const out = this.tray.take().map((i) => ({ attachment: i.prepared.attachment, src: i.src }));
     this.say("");
     return out;
   }
@@ -91,14 +89,14 @@ export class ComposerAttachments {
     this.pending += 1;
     try {
       for (const file of files) {
-        if (this.items.length >= IMAGES_PER_MESSAGE)
+        if (this.tray.size >= IMAGES_PER_MESSAGE)
           return this.say(`A message can carry at most ${IMAGES_PER_MESSAGE} images.`);
         const prepared = await prepareImage(file);
         if (typeof prepared === "string") {
           this.say(prepared);
           continue;
         }
-        const total = this.items.reduce((n, i) => n + i.prepared.bytes.length, 0) + prepared.bytes.length;
+        const total = this.tray.values.reduce((n, i) => n + i.prepared.bytes.length, 0) + prepared.bytes.length;
         if (total > MESSAGE_IMAGES_MAX_BYTES) {
           this.say(
             `The images of one message may be ${MESSAGE_IMAGES_MAX_BYTES / (1024 * 1024)} MiB in all; “${prepared.attachment.name}” was not added.`,
@@ -134,16 +132,7 @@ export class ComposerAttachments {
       el("img", { src, alt: name }),
       remove,
     );
-    const item = { prepared, src, node };
-    remove.addEventListener("click", () => {
-      node.remove();
-      this.items = this.items.filter((i) => i !== item);
-      this.tray.hidden = this.items.length === 0;
-      this.input.focus();
-    });
-    this.items.push(item);
-    this.tray.append(node);
-    this.tray.hidden = false;
+    this.tray.add({ prepared, src }, node, remove);
   }
 
   private refuse(files: File[]): void {

@@ -12,6 +12,7 @@ import type { RequestResult } from "../../protocol/main-worker-messages";
 import type { ReadResource, ToolServerResource } from "../../protocol/tool-servers";
 import { el } from "../common/dom";
 import { IMAGE_MAX_BYTES, IMAGE_MEDIA_TYPES } from "../../protocol/messages";
+import { ChipTray } from "../common/chip-tray";
 import "./resources.css";
 
 /** As runtime/tools/mcp_resources.py RESOURCES_PER_MESSAGE. */
@@ -29,24 +30,24 @@ export interface TakenResources {
 }
 
 export class ComposerResources {
-  private readonly tray = el("div", { class: "composer-resources", "aria-label": "Resources to send" });
   private readonly notice = el("div", {
     class: "composer-notice",
     "data-testid": "resource-attach-notice",
     role: "status",
     "aria-live": "polite",
   });
-  private items: { read: ReadResource; node: HTMLElement }[] = [];
+  private readonly tray: ChipTray<ReadResource>;
   private pending = 0;
 
   constructor(
     composer: HTMLElement,
-    private readonly input: HTMLTextAreaElement,
+    input: HTMLTextAreaElement,
     private readonly host: ResourceHost,
   ) {
-    this.tray.hidden = true;
+    const tray = el("div", { class: "composer-resources", "aria-label": "Resources to send" });
+    this.tray = new ChipTray(tray, input);
     this.notice.hidden = true;
-    composer.prepend(this.notice, this.tray);
+    composer.prepend(this.notice, tray);
   }
 
   /** True while a resource is being read (Send waits for it). */
@@ -56,9 +57,9 @@ export class ComposerResources {
 
   /** Read `resource` from `server` and show it as a chip, or say why not. */
   async attach(server: string, resource: ToolServerResource): Promise<void> {
-    if (this.items.some((i) => i.read.uri === resource.uri && i.read.server === server))
+    if (this.tray.values.some((read) => read.uri === resource.uri && read.server === server))
       return this.say(`${resource.uri} is attached already.`);
-    if (this.items.length >= RESOURCES_PER_MESSAGE)
+    if (this.tray.size >= RESOURCES_PER_MESSAGE)
       return this.say(`A message can carry at most ${RESOURCES_PER_MESSAGE} resources.`);
     this.say(`Reading ${resource.uri}…`);
     this.pending += 1;
@@ -76,7 +77,7 @@ export class ComposerResources {
   take(): TakenResources {
     const vision = this.host.vision() !== false;
     const taken: TakenResources = { resources: [], images: [] };
-    for (const { read } of this.items) {
+    for (const read of this.tray.take()) {
       const image = vision && read.blob !== undefined && isImage(read.mimeType) && read.size <= IMAGE_MAX_BYTES;
       if (image)
         taken.images.push({ media_type: read.mimeType as ImageMediaType, name: read.uri, data: read.blob ?? "" });
@@ -90,9 +91,6 @@ export class ComposerResources {
         ...(image ? { image: true } : {}),
       });
     }
-    for (const item of this.items) item.node.remove();
-    this.items = [];
-    this.tray.hidden = true;
     this.say("");
     return taken;
   }
@@ -121,16 +119,7 @@ export class ComposerResources {
       `📎 ${read.name}`,
       remove,
     );
-    const item = { read, node };
-    remove.addEventListener("click", () => {
-      node.remove();
-      this.items = this.items.filter((i) => i !== item);
-      this.tray.hidden = this.items.length === 0;
-      this.input.focus();
-    });
-    this.items.push(item);
-    this.tray.append(node);
-    this.tray.hidden = false;
+    this.tray.add(read, node, remove);
   }
 
   private say(text: string): void {

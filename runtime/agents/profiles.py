@@ -175,3 +175,10 @@ def load(workspace: Path, *, known_tools: Iterable[str] | None = None) -> Catalo
             continue
         found[profile.name] = profile
     return Catalog(tuple(found.values()), tuple(problems))
+
+
+def effective_mode(parent: str, wanted: str | None) -> str:
+    """The permission mode an agent runs under: its profile's, but never wider than ``parent``'s."""
+    if wanted is None or wanted not in MODES or parent not in MODES:
+        return parent
+    return MODES[min(MODES.index(parent), MODES.index(wanted))]

@@ -212,12 +212,23 @@ export type SkillOutcome = {
   location: string;
 };
 
+/** What became of one agent file of an archive (``runtime.agents.imports``; ``path``: in the archive). */
+export type AgentImportOutcome = {
+  path: string;
+  name: string;
+  status: "installed" | "replaced" | "exists" | "skipped";
+  message: string;
+  location: string;
+  warnings: string[];
+};
+
 export type SkillImportReport = {
   state: "ok" | "partial" | "rejected";
   reason: string;
   message: string;
   needs_confirmation: boolean;
   skills: SkillOutcome[];
+  agents: AgentImportOutcome[];
 };
 
 export type ListedSkill = {

@@ -31,6 +31,7 @@ from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
+from runtime.prompts.agent import ProfilePrompt
 from runtime.prompts.fit import PromptPlan, compact_notice, plan_prompt
 from runtime.prompts.gather import slash_skill
 from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
@@ -142,7 +143,9 @@ class TurnRunner:
         opened = self._state.opened
         pinned = [m.text for m in opened.store.memory_pinned()] if opened is not None else []
         window = self._providers.context_tokens()
-        return plan_prompt(self._parts.workspace, agent.tools, agent.mode, pinned, window, agent.profile)
+        p = agent.profile
+        part = ProfilePrompt(p.name, p.description, p.prompt, p.skills)
+        return plan_prompt(self._parts.workspace, agent.tools, agent.mode, pinned, window, part)
 
     def _planned(self, turn_id: str, agent: TurnAgent) -> PromptPlan | None:
         """This turn's plan, the note when the compact prompt comes into use; None: the turn failed."""

@@ -4,14 +4,25 @@ AGENTS.md (``render.framed``) so it cannot close its tag or fake a section of th
 
 from __future__ import annotations
 
-from runtime.agents.profiles import AgentProfile
+from dataclasses import dataclass
+
 from runtime.names import one_line
 from runtime.prompts.render import framed
 
 MAX_PROFILE_PROMPT_CHARS = 20_000
 
 
-def profile_section(profile: AgentProfile | None) -> str:
+@dataclass(frozen=True)
+class ProfilePrompt:
+    """What the system prompt takes of an agent profile (``runtime.agents.profiles.AgentProfile``)."""
+
+    name: str
+    description: str
+    prompt: str = ""
+    skills: tuple[str, ...] | None = None  # None: every enabled skill is listed
+
+
+def profile_section(profile: ProfilePrompt | None) -> str:
     """ "" for no profile and for one without a prompt (``general``)."""
     if profile is None or not profile.prompt.strip():
         return ""

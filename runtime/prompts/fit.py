@@ -25,7 +25,7 @@ from runtime.prompts.gather import system_prompt
 from runtime.tools.registry import CORE_TOOLS, Registry
 
 if TYPE_CHECKING:
-    from runtime.agents.profiles import AgentProfile
+    from runtime.prompts.agent import ProfilePrompt
 
 FULL_MAX_SHARE = 0.3  # of the window, at most, for the full prompt and tools; above: the compact ones
 PROMPT_MAX_SHARE = 0.5  # of the window, at most, for the compact ones; above: the turn is refused
@@ -55,7 +55,7 @@ def plan_prompt(
     permission_mode: str,
     memories: Sequence[str],
     window: int,
-    profile: AgentProfile | None = None,
+    profile: ProfilePrompt | None = None,
 ) -> PromptPlan:
     """The full prompt and every tool when they fit ``FULL_MAX_SHARE`` of ``window``, else the compact ones;
     ``tools``: those the turn may offer (a profile's view of the registry)."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, warm_up, workspace_map
 
 if TYPE_CHECKING:
-    from runtime.agents.profiles import AgentProfile
+    from runtime.prompts.agent import ProfilePrompt
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def system_prompt(
     *,
     compact: bool = False,
     window: int = 4_096,
-    profile: AgentProfile | None = None,
+    profile: ProfilePrompt | None = None,
 ) -> str:
     """The system prompt; ``memories`` are the pinned memories' texts (oldest first); ``compact``: the
     small-window one (``render.COMPACT_TEMPLATE``), its budgets sized for ``window`` tokens; ``profile``:

@@ -14,6 +14,7 @@ export interface FormHandlers {
 }
 
 function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  control.setAttribute("aria-label", label); // its name is the label, not the hint beside it
   return el(
     "label",
     { class: "field agent-field" },

@@ -85,6 +85,7 @@ class SessionView(TypedDict):
     earlier: int
     pending_approvals: list[PendingApproval]
     running_turn: str | None
+    agent: str  # the agent profile the session runs under (runtime.agents.profiles; "general" by default)
 
 
 def session_record(session: Session) -> SessionRecord:
@@ -180,6 +181,7 @@ def session_view(
         "earlier": earlier,
         "pending_approvals": pending,
         "running_turn": running_turn,
+        "agent": store.session_agent(session_id),
     }
 
 

@@ -28,6 +28,7 @@ from runtime.store.ledger import LedgerMixin
 from runtime.store.memories import MemoriesMixin
 from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
 from runtime.store.search import SearchMixin
+from runtime.store.session_agents import SessionAgentsMixin
 from runtime.store.sessions import SessionsMixin
 from runtime.store.windows import WindowsMixin
 
@@ -56,6 +57,7 @@ class Store(
     LedgerMixin,
     MemoriesMixin,
     WindowsMixin,
+    SessionAgentsMixin,
     BackupMixin,
 ):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""

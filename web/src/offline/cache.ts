@@ -1,15 +1,16 @@
 /**
- * The offline cache's rules, shared by the service worker (sw.ts) and the page (status.ts); see
- * docs/offline.md. One cache per build (`tidepool-<build>`), filled from the build's
- * offline-manifest.json (scripts/offline_stamp.py), every file checked against its sha256, and marked
- * complete only when every file is in: an incomplete cache is never served from, and an older build's
+ * The offline cache's rules, shared by the service worker (sw.ts) and the page (page.ts); see
+ * docs/offline.md. One cache per build (`tidepool-build-<build>`; the app's other caches, such as the
+ * runtime's snapshot, are never touched), filled from the build's offline-manifest.json
+ * (scripts/offline_stamp.py), every file checked against its sha256, and marked complete only when
+ * every file is in: an incomplete cache is never served from, and an older build's
  * cache is deleted only once the newer one is complete.
  *
  * Written against the small part of Cache Storage it uses (`CacheStore`), so the unit tests can run it
  * in Node with an in-memory store.
  */
 
-export const CACHE_PREFIX = "tidepool-";
+export const CACHE_PREFIX = "tidepool-build-";
 export const MANIFEST_PATH = "/offline-manifest.json";
 /** Put last: the cache holds every file of its build. */
 export const COMPLETE_KEY = "/offline-complete";

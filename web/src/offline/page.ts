@@ -54,7 +54,7 @@ function showUpdate(worker: ServiceWorker): void {
 }
 
 async function showStatus(status: HTMLElement, build: string | null): Promise<void> {
-  let offline = false;
+  let offline: boolean;
   try {
     const probe = await fetch(MANIFEST_PATH, { cache: "no-store" });
     offline = probe.headers.get(FROM_CACHE_HEADER) === "1";

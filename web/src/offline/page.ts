@@ -25,7 +25,8 @@ export function startOffline(whenReady: () => Promise<void>): void {
   void refresh();
   void whenReady()
     .then(() => navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/", updateViaCache: "none" }))
-    .then((registration) => watch(registration, refresh))
+    // `register` resolves with nothing where the browser is told to block service workers (test browsers).
+    .then((registration: ServiceWorkerRegistration | undefined) => registration && watch(registration, refresh))
     .catch((err: unknown) => console.warn(`[offline] the service worker was not registered: ${String(err)}`));
 }
 

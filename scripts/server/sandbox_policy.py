@@ -5,6 +5,10 @@ policy of the worker that created it, so this policy is the sandbox's. It allows
 needs to boot Pyodide from the app: scripts from `/pyodide/`, connections to `/pyodide/` and
 `/wheels/sandbox/` (the sandbox's own wheels), workers from `data:` (the sandbox itself, and any worker its
 code starts, which inherits the same policy). Nothing else: no other host, port or path, no WebSocket.
+Scripts may also come from `blob:` URLs the sandbox makes itself: offline, no service worker serves the
+opaque-origin sandbox, so the host hands it Pyodide's modules as bytes (docs/offline.md). That gives code
+in the sandbox nothing new: through Pyodide's `js` module it already calls any JavaScript API it has, and
+what it can reach is still set by `connect-src` and `worker-src` (a `blob:` worker is still refused).
 
 `?network=1` (asked by the runner for a run approved with `network: true`) adds the app's `/api/proxy`,
 so such a run reaches the web only through the proxy's rules. The policy names the app's origin as the
@@ -57,7 +61,7 @@ def sandbox_csp(origin: str, network: bool) -> str:
     return "; ".join(
         [
             "default-src 'none'",
-            f"script-src {origin}/pyodide/ 'wasm-unsafe-eval'",
+            f"script-src {origin}/pyodide/ blob: 'wasm-unsafe-eval'",
             "connect-src " + " ".join(connect),
             "worker-src data:",
             "base-uri 'none'",

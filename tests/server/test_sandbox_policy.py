@@ -28,7 +28,7 @@ async def test_the_bootstrap_carries_the_sandbox_policy(
     assert response.headers["Cross-Origin-Resource-Policy"] == "same-origin"
     policy = directives(response.headers["Content-Security-Policy"])
     assert policy["default-src"] == ["'none'"]
-    assert policy["script-src"] == [f"{server}/pyodide/", "'wasm-unsafe-eval'"]
+    assert policy["script-src"] == [f"{server}/pyodide/", "blob:", "'wasm-unsafe-eval'"]
     expected = [f"{server}/pyodide/", f"{server}/wheels/sandbox/"] + ([f"{server}/api/proxy"] if proxy else [])
     assert policy["connect-src"] == expected
     assert policy["worker-src"] == ["data:"]
@@ -38,7 +38,8 @@ def test_the_policy_names_no_host_but_the_apps_and_no_scheme_wildcards() -> None
     for network in (False, True):
         policy = sandbox_csp("http://127.0.0.1:8000", network)
         sources = [value for values in directives(policy).values() for value in values]
-        assert all(s.startswith("http://127.0.0.1:8000/") or s.startswith("'") or s == "data:" for s in sources)
+        schemes = ("data:", "blob:")
+        assert all(s.startswith("http://127.0.0.1:8000/") or s.startswith("'") or s in schemes for s in sources)
         assert "'self'" not in sources and "https:" not in sources and "*" not in policy
 
 

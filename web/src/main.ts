@@ -39,6 +39,7 @@ import { askAtFirstGesture } from "./profile/storage-status";
 import { BackupSection } from "./ui/panels/profile-backup";
 import { backupSources, restoreDeps, type Requester } from "./profile/backup-deps";
 import { applyStaged } from "./profile/backup-restore";
+import { startOffline } from "./offline/page";
 
 fillSettingsOptions(); // before anything reads or sets the settings selects
 let ready = false;
@@ -335,3 +336,4 @@ async function init(): Promise<void> {
 }
 
 void init();
+startOffline(whenReady);

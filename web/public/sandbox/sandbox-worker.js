@@ -200,8 +200,7 @@ async function init(message) {
     return;
   }
   try {
-    const { loadPyodide } = await import(`${message.origin}/pyodide/pyodide.mjs`);
-    pyodide = await loadPyodide({ indexURL: `${message.origin}/pyodide/` });
+    pyodide = await bootPyodide(message.origin);
     pyodide.setStdout(writer("stdout"));
     pyodide.setStderr(writer("stderr"));
     pyodide.FS.mkdirTree(DRIVER_DIR);
@@ -221,6 +220,58 @@ async function init(message) {
   } catch (err) {
     post({ type: "boot_failed", message: messageOf(err) });
   }
+}
+
+/** Pyodide from the app's /pyodide/; when that cannot be fetched (the app runs offline), from the host. */
+async function bootPyodide(origin) {
+  const indexURL = `${origin}/pyodide/`;
+  let loader;
+  try {
+    loader = await import(`${indexURL}pyodide.mjs`);
+  } catch (err) {
+    return bootFromHost(origin, indexURL, err);
+  }
+  return loader.loadPyodide({ indexURL });
+}
+
+/**
+ * Offline: no service worker serves this opaque-origin worker, so the app's files come from the host
+ * (`fetch_own`, answered like `fetched`): `fetch` of /pyodide/ and /wheels/sandbox/ is answered from
+ * them, and the two Pyodide modules are imported from `blob:` URLs of their bytes (the policy's
+ * script-src allows `blob:` for this; see scripts/server/sandbox_policy.py).
+ */
+async function bootFromHost(origin, indexURL, firstError) {
+  const networkFetch = self.fetch.bind(self);
+  const own = [`${origin}/pyodide/`, `${origin}${SANDBOX_WHEELS}`];
+  self.fetch = (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    return own.some((prefix) => url.startsWith(prefix)) ? ownFile(url.slice(origin.length)) : networkFetch(input, init);
+  };
+  const moduleUrl = async (path) => {
+    const bytes = await (await ownFile(path)).arrayBuffer();
+    return URL.createObjectURL(new Blob([bytes], { type: "text/javascript" }));
+  };
+  let loader, asm;
+  try {
+    loader = await import(await moduleUrl("/pyodide/pyodide.mjs"));
+    asm = await import(await moduleUrl("/pyodide/pyodide.asm.mjs"));
+  } catch (err) {
+    throw new Error(`${messageOf(firstError)}; from the app's cache: ${messageOf(err)}`);
+  }
+  return loader.loadPyodide({ indexURL, createPyodideModule: asm.default });
+}
+
+/** One of the app's own files, fetched by the host; a Response (404-like errors reject with the message). */
+function ownFile(path) {
+  const seq = nextFetch++;
+  return new Promise((resolve, reject) => {
+    fetches.set(seq, {
+      resolve: (got) =>
+        resolve(new Response(got.body, { status: got.status, headers: { "Content-Type": got.contentType } })),
+      reject,
+    });
+    post({ type: "fetch_own", seq, path });
+  });
 }
 
 /** Unpack the sandbox's own wheels (listed in /wheels/sandbox/manifest.json) into site-packages. */

@@ -49,6 +49,8 @@ export type FromSandbox =
   | { type: "crashed"; message: string }
   /** micropip asks the host for an index page or a wheel (honoured only while the run installs packages). */
   | { type: "fetch"; id: string; seq: number; url: string; accept: string | null }
+  /** The sandbox could not fetch one of the app's own files itself (the app runs offline): the host does. */
+  | { type: "fetch_own"; seq: number; path: string }
   /** The run's packages are installed: from here on its own code runs, and no `fetch` is honoured. */
   | { type: "installed"; id: string }
   | { type: "output"; id: string; stream: "stdout" | "stderr"; text: string }
@@ -81,6 +83,9 @@ export function parseFromSandbox(data: unknown): FromSandbox | null {
       if (!isString(data.id) || !Number.isSafeInteger(data.seq) || !isString(data.url)) return null;
       if (!(data.accept === null || isString(data.accept))) return null;
       return { type: "fetch", id: data.id, seq: Number(data.seq), url: data.url, accept: data.accept };
+    case "fetch_own":
+      if (!Number.isSafeInteger(data.seq) || !isString(data.path)) return null;
+      return { type: "fetch_own", seq: Number(data.seq), path: data.path };
     case "installed":
       return isString(data.id) ? { type: "installed", id: data.id } : null;
     case "output":

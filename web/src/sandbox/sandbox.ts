@@ -11,6 +11,7 @@
  */
 
 import { revokeGrant } from "./grants";
+import { MAX_OWN_FETCHES, fetchOwnFile } from "./own-files";
 import {
   failure,
   parseFromSandbox,
@@ -98,6 +99,7 @@ export class Sandbox {
   private installing: string | null = null;
   private installFetches = 0;
   private installAllowed = new Set<string>();
+  private ownFetches = 0;
 
   /** Starts the bootstrap worker and, through it, the sandbox; `new Worker` may throw. */
   constructor(
@@ -199,6 +201,9 @@ export class Sandbox {
       case "fetch":
         void this.serveFetch(message.id, message.seq, message.url, message.accept);
         return;
+      case "fetch_own":
+        void this.serveOwnFile(message.seq, message.path);
+        return;
       case "output": {
         const run = this.pending;
         if (!run || run.id !== message.id) return;
@@ -239,6 +244,20 @@ export class Sandbox {
       this.post({ type: "fetched", seq, ok: true, status: got.status, contentType: got.contentType, body: got.body }, [
         got.body,
       ]);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (this.state !== "dead") this.post({ type: "fetched", seq, ok: false, message });
+    }
+  }
+
+  /** Hand over one of the app's own files (see own-files.ts), at most MAX_OWN_FETCHES per sandbox. */
+  private async serveOwnFile(seq: number, path: string): Promise<void> {
+    try {
+      if (++this.ownFetches > MAX_OWN_FETCHES) throw new Error("the sandbox asked for too many of the app's files");
+      const got = await fetchOwnFile(this.origin, path);
+      if (this.state === "dead") return;
+      const answer = { type: "fetched", seq, ok: true, status: got.status, contentType: got.contentType } as const;
+      this.post({ ...answer, body: got.body }, [got.body]);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (this.state !== "dead") this.post({ type: "fetched", seq, ok: false, message });

@@ -9,6 +9,7 @@
  */
 
 import { toBase64 } from "../protocol/base64";
+import { offlineReason } from "../protocol/offline";
 import type { HostMessage, HttpErrorKind, RuntimeMessage } from "../protocol/messages";
 import { decideEgress, type EgressPolicy } from "./egress";
 import type { HttpFailureKind } from "../protocol/main-worker-messages";
@@ -277,11 +278,21 @@ function errorMessage(kind: HttpErrorKind, url: string, err: unknown, timeoutMs:
   if (err instanceof ResponseTooLarge) return err.message;
   const detail = err instanceof Error ? err.message : String(err);
   if (kind === "dropped") return `the connection to ${origin} closed in the middle of the answer (${detail})`;
+  const offline = kind === "unreachable" ? offlineReason(url, appOrigin(), deviceOnline()) : null;
+  if (offline !== null) return offline;
   if (kind === "unreachable")
     return `nothing answers at ${origin}: the connection was refused or the host cannot be reached (${detail})`;
   if (kind === "cors")
     return `${origin} answered, but the browser withheld the reply: the server does not allow this page's origin (${detail})`;
   return `could not reach ${origin}: the browser blocked the request (CORS) or the server is unreachable (${detail})`;
+}
+
+function appOrigin(): string {
+  return typeof location === "undefined" ? "" : location.origin;
+}
+
+function deviceOnline(): boolean {
+  return typeof navigator === "undefined" || navigator.onLine;
 }
 
 const PROBE_TIMEOUT_MS = 3000;

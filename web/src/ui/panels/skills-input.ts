@@ -3,6 +3,7 @@
  * downloaded from a URL through the app's /api/proxy.
  */
 
+import { offlineReason } from "../../protocol/offline";
 import { PROXY_PATH } from "../../protocol/routes";
 import type { SkillOrigin } from "../../protocol/requests";
 import { archiveNameFromUrl } from "./skills-model";
@@ -40,7 +41,9 @@ export async function download(url: string): Promise<Archive> {
   try {
     response = await fetch(`${PROXY_PATH}?url=${encodeURIComponent(url)}`, { credentials: "omit" });
   } catch (err) {
-    throw new Error(`Could not download it: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    const offline = offlineReason(PROXY_PATH, location.origin, navigator.onLine);
+    const why = offline ?? (err instanceof Error ? err.message : String(err));
+    throw new Error(`Could not download it: ${why}`, { cause: err });
   }
   if (!response.ok) throw new Error(await downloadFailure(response));
   const bytes = new Uint8Array(await response.arrayBuffer());

@@ -1,0 +1,87 @@
+/**
+ * The page's side of working offline (docs/offline.md): registers the service worker (sw.ts) once the
+ * runtime is `ready`, so caching the build never competes with a boot; shows `offline-status` (running
+ * from the cache with no server, and the bytes cached) and `update-available` when a newer build's worker
+ * has cached everything and waits; `update-reload` hands over to it and reloads. Also the browser's
+ * install prompt, where it offers one.
+ */
+
+import { FROM_CACHE_HEADER, MANIFEST_PATH, buildOfPage, cachedBytes } from "./cache";
+import { formatBytes } from "../profile/storage-status";
+import { byTestId } from "../ui/common/dom";
+
+interface InstallPrompt extends Event {
+  prompt(): Promise<void>;
+}
+
+export function startOffline(whenReady: () => Promise<void>): void {
+  const status = byTestId("offline-status");
+  const build = buildOfPage(document.head.innerHTML);
+  const refresh = (): Promise<void> => showStatus(status, build);
+  offerInstall();
+  if (!("serviceWorker" in navigator) || build === null) return;
+  window.addEventListener("online", () => void refresh());
+  window.addEventListener("offline", () => void refresh());
+  void refresh();
+  void whenReady()
+    .then(() => navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/", updateViaCache: "none" }))
+    // `register` resolves with nothing where the browser is told to block service workers (test browsers).
+    .then((registration: ServiceWorkerRegistration | undefined) => registration && watch(registration, refresh))
+    .catch((err: unknown) => console.warn(`[offline] the service worker was not registered: ${String(err)}`));
+}
+
+function watch(registration: ServiceWorkerRegistration, refresh: () => Promise<void>): void {
+  const offer = (worker: ServiceWorker | null): void => {
+    if (worker && navigator.serviceWorker.controller) showUpdate(worker);
+  };
+  offer(registration.waiting);
+  registration.addEventListener("updatefound", () => {
+    const worker = registration.installing;
+    worker?.addEventListener("statechange", () => {
+      if (worker.state === "installed") offer(worker);
+      if (worker.state === "activated") void refresh();
+    });
+  });
+  void refresh();
+}
+
+function showUpdate(worker: ServiceWorker): void {
+  const banner = byTestId("update-available");
+  banner.hidden = false;
+  byTestId<HTMLButtonElement>("update-reload").onclick = () => {
+    navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+    worker.postMessage({ type: "skip-waiting" });
+  };
+}
+
+async function showStatus(status: HTMLElement, build: string | null): Promise<void> {
+  let offline: boolean;
+  try {
+    const probe = await fetch(MANIFEST_PATH, { cache: "no-store" });
+    offline = probe.headers.get(FROM_CACHE_HEADER) === "1";
+  } catch {
+    offline = true; // not even the service worker answered: the server is gone and nothing is cached yet
+  }
+  const cached = build === null ? 0 : await cachedBytes(caches, build).catch(() => 0);
+  status.dataset.offline = String(offline);
+  status.dataset.cached = String(cached);
+  status.hidden = !offline && cached === 0;
+  const size = formatBytes(cached);
+  status.textContent = offline ? `Offline: running from its cache (${size})` : `Works offline (${size} cached)`;
+  status.title = offline
+    ? "The app's server does not answer: the app runs from what this browser cached. Web access, skill import by URL and OpenRouter need it."
+    : "This build is cached in the browser: the app starts even when its server is not running.";
+}
+
+function offerInstall(): void {
+  const button = document.querySelector<HTMLButtonElement>(".install-app");
+  if (!button) return;
+  window.addEventListener("beforeinstallprompt", (event) => {
+    event.preventDefault();
+    button.hidden = false;
+    button.onclick = () => {
+      button.hidden = true;
+      void (event as InstallPrompt).prompt();
+    };
+  });
+}

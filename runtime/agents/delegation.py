@@ -19,9 +19,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from runtime.agent.approvals import Approvals
+from runtime.agent.gate import Gate
 from runtime.agents import profiles
 from runtime.agents.child import Budget, ChildOutcome, ChildParts, ChildSpec, run_child
 from runtime.agents.profiles import AgentProfile
@@ -30,14 +31,13 @@ from runtime.host.events import AgentTask, AgentTaskStatus
 from runtime.host.messages import Event
 from runtime.persist.journal import SessionJournal
 from runtime.policy.hooks import Hooks
+from runtime.providers.base import Provider
 from runtime.store import StoreError
 from runtime.tools.base import ToolError, ToolOutput
 from runtime.tools.registry import Registry
 
 if TYPE_CHECKING:
     from runtime.agent.tool_context import AgentToolContext
-    from runtime.conversation.providers import ProviderCache
-    from runtime.conversation.settings import Configuration, GateFactory
     from runtime.persist.state import State
 
 log = logging.getLogger(__name__)
@@ -49,15 +49,39 @@ MAX_ANSWER_CHARS = 4_000  # of the child's answer, in the parent's window
 DEFAULT_BUDGET = Budget()
 
 
+class Providers(Protocol):
+    """The conversation's provider client (``conversation.providers.ProviderCache``)."""
+
+    def configured(self) -> Provider: ...
+    def context_tokens(self) -> int: ...
+    def vision(self) -> bool | None: ...
+
+
+class Settings(Protocol):
+    @property
+    def permission_mode(self) -> str: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def replaying(self) -> bool: ...
+
+
+class Configuration(Protocol):
+    """The conversation's settings of the moment (``conversation.settings.Configuration``)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+
 @dataclass(frozen=True)
 class DelegationParts:
     """What the conversation lends its children: the same objects its own turns use."""
 
     workspace: Path
     tools: Registry
-    providers: ProviderCache
+    providers: Providers
     configuration: Configuration
-    gate_factory: GateFactory
+    gate_factory: Callable[[str], Gate]
     state: State
     approvals: Approvals
     hooks: Hooks

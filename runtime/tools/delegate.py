@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from runtime.agents.profiles import PROFILES_DIR
 from runtime.tools.base import ToolDefinition, ToolError, ToolOutput, tool
+from runtime.tools.traits import Walk
 
 
 def _delegation(ctx: Any) -> Any:
@@ -19,25 +21,24 @@ def _delegation(ctx: Any) -> Any:
     return delegation
 
 
-@tool("read")
+@tool("read", walks=Walk(top=PROFILES_DIR.as_posix()))  # the profiles are read at the call
 async def delegate(
     ctx: Any,
-    agent: Annotated[
-        str, "The agent profile to hand the task to: explore, researcher, worker, general, or one of the workspace's"
-    ],
-    task: Annotated[str, "The whole task, self-contained: the agent sees nothing of this conversation"],
-    background: Annotated[bool, "Return at once with a task id and fetch the result later with task_result"] = False,
+    agent: Annotated[str, "Profile: explore, researcher, worker, general, or a custom one"],
+    task: Annotated[str, "The whole task; the agent sees nothing else"],
+    background: Annotated[bool, "Return a task id at once (see task_result)"] = False,
 ) -> ToolOutput:
-    """Hand a task to another agent (a profile with its own tools and prompt) and get back its answer,
-    the files it changed and its cost, not its transcript."""
+    """Hand a task to another agent; get back its answer, changed files and cost.
+
+    Not its transcript: the child's session keeps that (``runtime.agents.delegation``).
+    """
     result: ToolOutput = await _delegation(ctx).delegate(ctx, agent, task, background)
     return result
 
 
 @tool("read")
-def task_result(ctx: Any, task_id: Annotated[str, "The id delegate returned for a background task"]) -> ToolOutput:
-    """Get a background task's result: its answer when done, what went wrong and what to do when it
-    failed, or that it is still running."""
+def task_result(ctx: Any, task_id: Annotated[str, "From delegate"]) -> ToolOutput:
+    """A background task's result, its failure, or that it still runs."""
     result: ToolOutput = _delegation(ctx).result(task_id, ctx.session_id())
     return result
 

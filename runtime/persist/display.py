@@ -12,6 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from runtime.chat.history import tool_calls_of
 from runtime.host.constants import ToolEffect
+from runtime.host.events import AgentTaskStatus
 from runtime.persist.branch_view import ViewBranch, edit_branch, reply_branch
 from runtime.store import Store
 from runtime.store.export import content_text
@@ -77,6 +78,18 @@ class PendingApproval(TypedDict):
     created: str
 
 
+class ViewTask(TypedDict):
+    """A task delegated in the session (``agent_tasks``): shown with its ``delegate`` call's card."""
+
+    task_id: str
+    call_id: str
+    agent: str
+    status: AgentTaskStatus
+    session_id: str  # the child session
+    background: bool
+    summary: str
+
+
 class SessionView(TypedDict):
     """A session as the UI shows it: its last messages, how many come before, what waits for approval."""
 
@@ -85,6 +98,7 @@ class SessionView(TypedDict):
     earlier: int
     pending_approvals: list[PendingApproval]
     running_turn: str | None
+    agent_tasks: list[ViewTask]
 
 
 def session_record(session: Session) -> SessionRecord:
@@ -180,6 +194,19 @@ def session_view(
         "earlier": earlier,
         "pending_approvals": pending,
         "running_turn": running_turn,
+        "agent_tasks": [
+            {
+                "task_id": t.id,
+                "call_id": t.call_id,
+                "agent": t.agent,
+                "status": t.status,
+                "session_id": t.child_session,
+                "background": t.background,
+                "summary": (t.result or "").split("\n", 1)[0],
+            }
+            for t in store.agent_tasks(session_id)
+            if t.call_id in calls
+        ],
     }
 
 

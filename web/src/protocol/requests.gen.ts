@@ -99,6 +99,17 @@ export type PendingApproval = {
   created: string;
 };
 
+/** A task delegated in the session (``agent_tasks``): shown with its ``delegate`` call's card. */
+export type ViewTask = {
+  task_id: string;
+  call_id: string;
+  agent: string;
+  status: "running" | "done" | "failed" | "stopped";
+  session_id: string;
+  background: boolean;
+  summary: string;
+};
+
 /** A session as the UI shows it: its last messages, how many come before, what waits for approval. */
 export type SessionView = {
   session: SessionRecord;
@@ -106,6 +117,7 @@ export type SessionView = {
   earlier: number;
   pending_approvals: PendingApproval[];
   running_turn: string | null;
+  agent_tasks: ViewTask[];
 };
 
 export type SessionId = { session_id: string };

@@ -12,6 +12,8 @@ cut at the token or time budget; the outcome is bounded text, never the transcri
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -118,6 +120,28 @@ class ChildParts:
     emit: Emit
     context_tokens: int
     vision: bool | None
+    locks: WriteLocks = field(default_factory=lambda: WriteLocks())
+
+
+class WriteLocks:
+    """One lock per workspace path: children's writes to the same file run one at a time."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def serialized(self, definition: ToolDefinition) -> ToolDefinition:
+        """``definition`` whose calls hold the locks of the paths they name while they run."""
+
+        async def run(*args: Any, **arguments: Any) -> Any:
+            paths = sorted(set(definition.reach(arguments).paths))
+            locks = [self._locks.setdefault(p, asyncio.Lock()) for p in paths]
+            async with contextlib.AsyncExitStack() as held:
+                for lock in locks:
+                    await held.enter_async_context(lock)
+                result = definition.func(*args, **arguments)
+                return await result if inspect.isawaitable(result) else result
+
+        return replace(definition, func=run)
 
 
 @dataclass(frozen=True)
@@ -131,13 +155,16 @@ class ChildOutcome:
     error: str | None
 
 
-def child_tools(tools: Registry, profile: AgentProfile, skills: tuple[str, ...] | None) -> Registry:
-    """The profile's view of the session's tools; ``activate_skill`` limited to the profile's skills."""
+def child_tools(tools: Registry, profile: AgentProfile, skills: tuple[str, ...] | None, locks: WriteLocks) -> Registry:
+    """The profile's view of the session's tools; ``activate_skill`` limited to the profile's skills, and
+    the write tools serialized per path."""
     view = tools if profile.tools is None else tools.view(profile.tools)
-    if skills is None or "activate_skill" not in view:
-        return view
-    limited = [_only_skills(t, skills) if t.name == "activate_skill" else t for t in view]
-    return Registry(limited)
+    out: list[ToolDefinition] = []
+    for t in view:
+        if t.name == "activate_skill" and skills is not None:
+            t = _only_skills(t, skills)
+        out.append(locks.serialized(t) if t.effect == "write" else t)
+    return Registry(out)
 
 
 def _only_skills(definition: ToolDefinition, allowed: tuple[str, ...]) -> ToolDefinition:
@@ -189,7 +216,7 @@ async def run_child(
     """Run the child's loop once for ``spec.task``; cut it at its token or time budget."""
     profile = spec.profile
     skills = profile.skills
-    tools = child_tools(parts.tools, profile, skills)
+    tools = child_tools(parts.tools, profile, skills, parts.locks)
     cut: list[str] = []
     task: asyncio.Task[TurnEndReason] | None = None
 

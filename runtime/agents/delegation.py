@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from runtime.agent.approvals import Approvals
 from runtime.agent.gate import Gate
 from runtime.agents import profiles
-from runtime.agents.child import Budget, ChildOutcome, ChildParts, ChildSpec, run_child
+from runtime.agents.child import Budget, ChildOutcome, ChildParts, ChildSpec, WriteLocks, run_child
 from runtime.agents.profiles import AgentProfile
 from runtime.errors import ProviderError
 from runtime.host.events import AgentTask, AgentTaskStatus
@@ -102,6 +102,7 @@ class Delegation:
         self.parts = parts
         self.budget = budget
         self.tasks: dict[str, _Task] = {}
+        self.locks = WriteLocks()  # every child's writes, one per path at a time
         self.closing = False  # the host went away: a task stopped now stays ``running`` for the reload to mark
 
     # ---- the tools' side --------------------------------------------------------------------------
@@ -253,6 +254,7 @@ class Delegation:
             ctx.live.emit,  # the chat's, or the parent child's filter (its approvals go on up)
             parts.providers.context_tokens(),
             parts.providers.vision(),
+            self.locks,
         )
         store = await parts.state.store()
         journal = SessionJournal(store, entry.event["session_id"], parts.state.flusher, parts.emit)

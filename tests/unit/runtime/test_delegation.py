@@ -11,14 +11,17 @@ from typing import Any
 
 import pytest
 
-from runtime.agents.child import Budget
+from runtime.agents.child import Budget, WriteLocks
 from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage
 from runtime.providers.base import StreamEvent
 from runtime.tools import delegate
+from runtime.tools.base import ToolContext, tool
 from runtime.tools.registry import Registry
+from runtime.tools.traits import WorkspacePath
 from tests.support import rigs
 from tests.support.rigs import StateRig
 from tests.support.scripted import Pause, ScriptedProvider, Step, call, says
+from tests.unit.tools.support import FakeContext
 
 PROFILES = {
     "reader": "---\nname: reader\ndescription: Looks things up.\ntools: lookup\n---\nYou look things up.\n",
@@ -280,3 +283,23 @@ async def test_stop_stops_background_children(rig: StateRig) -> None:
     assert (await rig.finished("t1"))["reason"] == "aborted"
     await rig.host.wait_for(lambda: rig.events("agent_task")[-1]["status"] == "stopped")
     await asyncio.sleep(0)
+
+
+async def test_childrens_writes_to_one_file_run_one_at_a_time(tmp_path: Path) -> None:
+    order: list[str] = []
+
+    @tool("write")
+    async def slow_write(ctx: ToolContext, path: WorkspacePath, tag: str) -> str:
+        """Write slowly."""
+        order.append(f"{tag}+")
+        await asyncio.sleep(0.01)
+        order.append(f"{tag}-")
+        return tag
+
+    locked = WriteLocks().serialized(slow_write)
+    ctx = FakeContext(tmp_path)
+    await asyncio.gather(*(locked.call(ctx, {"path": "a.md", "tag": t}) for t in ("a1", "a2")))
+    assert order == ["a1+", "a1-", "a2+", "a2-"]
+    order.clear()
+    await asyncio.gather(locked.call(ctx, {"path": "a.md", "tag": "a"}), locked.call(ctx, {"path": "b.md", "tag": "b"}))
+    assert order == ["a+", "b+", "a-", "b-"]  # other files go on at once

@@ -49,14 +49,16 @@ class AgentToolContext:
         self.agents: tuple[str, ...] = ()  # the delegated agents this context runs for, outermost first
         self.delegation: Any = None  # the conversation's ``runtime.agents.delegation.Delegation`` (None: none)
         self.changed: list[str] | None = None  # a child's: every path its calls flushed
+        self.mode: str | None = None  # a child's permission mode (None: the chat's turn's)
 
-    def for_child(self, agent: str, session_id: str, live: LiveOutput) -> AgentToolContext:
+    def for_child(self, agent: str, session_id: str, live: LiveOutput, mode: str) -> AgentToolContext:
         """The same workspace, host and store for a delegated agent's run, with its own call tracking."""
         child = copy.copy(self)
         child.agents = (*self.agents, agent)
         child.session_id = lambda: session_id
         child.live = live
         child.changed = []
+        child.mode = mode
         child._kept = []
         return child
 

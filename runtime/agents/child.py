@@ -227,7 +227,7 @@ async def run_child(
 
     emit = ChildEmit(parts.emit, profile.name, spec.parent_turn, spec.budget.tokens, over)
     live = LiveOutput(emit)
-    child_context = context.for_child(profile.name, spec.session_id, live)
+    child_context = context.for_child(profile.name, spec.session_id, live, mode)
     deps = TurnDeps(
         parts.provider,
         profile.model or parts.model,

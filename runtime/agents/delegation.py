@@ -25,6 +25,7 @@ from runtime.agent.approvals import Approvals
 from runtime.agent.gate import Gate
 from runtime.agents import profiles
 from runtime.agents.child import Budget, ChildOutcome, ChildParts, ChildSpec, WriteLocks, run_child
+from runtime.agents.gate import narrowed
 from runtime.agents.profiles import AgentProfile
 from runtime.errors import ProviderError
 from runtime.host.events import AgentTask, AgentTaskStatus
@@ -71,6 +72,8 @@ class Configuration(Protocol):
 
     @property
     def settings(self) -> Settings: ...
+    @property
+    def gate(self) -> Gate: ...
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ class DelegationParts:
     tools: Registry
     providers: Providers
     configuration: Configuration
-    gate_factory: Callable[[str], Gate]
+    chat_mode: Callable[[], str]  # the mode the chat's own turns run under (its profile's, or the chat's)
     state: State
     approvals: Approvals
     hooks: Hooks
@@ -240,9 +243,9 @@ class Delegation:
         parts = self.parts
         settings = parts.configuration.settings
         provider = parts.providers.configured()
-        mode = profiles.effective_mode(settings.permission_mode, profile.permission_mode)
-        gate = parts.gate_factory(mode)
-        gate.set_replaying(settings.replaying)
+        parent_mode = ctx.mode or parts.chat_mode()  # the parent's own mode: a chat's profile may narrow it
+        mode = profiles.effective_mode(parent_mode, profile.permission_mode)
+        gate = narrowed(parts.configuration.gate, settings.permission_mode, mode, profile.name)
         child = ChildParts(
             parts.workspace,
             parts.tools,
@@ -313,6 +316,8 @@ def _summary(
     cost = f", cost ${outcome.cost:.4f}" if outcome.cost else ""
     files = ", ".join(outcome.files) or "none"
     facts = f"Rounds: {outcome.rounds}, tokens: {outcome.tokens}{cost}. Files changed: {files}."
+    if profile.warnings:  # what of the profile's file was left out (a tool that is not here, …)
+        facts += f" Its profile: {' '.join(profile.warnings)}"
     if outcome.reason == "stop":
         head = f"Task {event['task_id']} ({event['agent']}) done."
         return "done", f"{head}\n{facts}\nAnswer:\n{answer or '(no text)'}"

@@ -5,6 +5,11 @@ with the frontmatter people already write for Claude Code subagents (``name``, `
 ``tools``, ``model``; ours adds ``skills``, ``permission-mode``, ``max-rounds``) and the prompt as the
 body. A profile's ``tools`` is what the runtime enforces: the provider is offered only those, and a call
 to any other is refused at lookup (the prompt never is the enforcement).
+
+Claude Code's tool names (``Read, Grep, Glob``) read as ours (``runtime.agents.toolnames``). A name that
+is not a tool here, and a Claude Code model alias (``sonnet``, ``inherit``), do not make the file
+unusable: the profile loads without that tool (or with the chat's model) and ``warnings`` says why, so
+the panel shows it on the entry. A file that cannot be read at all is one of ``Catalog.problems``.
 """
 
 from __future__ import annotations
@@ -14,12 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from runtime.agents.toolnames import resolve
 from runtime.skills import frontmatter
 
 PROFILES_DIR = Path(".agents") / "agents"
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MODES: tuple[str, ...] = ("read-only", "ask", "auto-edit", "full-auto")  # narrowest first
 MAX_FILE_BYTES = 64 * 1024
+# Claude Code's model aliases: not model ids of any provider here; the chat's model is used.
+CLAUDE_MODEL_ALIASES = frozenset({"inherit", "sonnet", "opus", "haiku"})
 
 
 class ProfileError(ValueError):
@@ -38,6 +46,7 @@ class AgentProfile:
     max_rounds: int | None = None
     builtin: bool = False
     source: str | None = None  # the workspace path of a user's profile
+    warnings: tuple[str, ...] = ()  # what of the file was left out, and why (the profile works without it)
 
     def allows(self, tool: str) -> bool:
         return self.tools is None or tool in self.tools
@@ -85,32 +94,35 @@ def parse(text: str, *, source: str | None = None, known_tools: Iterable[str] | 
         fm = frontmatter.parse(head)
     except frontmatter.FrontmatterError as exc:
         raise ProfileError(f"The frontmatter cannot be read: {exc}") from None
-    if fm.as_text:
-        key, why = next(iter(fm.as_text.items()))
-        raise ProfileError(f"The frontmatter cannot be read at '{key}': {why}")
     f = fm.fields
     name = _text(f, "name", required=True)
     if not NAME.match(name):
         raise ProfileError(f"The name {name!r} is not lowercase letters, digits and hyphens (at most 64).")
+    warnings: list[str] = []
     tools = _names(f, "tools")
-    if tools is not None and known_tools is not None:
-        unknown = sorted(set(tools) - set(known_tools))
-        if unknown:
-            raise ProfileError(f"The profile names tools that do not exist: {', '.join(unknown)}.")
+    if tools is not None:
+        resolved = resolve(tools, known_tools)
+        tools, warnings = resolved.names, list(resolved.problems)
     mode = _text(f, "permission-mode")
     if mode and mode not in MODES:
         raise ProfileError(f"permission-mode is {mode!r}; it is one of {', '.join(MODES)}.")
     rounds = _rounds(f.get("max-rounds"))
+    model = _text(f, "model") or None
+    if model in CLAUDE_MODEL_ALIASES:
+        if model != "inherit":
+            warnings.append(f"model {model!r} is a Claude Code alias, not a model id here; the chat's model is used.")
+        model = None
     return AgentProfile(
         name=name,
         description=_text(f, "description", required=True),
         prompt=body.strip(),
         tools=tools,
-        model=_text(f, "model") or None,
+        model=model,
         skills=_names(f, "skills"),
         permission_mode=mode or None,
         max_rounds=rounds,
         source=source,
+        warnings=tuple(warnings),
     )
 
 

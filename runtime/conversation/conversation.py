@@ -90,7 +90,7 @@ class Conversation:
                 tools,
                 self.providers,
                 self.configuration,
-                gate_factory,
+                lambda: self.turns.chat_mode(),
                 self.state,
                 self.approvals,
                 hooks,

@@ -20,6 +20,8 @@ from runtime.agent.approvals import Approvals
 from runtime.agent.images import ImageRefused, check_attachments
 from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
 from runtime.agent.tool_context import AgentToolContext
+from runtime.agents.gate import narrowed
+from runtime.agents.turn import ProfileMissing, TurnAgent, general, turn_agent
 from runtime.chat.messages import ImagePart, ToolCall
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
@@ -29,6 +31,7 @@ from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
 from runtime.policy.hooks import Hooks
+from runtime.prompts.agent import ProfilePrompt
 from runtime.prompts.fit import PromptPlan, compact_notice, plan_prompt
 from runtime.prompts.gather import slash_skill
 from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
@@ -121,18 +124,40 @@ class TurnRunner:
             turn.cancel()
             await asyncio.wait([turn], timeout=5.0)
 
-    def prompt_plan(self) -> PromptPlan:
-        """The system prompt and tools for the next request, planned against the model's window."""
+    def turn_agent(self) -> TurnAgent:
+        """The open session's agent profile as the next turn runs it; raises ``ProfileMissing``."""
+        opened, sid = self._state.opened, self._state.session_id
+        mode = self._configuration.settings.permission_mode
+        if opened is None or sid is None:
+            return general(self._parts.tools, mode)
+        return turn_agent(self._parts.workspace, self._parts.tools, opened.store.session_agent(sid), mode)
+
+    def chat_mode(self) -> str:
+        """The permission mode the chat's turns run under (its profile's, never wider than the chat's)."""
+        try:
+            return self.turn_agent().mode
+        except ProfileMissing:
+            return self._configuration.settings.permission_mode
+
+    def prompt_plan(self, agent: TurnAgent | None = None) -> PromptPlan:
+        """The system prompt and tools for the next request (under ``agent``, else the session's profile;
+        ``general`` when that is missing), planned against the model's window."""
+        if agent is None:
+            try:
+                agent = self.turn_agent()
+            except ProfileMissing:
+                agent = general(self._parts.tools, self._configuration.settings.permission_mode)
         opened = self._state.opened
         pinned = [m.text for m in opened.store.memory_pinned()] if opened is not None else []
-        mode = self._configuration.settings.permission_mode
         window = self._providers.context_tokens()
-        return plan_prompt(self._parts.workspace, self._parts.tools, mode, pinned, window)
+        p = agent.profile
+        part = ProfilePrompt(p.name, p.description, p.prompt, p.skills)
+        return plan_prompt(self._parts.workspace, agent.tools, agent.mode, pinned, window, part)
 
-    def _planned(self, turn_id: str) -> PromptPlan | None:
+    def _planned(self, turn_id: str, agent: TurnAgent) -> PromptPlan | None:
         """This turn's plan, the note when the compact prompt comes into use; None: the turn failed."""
         try:
-            plan = self.prompt_plan()
+            plan = self.prompt_plan(agent)
         except Exception as exc:
             log.exception("rendering the system prompt failed")
             self._fail(turn_id, "internal", f"The system prompt could not be built: {exc}. Reload the page.")
@@ -174,26 +199,32 @@ class TurnRunner:
             self._fail(turn_id, "not_configured", exc.message)
             return
         await self._parts.context.on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
-        plan = self._planned(turn_id)
+        try:
+            agent = self.turn_agent()
+        except ProfileMissing as exc:
+            self._fail(turn_id, "agent_missing", str(exc))
+            return
+        plan = self._planned(turn_id, agent)
         if plan is None:
             return
         parts = self._parts
+        model = agent.model(settings.model)
         deps = TurnDeps(
             provider,
-            settings.model or "",
+            model or "",
             plan.tools,
-            self._configuration.gate,
+            narrowed(self._configuration.gate, settings.permission_mode, agent.mode, agent.profile.name),
             parts.context,
             parts.emit,
             parts.approvals,
             journal,
             hooks=parts.hooks,
-            max_rounds=parts.max_rounds,
+            max_rounds=agent.profile.max_rounds or parts.max_rounds,
             context_tokens=plan.window,  # the window the prompt was planned for
             vision=self._providers.vision(),
         )
-        if settings.model:
-            journal.note_model(settings.model)
+        if model:
+            journal.note_model(model)
         slash = slash_skill(text, parts.workspace) if text is not None and "activate_skill" in plan.tools else None
         first = (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": slash})),) if slash else ()
         if replaces:  # an edit or a regenerate: that turn and the later ones become an earlier branch

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 FETCH_TIMEOUT_S = 120.0
 CAPABILITY = "workspace_fetch"
 SKILLS_DIR = ".agents/skills"
+AGENTS_DIR = ".agents/agents"  # agent profiles (runtime.agents.profiles.PROFILES_DIR)
 
 
 @dataclass(frozen=True)
@@ -104,9 +105,10 @@ class OnDemand:
             await self.tree(top)
 
     async def for_prompt(self, map_depth: int, map_entries: int) -> None:
-        """What the system prompt shows: AGENTS.md, the installed skills and the workspace map."""
+        """What the system prompt shows: AGENTS.md, the installed skills, the agent profiles and the workspace map."""
         await self.path("AGENTS.md")
         await self.tree(SKILLS_DIR)
+        await self.tree(AGENTS_DIR)
         await self.dirs([""], depth=map_depth - 1, budget=map_entries)
 
 

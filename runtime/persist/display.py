@@ -99,6 +99,7 @@ class SessionView(TypedDict):
     pending_approvals: list[PendingApproval]
     running_turn: str | None
     agent_tasks: list[ViewTask]
+    agent: str  # the agent profile the session runs under (runtime.agents.profiles; "general" by default)
 
 
 def session_record(session: Session) -> SessionRecord:
@@ -207,6 +208,7 @@ def session_view(
             for t in store.agent_tasks(session_id)
             if t.call_id in calls
         ],
+        "agent": store.session_agent(session_id),
     }
 
 

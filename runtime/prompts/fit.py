@@ -17,11 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runtime.chat.history import estimate_tokens
 from runtime.chat.messages import SystemMessage
 from runtime.prompts.gather import system_prompt
 from runtime.tools.registry import CORE_TOOLS, Registry
+
+if TYPE_CHECKING:
+    from runtime.prompts.agent import ProfilePrompt
 
 FULL_MAX_SHARE = 0.3  # of the window, at most, for the full prompt and tools; above: the compact ones
 PROMPT_MAX_SHARE = 0.5  # of the window, at most, for the compact ones; above: the turn is refused
@@ -46,15 +50,23 @@ def prompt_tokens(text: str, tools: Registry, workspace: Path) -> int:
 
 
 def plan_prompt(
-    workspace: Path, tools: Registry, permission_mode: str, memories: Sequence[str], window: int
+    workspace: Path,
+    tools: Registry,
+    permission_mode: str,
+    memories: Sequence[str],
+    window: int,
+    profile: ProfilePrompt | None = None,
 ) -> PromptPlan:
-    """The full prompt and every tool when they fit ``FULL_MAX_SHARE`` of ``window``, else the compact ones."""
-    full = system_prompt(workspace, tools.catalog(), permission_mode, memories)
+    """The full prompt and every tool when they fit ``FULL_MAX_SHARE`` of ``window``, else the compact ones;
+    ``tools``: those the turn may offer (a profile's view of the registry)."""
+    full = system_prompt(workspace, tools.catalog(), permission_mode, memories, profile=profile)
     tokens = prompt_tokens(full, tools, workspace)
     if tokens <= FULL_MAX_SHARE * window:
         return PromptPlan(full, tools, False, tokens, window)
     core = tools.view(CORE_TOOLS, compact=True)
-    text = system_prompt(workspace, core.catalog(), permission_mode, memories, compact=True, window=window)
+    text = system_prompt(
+        workspace, core.catalog(), permission_mode, memories, compact=True, window=window, profile=profile
+    )
     left_out = tuple(t.name for t in tools if t.name not in core)
     return PromptPlan(text, core, True, prompt_tokens(text, core, workspace), window, left_out)
 

@@ -7,9 +7,12 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, warm_up, workspace_map
+
+if TYPE_CHECKING:
+    from runtime.prompts.agent import ProfilePrompt
 
 log = logging.getLogger(__name__)
 
@@ -26,31 +29,39 @@ def system_prompt(
     *,
     compact: bool = False,
     window: int = 4_096,
+    profile: ProfilePrompt | None = None,
 ) -> str:
     """The system prompt; ``memories`` are the pinned memories' texts (oldest first); ``compact``: the
-    small-window one (``render.COMPACT_TEMPLATE``), its budgets sized for ``window`` tokens."""
+    small-window one (``render.COMPACT_TEMPLATE``), its budgets sized for ``window`` tokens; ``profile``:
+    the agent profile the turn runs under (its prompt added, only its skills listed when it names some)."""
+    from runtime.prompts.agent import profile_section
+
     paths, truncated = workspace_map(workspace) if workspace.is_dir() else ([], False)
-    return render_system_prompt(
+    only = profile.skills if profile is not None else None
+    text = render_system_prompt(
         PromptInputs(
             tools=tools,
             permission_mode=permission_mode,
             workspace_map=paths,
             workspace_truncated=truncated,
             agents_md=read_agents_md(workspace),
-            skills_block="" if compact else skills_block(workspace),
+            skills_block="" if compact else skills_block(workspace, only),
             memories=tuple(" ".join(m.split()) for m in memories),
             compact=compact,
-            skill_names=skill_names(workspace) if compact else (),
+            skill_names=tuple(n for n in skill_names(workspace) if only is None or n in only) if compact else (),
             window=window,
         )
     )
+    return text + profile_section(profile)
 
 
-def skills_block(workspace: Path) -> str:
+def skills_block(workspace: Path, only: Sequence[str] | None = None) -> str:
+    """The enabled skills' block (``only``: those of them named there)."""
     from runtime.skills.catalog import available_skills_block, list_skills  # deferred: only at a turn
 
     try:
-        return available_skills_block(list_skills(workspace))
+        skills = list_skills(workspace)
+        return available_skills_block(skills if only is None else tuple(s for s in skills if s.name in only))
     except Exception as exc:  # a broken skills folder must not stop the agent
         log.warning("listing the skills failed: %s", exc)
         return ""

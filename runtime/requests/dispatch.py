@@ -71,6 +71,7 @@ def methods() -> Table:
     """The one table of request methods (built on first use: handler modules import lazily)."""
     if not _METHODS:
         from runtime.requests import (
+            agents,
             backup,
             branches,
             chats,
@@ -94,6 +95,7 @@ def methods() -> Table:
             checkpoints.METHODS,
             chats.METHODS,
             backup.METHODS,
+            agents.METHODS,
         ):
             overlap = set(table) & set(_METHODS)
             if overlap:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 from runtime.host.constants import SKILL_ARCHIVE_MAX_BYTES
+from runtime.host.workspace_fetch import AGENTS_DIR as AGENTS_TREE
 from runtime.host.workspace_fetch import SKILLS_DIR as SKILLS_TREE
 from runtime.requests.method import Method, NoParams, Table
 from runtime.requests.params import RequestError, flag, text
@@ -77,12 +78,24 @@ class SkillImportParams(TypedDict):
     origin: NotRequired[SkillOrigin]  # absent: the person's own archive
 
 
+class AgentImportOutcome(TypedDict):
+    """What became of one agent file of an archive (``runtime.agents.imports``; ``path``: in the archive)."""
+
+    path: str
+    name: str
+    status: SkillStatus
+    message: str
+    location: str
+    warnings: list[str]
+
+
 class SkillImportReport(TypedDict):
     state: ImportState
     reason: str
     message: str
-    needs_confirmation: bool  # some skill exists: ask, then import again with ``replace``
+    needs_confirmation: bool  # some skill or profile exists: ask, then import again with ``replace``
     skills: list[SkillOutcome]
+    agents: list[AgentImportOutcome]  # the archive's agent profiles (agents/<name>.md), installed beside
 
 
 class ListedSkill(TypedDict):
@@ -146,7 +159,9 @@ async def skill_import(ports: "Ports", params: SkillImportParams) -> SkillImport
     """Import the archive the host stored at ``params.path`` (an absolute path in the runtime's file
     system; the host writes it there and removes it after the reply), named ``params.filename``."""
     await ports.on_demand.tree(SKILLS_TREE)
-    from runtime.skills.importer import SKILLS_DIR, import_archive_file, skills_dir
+    await ports.on_demand.tree(AGENTS_TREE)
+    from runtime.agents.imports import import_with_agents
+    from runtime.skills.importer import SKILLS_DIR, skills_dir
     from runtime.skills.origins import ORIGINS_FILE, record_origin
 
     origin = _origin(params)
@@ -155,15 +170,19 @@ async def skill_import(ports: "Ports", params: SkillImportParams) -> SkillImport
         raise RequestError("bad_params", "params.path must name the stored archive (an absolute path to a file)")
     if path.stat().st_size > MAX_ARCHIVE_BYTES:
         raise RequestError("too_large", f"The archive is over {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB.")
-    report = import_archive_file(
-        path, ports.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
+    report = cast(
+        SkillImportReport,
+        import_with_agents(
+            path, ports.workspace, filename=text(params, "filename"), replace=flag(params, "replace", default=False)
+        ),
     )
-    written = [s for s in report.skills if s.status in ("installed", "replaced") and s.location]
-    changed = [s.location for s in written]
-    if record_origin(skills_dir(ports.workspace), [s.name for s in written], origin):
+    written = [s for s in report["skills"] if s["status"] in ("installed", "replaced") and s["location"]]
+    changed = [s["location"] for s in written]
+    changed += [a["location"] for a in report["agents"] if a["status"] in ("installed", "replaced")]
+    if record_origin(skills_dir(ports.workspace), [s["name"] for s in written], origin):
         changed.append(str(SKILLS_DIR / ORIGINS_FILE))
     await ports.state.flusher.workspace(changed)
-    return cast(SkillImportReport, report.to_dict())
+    return report
 
 
 def _origin(params: SkillImportParams) -> "Origin | None":

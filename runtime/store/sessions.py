@@ -108,6 +108,7 @@ class SessionsMixin(ImagesMixin):
             for table in ("message_images", "messages", "tool_calls", "approvals"):
                 self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
             self._db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
+            self._db.execute("DELETE FROM settings WHERE key = ?", [f"agent:{session_id}"])  # session_agents.py
 
     # -- messages -------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from runtime.store.ledger import LedgerMixin
 from runtime.store.memories import MemoriesMixin
 from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
 from runtime.store.search import SearchMixin
+from runtime.store.session_agents import SessionAgentsMixin
 from runtime.store.sessions import SessionsMixin
 from runtime.store.windows import WindowsMixin
 
@@ -57,6 +58,7 @@ class Store(
     LedgerMixin,
     MemoriesMixin,
     WindowsMixin,
+    SessionAgentsMixin,
     BackupMixin,
     AgentTasksMixin,
 ):

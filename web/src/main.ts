@@ -29,6 +29,8 @@ import { mountToolServersPanel } from "./ui/panels/tool-servers";
 import { loadServerSkill } from "./ui/panels/tool-server-skills";
 import { closeOpenPanel } from "./ui/panels/registry";
 import { mountSkillsPanel } from "./ui/panels/skills";
+import { mountAgentsPanel } from "./ui/panels/agents";
+import { mountAgentSelect } from "./ui/chat/agent-select";
 import { CheckpointButtons } from "./ui/chat/checkpoints";
 import { ChatImport } from "./ui/panels/chat-import";
 import { BackupReminder } from "./profile/backup-reminder";
@@ -146,6 +148,8 @@ const skillsPanel = mountSkillsPanel({
   whenReady,
 });
 const requester: Requester = (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file);
+const agentSelect = mountAgentSelect(requester, (text) => chat.showError(text));
+mountAgentsPanel({ request: requester, whenReady, changed: (list) => agentSelect.setAgents(list) });
 const restoring = restoreDeps(requester);
 const reminder = new BackupReminder(localStorage, () => profile.panel.open());
 const profile = new ProfilePanel(
@@ -260,6 +264,7 @@ function onReady(): void {
   for (const resolve of readyWaiters.splice(0)) resolve();
   settings.onReady();
   reminder.check();
+  void agentSelect.refresh();
   if (!resumedRestore && holdsWorkspace) {
     resumedRestore = true; // a restore cut off after its commit point is completed now (profile/backup-restore.ts)
     void applyStaged(restoring).then(
@@ -281,6 +286,7 @@ function showView(answer: RequestAnswer<"session_current">): boolean {
   if (!answer.ok) console.warn(`[ui] could not load the session: ${answer.message}`);
   else {
     chat.showHistory(answer.value);
+    agentSelect.showSession(answer.value.agent);
     checkpoints.refresh();
   }
   return answer.ok;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { AgentImportOutcome } from "../src/protocol/requests";
 import {
   ACCEPT,
   archiveNameFromUrl,
@@ -38,8 +39,12 @@ function outcome(extra: Partial<SkillOutcome>): SkillOutcome {
   };
 }
 
+function agent(name: string): AgentImportOutcome {
+  return { path: `agents/${name}.md`, name, status: "installed", message: "", location: "", warnings: [] };
+}
+
 function report(extra: Partial<SkillImportReport>): SkillImportReport {
-  return { state: "ok", reason: "", message: "", needs_confirmation: false, skills: [], ...extra };
+  return { state: "ok", reason: "", message: "", needs_confirmation: false, skills: [], agents: [], ...extra };
 }
 
 describe("reportHeadline", () => {
@@ -66,6 +71,12 @@ describe("reportHeadline", () => {
         skills: [outcome({ status: "exists", message: "exists; confirm" })],
       }),
       "Rejected: exists; confirm (exists)",
+    ],
+    ["agent profiles only", report({ agents: [agent("planner")] }), "Installed 1 agent profile (planner)."],
+    [
+      "skills and agent profiles",
+      report({ skills: [outcome({})], agents: [agent("planner"), agent("reviewer")] }),
+      "Installed 1 skill: a and 2 agent profiles (planner, reviewer).",
     ],
   ];
   it.each(cases)("%s", (_name, value, headline) => {

@@ -30,7 +30,7 @@ PROFILES = {
     "boss": "---\nname: boss\ndescription: Hands work on.\ntools: delegate, lookup\n---\nDelegate.\n",
     "boss2": "---\nname: boss2\ndescription: Hands work on.\ntools: delegate\n---\nDelegate.\n",
     "looper": "---\nname: looper\ndescription: Never stops.\ntools: lookup\nmax-rounds: 3\n---\n",
-    "bad": "---\nname: bad\ndescription: [unclosed\n---\n",
+    "bad": "---\nname: bad\ndescription: The closing line is missing.\n",
     "ghost": "---\nname: ghost\ndescription: Names a tool that is not there.\ntools: lookup, frobnicate\n---\n",
 }
 
@@ -135,8 +135,11 @@ async def test_a_child_gets_only_its_tools_and_the_parent_only_its_result(rig: S
     ("agent", "phrase"),
     [
         pytest.param("nobody", "There is no agent profile 'nobody'. Profiles: general, explore", id="unknown"),
-        pytest.param("bad", "The profile 'bad' cannot be used: The frontmatter", id="broken frontmatter"),
-        pytest.param("ghost", "names tools that do not exist: frobnicate", id="unknown tools"),
+        pytest.param(
+            "bad",
+            "The profile 'bad' cannot be used: The frontmatter cannot be read: The frontmatter has no closing",
+            id="broken frontmatter",
+        ),
     ],
 )
 async def test_bad_profiles_are_refused_with_the_reason(rig: StateRig, agent: str, phrase: str) -> None:
@@ -145,6 +148,15 @@ async def test_bad_profiles_are_refused_with_the_reason(rig: StateRig, agent: st
     result = delegated(rig)
     assert not result.ok and phrase in result.content
     assert not rig.events("agent_task") and not seen(rig, agent)
+
+
+async def test_a_profile_naming_tools_that_do_not_exist_runs_without_them_and_says_so(rig: StateRig) -> None:
+    routes(rig)["parent"] = [says("", call("delegate", {"agent": "ghost", "task": "x"}, "d1")), says("Ok.")]
+    routes(rig)["ghost"] = [says("Done without it.")]
+    await rig.turn("go")
+    assert [names(tools) for _, tools in seen(rig, "ghost")] == [["lookup"]]
+    result = delegated(rig)
+    assert result.ok and "frobnicate is not a tool here; left out." in result.content
 
 
 async def test_depth_limit_and_loops_are_refused(rig: StateRig) -> None:

@@ -98,17 +98,23 @@ export function describeStatus(status: OutcomeStatus): string {
 /** The report's headline, e.g. "Installed 4 skills." or "Rejected: …". */
 export function reportHeadline(report: SkillImportReport): string {
   const done = report.skills.filter((s) => s.status === "installed" || s.status === "replaced");
+  const agents = report.agents.filter((a) => a.status === "installed" || a.status === "replaced");
   const names = done.map((s) => s.name).join(", ");
   const count = `${done.length} skill${done.length === 1 ? "" : "s"}`;
+  const profiles =
+    agents.length > 0
+      ? ` and ${agents.length} agent profile${agents.length === 1 ? "" : "s"} (${agents.map((a) => a.name).join(", ")})`
+      : "";
   if (report.state === "rejected") {
     const why = report.message || report.skills.find((s) => s.message)?.message || "no skill could be installed";
     return `Rejected: ${why}${report.reason ? ` (${report.reason})` : ""}`;
   }
   if (report.state === "partial") {
-    const rest = report.skills.length - done.length;
-    return `Installed ${count} (${names}); ${rest} not installed.`;
+    const rest = report.skills.length + report.agents.length - done.length - agents.length;
+    return `Installed ${count} (${names})${profiles}; ${rest} not installed.`;
   }
-  return `Installed ${count}: ${names}.`;
+  if (done.length === 0 && agents.length > 0) return `Installed${profiles.replace(" and", "")}.`;
+  return `Installed ${count}: ${names}${profiles}.`;
 }
 
 /** A size as "512 B", "3.4 KB", "1.2 MB". */

@@ -4,6 +4,7 @@
  * (skills.ts) wires the actions.
  */
 
+import type { AgentImportOutcome } from "../../protocol/requests";
 import { el } from "../common/dom";
 import { renderInto } from "../markdown/markdown";
 import {
@@ -124,7 +125,28 @@ export function reportSection(source: string, report: SkillImportReport): HTMLEl
   );
   if (report.skills.length > 0)
     section.append(el("ul", { class: "skill-outcomes" }, ...report.skills.map(outcomeItem)));
+  if (report.agents.length > 0)
+    section.append(el("ul", { class: "skill-outcomes" }, ...report.agents.map(agentOutcomeItem)));
   return section;
+}
+
+/** One agent profile file of the archive (runtime/agents/imports.py): installed beside the skills. */
+function agentOutcomeItem(outcome: AgentImportOutcome): HTMLElement {
+  const done = outcome.status === "installed" || outcome.status === "replaced";
+  return el(
+    "li",
+    { class: `skill-outcome skill-outcome-${outcome.status}`, "data-status": outcome.status },
+    el(
+      "div",
+      { class: "skill-outcome-head" },
+      el("strong", {}, outcome.name ? `Agent profile ${outcome.name}` : outcome.path),
+      el("span", { class: `skill-badge skill-badge-${done ? "ok" : "warn"}` }, describeStatus(outcome.status)),
+    ),
+    !done && outcome.message ? el("p", { class: "skill-outcome-reason" }, outcome.message) : null,
+    outcome.warnings.length > 0
+      ? el("ul", { class: "skill-warnings" }, ...outcome.warnings.map((w) => el("li", {}, w)))
+      : null,
+  );
 }
 
 /** One archive's part of the report when the import itself failed (the download or the runtime said no). */

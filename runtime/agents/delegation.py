@@ -124,7 +124,8 @@ class Delegation:
         child = store.create_session(title=f"{profile.name}: {' '.join(task.split())[:60]}")
         task_id = f"task-{secrets.token_hex(4)}"
         store.agent_task_add(task_id, parent_session, turn_id, call_id, profile.name, child.id, background)
-        await self.parts.state.save()
+        if background:  # a foreground task is saved with the child's first step
+            await self.parts.state.save()
         event: AgentTask = {
             "kind": "agent_task",
             "turn_id": turn_id,
@@ -275,7 +276,8 @@ class Delegation:
         try:
             if opened is not None:
                 opened.store.agent_task_finish(entry.event["task_id"], status, text)
-                await self.parts.state.save()
+                if entry.event["background"]:  # a foreground task's end is saved with its call's result
+                    await self.parts.state.save()
         except Exception as exc:  # the store closed under it (the page went away): the reload marks it
             log.warning("task %s could not be saved: %s", entry.event["task_id"], exc)
         self._show(entry, ctx)

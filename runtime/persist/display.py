@@ -12,7 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from runtime.chat.history import tool_calls_of
 from runtime.host.constants import ToolEffect
-from runtime.host.events import AgentTaskStatus
+from runtime.host.events import AgentTask
 from runtime.persist.branch_view import ViewBranch, edit_branch, reply_branch
 from runtime.store import Store
 from runtime.store.export import content_text
@@ -78,18 +78,6 @@ class PendingApproval(TypedDict):
     created: str
 
 
-class ViewTask(TypedDict):
-    """A task delegated in the session (``agent_tasks``): shown with its ``delegate`` call's card."""
-
-    task_id: str
-    call_id: str
-    agent: str
-    status: AgentTaskStatus
-    session_id: str  # the child session
-    background: bool
-    summary: str
-
-
 class SessionView(TypedDict):
     """A session as the UI shows it: its last messages, how many come before, what waits for approval."""
 
@@ -98,7 +86,7 @@ class SessionView(TypedDict):
     earlier: int
     pending_approvals: list[PendingApproval]
     running_turn: str | None
-    agent_tasks: list[ViewTask]
+    agent_tasks: list[AgentTask]  # the tasks delegated here, as their last ``agent_task`` event said
     agent: str  # the agent profile the session runs under (runtime.agents.profiles; "general" by default)
 
 
@@ -197,6 +185,8 @@ def session_view(
         "running_turn": running_turn,
         "agent_tasks": [
             {
+                "kind": "agent_task",
+                "turn_id": t.turn_id,
                 "task_id": t.id,
                 "call_id": t.call_id,
                 "agent": t.agent,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from runtime.agents.profiles import PROFILES_DIR
+from runtime.host.workspace_fetch import AGENTS_DIR
 from runtime.tools.base import ToolDefinition, ToolError, ToolOutput, tool
 from runtime.tools.traits import Walk
 
@@ -21,7 +21,7 @@ def _delegation(ctx: Any) -> Any:
     return delegation
 
 
-@tool("read", walks=Walk(top=PROFILES_DIR.as_posix()))  # the profiles are read at the call
+@tool("read", walks=Walk(top=AGENTS_DIR))  # the profiles are read at the call
 async def delegate(
     ctx: Any,
     agent: Annotated[str, "Profile: explore, researcher, worker, general, or a custom one"],

@@ -2,7 +2,7 @@
 // Change the Python definition, then run `npm run protocol:gen`.
 
 import type { PermissionMode, ToolEffect } from "./constants.gen";
-import type { ProviderSettings, ToolInfo } from "./messages.gen";
+import type { AgentTask, ProviderSettings, ToolInfo } from "./messages.gen";
 
 /** A method that takes no parameters (``params`` may be omitted). */
 export type NoParams = Record<string, never>;
@@ -99,17 +99,6 @@ export type PendingApproval = {
   created: string;
 };
 
-/** A task delegated in the session (``agent_tasks``): shown with its ``delegate`` call's card. */
-export type ViewTask = {
-  task_id: string;
-  call_id: string;
-  agent: string;
-  status: "running" | "done" | "failed" | "stopped";
-  session_id: string;
-  background: boolean;
-  summary: string;
-};
-
 /** A session as the UI shows it: its last messages, how many come before, what waits for approval. */
 export type SessionView = {
   session: SessionRecord;
@@ -117,7 +106,7 @@ export type SessionView = {
   earlier: number;
   pending_approvals: PendingApproval[];
   running_turn: string | null;
-  agent_tasks: ViewTask[];
+  agent_tasks: AgentTask[];
   agent: string;
 };
 

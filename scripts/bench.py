@@ -6,9 +6,10 @@
     bash scripts/bench --runs 5                 # more repetitions
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
-archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); offline (issue 23).
+archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); offline (issue 23); delegate (issue 24).
 What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes from scripts/serve.py (built
-into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search` and `archive` run in Pyodide under Node.
+into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search` and `archive` run in Pyodide under
+Node, `delegate` in CPython.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402
     boot,
+    delegation,
     growth,
     mcp,
     offline,
@@ -45,9 +47,10 @@ from scripts.fakes.processes import serve_process  # noqa: E402
 from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "offline")
-NODE_ONLY = {"search", "archive", "frontmatter"}
+          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "offline", "delegate")
+NODE_ONLY = {"search", "archive", "frontmatter", "delegate"}  # no browser
 NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
+    "delegate": delegation.measure_delegation,
     "search": pyodide_node.measure_search,
     "archive": pyodide_node.measure_archive,
     "frontmatter": pyodide_node.measure_frontmatter,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -45,6 +46,21 @@ class AgentToolContext:
         self.checkpoints = CheckpointStore(workspace)
         self.session_id: Callable[[], str | None] = lambda: None
         self._kept: list[str] = []  # checkpoint files written during the running call, saved with its changes
+        self.agents: tuple[str, ...] = ()  # the delegated agents this context runs for, outermost first
+        self.delegation: Any = None  # the conversation's ``runtime.agents.delegation.Delegation`` (None: none)
+        self.changed: list[str] | None = None  # a child's: every path its calls flushed
+        self.mode: str | None = None  # a child's permission mode (None: the chat's turn's)
+
+    def for_child(self, agent: str, session_id: str, live: LiveOutput, mode: str) -> AgentToolContext:
+        """The same workspace, host and store for a delegated agent's run, with its own call tracking."""
+        child = copy.copy(self)
+        child.agents = (*self.agents, agent)
+        child.session_id = lambda: session_id
+        child.live = live
+        child.changed = []
+        child.mode = mode
+        child._kept = []
+        return child
 
     @property
     def workspace(self) -> Path:
@@ -111,6 +127,8 @@ class AgentToolContext:
         """Ask the host to persist changed workspace files and wait for its answer (see ``Flusher``)."""
         if not paths:
             return True
+        if self.changed is not None:
+            self.changed.extend(p for p in paths if p not in self.changed)
         if self._save_workspace is not None:
             return await self._save_workspace(paths)
         request: FlushRequest = {

@@ -20,6 +20,7 @@ from typing import Any
 from runtime import __version__
 from runtime.agent.approvals import Approvals
 from runtime.agent.tool_context import AgentToolContext
+from runtime.agents.delegation import Delegation, DelegationParts
 from runtime.conversation.context_meter import ContextMeter
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration, GateFactory
@@ -81,7 +82,22 @@ class Conversation:
         self.approvals = Approvals()
         self.configuration = Configuration(gate_factory)
         self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings, self._open_store)
-        parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
+        hooks = hooks or Hooks()
+        parts = TurnParts(workspace, tools, self.context, self.approvals, hooks, max_rounds, self.emit)
+        self.delegation = Delegation(
+            DelegationParts(
+                workspace,
+                tools,
+                self.providers,
+                self.configuration,
+                lambda: self.turns.chat_mode(),
+                self.state,
+                self.approvals,
+                hooks,
+                self.emit,
+            )
+        )
+        self.context.delegation = self.delegation  # the delegate and task_result tools reach it here
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
         meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand)
@@ -139,6 +155,7 @@ class Conversation:
             self.context.live.output(message)
         elif message["type"] == "abort_turn":
             self.turns.abort()
+            self.delegation.stop_all()  # Stop stops the children too
         elif message["type"] == "approval":
             self.approvals.resolve(message["call_id"], message["decision"])
         elif message["type"] == "request":
@@ -186,7 +203,7 @@ class Conversation:
 
     async def _shutdown(self) -> None:
         self.state.detach()  # the host went away: the stored turn stays as it was, like after a reload
-        running = [self.turns.task, self.sessions.activation, *self.requests.running()]
+        running = [self.turns.task, self.sessions.activation, *self.requests.running(), *self.delegation.close()]
         tasks = [t for t in running if t and not t.done()]
         for task in tasks:
             task.cancel()

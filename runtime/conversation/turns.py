@@ -132,6 +132,13 @@ class TurnRunner:
             return general(self._parts.tools, mode)
         return turn_agent(self._parts.workspace, self._parts.tools, opened.store.session_agent(sid), mode)
 
+    def chat_mode(self) -> str:
+        """The permission mode the chat's turns run under (its profile's, never wider than the chat's)."""
+        try:
+            return self.turn_agent().mode
+        except ProfileMissing:
+            return self._configuration.settings.permission_mode
+
     def prompt_plan(self, agent: TurnAgent | None = None) -> PromptPlan:
         """The system prompt and tools for the next request (under ``agent``, else the session's profile;
         ``general`` when that is missing), planned against the model's window."""

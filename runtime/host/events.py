@@ -93,6 +93,7 @@ class ApprovalNeeded(TypedDict):
     # Why this call asks in every mode (it changes the agent's instructions, or a recording asked for the
     # network); "allow for this session" then allows this call only.
     always_asks: NotRequired[str]
+    agent: NotRequired[str]  # a delegated agent asks (its profile's name): the card says so
 
 
 class Usage(TypedDict):
@@ -137,6 +138,23 @@ class SessionOpened(TypedDict):
     view: dict[str, Any]
 
 
+AgentTaskStatus = Literal["running", "done", "failed", "stopped"]
+
+
+class AgentTask(TypedDict):
+    """A delegated task (``delegate``) started or ended: the chat shows it, and opens its child session."""
+
+    kind: Literal["agent_task"]
+    turn_id: str  # the parent's turn that delegated it
+    call_id: str  # its ``delegate`` call
+    task_id: str
+    agent: str
+    status: AgentTaskStatus
+    session_id: str  # the child session (readable with ``session_export``)
+    background: bool
+    summary: NotRequired[str]  # how it ended, in a line
+
+
 Event = Union[  # noqa: UP007 - a runtime value: the generator and the checks iterate it
     Ready,
     TurnStarted,
@@ -152,4 +170,5 @@ Event = Union[  # noqa: UP007 - a runtime value: the generator and the checks it
     ErrorEvent,
     Notice,
     SessionOpened,
+    AgentTask,
 ]

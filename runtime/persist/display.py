@@ -12,6 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from runtime.chat.history import tool_calls_of
 from runtime.host.constants import ToolEffect
+from runtime.host.events import AgentTask
 from runtime.persist.branch_view import ViewBranch, edit_branch, reply_branch
 from runtime.store import Store
 from runtime.store.export import content_text
@@ -85,6 +86,7 @@ class SessionView(TypedDict):
     earlier: int
     pending_approvals: list[PendingApproval]
     running_turn: str | None
+    agent_tasks: list[AgentTask]  # the tasks delegated here, as their last ``agent_task`` event said
     agent: str  # the agent profile the session runs under (runtime.agents.profiles; "general" by default)
 
 
@@ -181,6 +183,21 @@ def session_view(
         "earlier": earlier,
         "pending_approvals": pending,
         "running_turn": running_turn,
+        "agent_tasks": [
+            {
+                "kind": "agent_task",
+                "turn_id": t.turn_id,
+                "task_id": t.id,
+                "call_id": t.call_id,
+                "agent": t.agent,
+                "status": t.status,
+                "session_id": t.child_session,
+                "background": t.background,
+                "summary": (t.result or "").split("\n", 1)[0],
+            }
+            for t in store.agent_tasks(session_id)
+            if t.call_id in calls
+        ],
         "agent": store.session_agent(session_id),
     }
 

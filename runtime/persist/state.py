@@ -25,6 +25,15 @@ log = logging.getLogger(__name__)
 Emit = Callable[[Event], None]
 
 
+def stop_left_tasks(store: Store) -> None:
+    """Delegated tasks an earlier page load left running: ``stopped``, their child sessions repaired."""
+    try:
+        for task in store.agent_tasks_stop_running():
+            repair(store, task.child_session)
+    except Exception as exc:  # a store that cannot say must still open
+        log.warning("stopping the tasks left running: %s", exc)
+
+
 class State:
     def __init__(self, state_dir: Path | None, rpc: Rpc, emit: Emit, awaited: Callable[[], bool]) -> None:
         self.state_dir = state_dir
@@ -48,6 +57,7 @@ class State:
             log.exception("opening the state failed")
             opened = OpenedState(Store(), False, False, "memory", f"The saved state could not be opened: {exc}")
         self.opened = opened
+        stop_left_tasks(opened.store)
         if opened.persistent:
             self.flusher.enable_state(opened.rotate_first)
         if opened.notice:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from runtime.agents.profiles import AgentProfile, Catalog
     from runtime.requests.ports import Ports
 
+
 class ListedAgent(TypedDict):
     name: str
     description: str

@@ -198,6 +198,29 @@ def _0008_message_parent(db: Database) -> None:
             db.execute("UPDATE messages SET parent = ? WHERE session_id = ? AND seq = ?", [parent, session_id, seq])
 
 
+def _0009_agent_tasks(db: Database) -> None:
+    """Delegated tasks (runtime/agents/delegation.py): the child session each ran in, linked to the parent
+    session's turn and call, its status and its bounded result. A child session is listed only here."""
+    _run(
+        db,
+        """CREATE TABLE agent_tasks (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            turn_id TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            child_session TEXT NOT NULL REFERENCES sessions(id),
+            background INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL,
+            result TEXT,
+            created TEXT NOT NULL,
+            finished TEXT
+        )""",
+        "CREATE INDEX agent_tasks_session ON agent_tasks(session_id, created)",
+        "CREATE UNIQUE INDEX agent_tasks_child ON agent_tasks(child_session)",
+    )
+
+
 def _branch_of(kind: str, meta: str | None) -> int | None:
     """The branch number a superseded row was set aside with (None: in view)."""
     if kind != "superseded":
@@ -230,6 +253,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0006_messages_kept", _0006_messages_kept),
     Migration("0007_model_windows", _0007_model_windows),
     Migration("0008_message_parent", _0008_message_parent),
+    Migration("0009_agent_tasks", _0009_agent_tasks),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from runtime.store.agent_tasks import CHILD_SESSIONS
 from runtime.store.base import StoreBase, loads
 from runtime.store.export import content_text
 from runtime.store.values import Session
@@ -31,7 +32,7 @@ class SearchMixin(StoreBase):
         rows = self._rows(
             "SELECT s.id, s.title, s.created, s.updated, s.model, m.content FROM sessions s"
             " LEFT JOIN messages m ON m.session_id = s.id AND m.kind = 'message' AND m.role IN ('user', 'assistant')"
-            " ORDER BY s.updated DESC, s.rowid DESC, m.seq"
+            f" WHERE s.id NOT IN ({CHILD_SESSIONS}) ORDER BY s.updated DESC, s.rowid DESC, m.seq"
         )
         hits: dict[str, tuple[Session, list[str]]] = {}
         for row in rows:

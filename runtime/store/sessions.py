@@ -6,6 +6,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
+from runtime.store.agent_tasks import CHILD_SESSIONS
 from runtime.store.base import Row, dumps, loads
 from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
@@ -75,8 +76,11 @@ class SessionsMixin(ImagesMixin):
         return _session(row)
 
     def list_sessions(self, limit: int | None = None) -> list[Session]:
-        """Most recently updated first."""
-        rows = self._rows("SELECT * FROM sessions ORDER BY updated DESC, rowid DESC LIMIT ?", [limit or -1])
+        """Most recently updated first; a delegated task's child session is not listed (``agent_tasks``)."""
+        rows = self._rows(
+            f"SELECT * FROM sessions WHERE id NOT IN ({CHILD_SESSIONS}) ORDER BY updated DESC, rowid DESC LIMIT ?",
+            [limit or -1],
+        )
         return [_session(r) for r in rows]
 
     def rename_session(self, session_id: str, title: str) -> Session:
@@ -94,9 +98,13 @@ class SessionsMixin(ImagesMixin):
         return self.get_session(session_id)
 
     def delete_session(self, session_id: str) -> None:
-        """The session, its messages, its ledger and its pending approvals."""
+        """The session, its messages, its ledger, its pending approvals and its tasks' child sessions."""
         self.get_session(session_id)
+        children = [r["child_session"] for r in self._rows(f"{CHILD_SESSIONS} WHERE session_id = ?", [session_id])]
         with self._db.atomic():
+            self._db.execute("DELETE FROM agent_tasks WHERE session_id = ? OR child_session = ?", [session_id] * 2)
+            for child in children:
+                self.delete_session(child)
             for table in ("message_images", "messages", "tool_calls", "approvals"):
                 self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
             self._db.execute("DELETE FROM sessions WHERE id = ?", [session_id])

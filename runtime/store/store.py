@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from runtime.store.agent_tasks import AgentTasksMixin
 from runtime.store.backup import BackupMixin
 from runtime.store.base import Clock, utc_now
 from runtime.store.branches import BranchesMixin
@@ -59,6 +60,7 @@ class Store(
     WindowsMixin,
     SessionAgentsMixin,
     BackupMixin,
+    AgentTasksMixin,
 ):
     """The workspace database. Every write commits on its own unless grouped in ``atomic()``."""
 

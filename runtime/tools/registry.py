@@ -78,9 +78,9 @@ def builtin_registry() -> Registry:
 def _builtin_tools() -> list[ToolDefinition]:
     # Tool modules are imported here (not at import time of this module) and listed explicitly.
     # The memory tools use the workspace's store, which the agent's tool context provides (``ctx.store``).
-    from runtime.tools import files, memory, python, search, skills, web
+    from runtime.tools import delegate, files, memory, python, search, skills, web
 
-    return [*files.TOOLS, *search.TOOLS, *web.TOOLS, *python.TOOLS, *memory.TOOLS, *skills.TOOLS]
+    return [*files.TOOLS, *search.TOOLS, *web.TOOLS, *python.TOOLS, *memory.TOOLS, *skills.TOOLS, *delegate.TOOLS]
 
 
 def _compact(definition: ToolDefinition) -> ToolDefinition:

@@ -12,6 +12,7 @@ directory, with the same provider script object.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,7 @@ class StateRig(Driver):
     storage: Path | None = None  # the host's storage, listed on demand (with the workspace_fetch capability)
     conversation: Conversation | None = None
     task: asyncio.Task[None] | None = None
+    tools: Callable[[], Registry] | None = None  # the tool set each boot gets (None: ``registry``)
 
     async def start(self, *, configure: bool = True, session_id: str | None = None) -> StateRig:
         providers = ProviderRegistry()
@@ -111,7 +113,7 @@ class StateRig(Driver):
             self.host.listing = (self.storage, self.workspace)
         config = BootConfig(
             workspace=self.workspace,
-            tools=registry,
+            tools=self.tools or registry,
             providers=lambda: providers,
             state_dir=self.state_dir,
             session_id=session_id,

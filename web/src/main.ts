@@ -110,6 +110,10 @@ const chat = new ChatView(
       void client.request("session_fork", { seq }).then((answer) => {
         if (!answer.ok) chat.showError(`Could not fork the chat: ${answer.message}`);
       }), // the fork opens with session_opened
+    readSession: async (sessionId) => {
+      const answer = await client.request("session_export", { session_id: sessionId, format: "markdown" });
+      return answer.ok ? { text: answer.value.text } : { error: answer.message };
+    },
   },
   media,
 );

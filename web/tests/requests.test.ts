@@ -37,7 +37,15 @@ const message = {
   finish_reason: null,
   images: [],
 };
-const view = { session, messages: [message], earlier: 0, pending_approvals: [], running_turn: null, agent: "general" };
+const view = {
+  session,
+  messages: [message],
+  earlier: 0,
+  pending_approvals: [],
+  running_turn: null,
+  agent: "general",
+  agent_tasks: [],
+};
 
 /** `value` with `path`'s last key set to `to` (a copy; the fixtures stay as they are). */
 function changed(value: unknown, path: (string | number)[], to: unknown): unknown {

@@ -20,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 GIF = b"GIF89a" + b"\x01" * 10
 
 
-EARLIER_VERSIONS = [1, 2, 3, 4, 5, 6, 7]  # a committed fixture per earlier schema (tests/fixtures/db/vN.sqlite)
+EARLIER_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8]  # a committed fixture per earlier schema (tests/fixtures/db/vN.sqlite)
 
 
 def copy_of(tmp_path: Path, version: int) -> Path:
@@ -46,7 +46,8 @@ def test_fixture_is_at_its_schema(version: int) -> None:
         assert ("message_images" in tables) == (version >= 5)
         assert ("messages_kept" in tables) == (version >= 6)
         assert ("model_windows" in tables) == (version >= 7)
-        assert "parent" not in message_columns
+        assert ("parent" in message_columns) == (version >= 8)
+        assert "agent_tasks" not in tables
     finally:
         conn.close()
 

@@ -169,14 +169,18 @@ async def test_large_files_are_not_sent(ctx: FakeContext, workspace: Path) -> No
         pytest.param({"code": "x", "timeout_s": 0}, "between 1 and 300", id="timeout-zero"),
         pytest.param({"code": "x", "timeout_s": 301}, "between 1 and 300", id="timeout-big"),
         pytest.param({"code": "  \n"}, "code is empty", id="empty"),
-        pytest.param({"code": "x", "packages": ["https://evil.test/x.whl"]}, "not a package requirement",
-                     id="package-url"),
-        pytest.param({"code": "x", "packages": ["x; python_version<'3'"]}, "not a package requirement",
-                     id="package-marker"),
-        pytest.param({"code": "x", "packages": ["--index-url=http://x"]}, "not a package requirement",
-                     id="package-option"),
-        pytest.param({"code": "x", "packages": [f"p{i}" for i in range(21)]}, "at most 20 packages",
-                     id="too-many-packages"),
+        pytest.param(
+            {"code": "x", "packages": ["https://evil.test/x.whl"]}, "not a package requirement", id="package-url"
+        ),
+        pytest.param(
+            {"code": "x", "packages": ["x; python_version<'3'"]}, "not a package requirement", id="package-marker"
+        ),
+        pytest.param(
+            {"code": "x", "packages": ["--index-url=http://x"]}, "not a package requirement", id="package-option"
+        ),
+        pytest.param(
+            {"code": "x", "packages": [f"p{i}" for i in range(21)]}, "at most 20 packages", id="too-many-packages"
+        ),
     ],
 )
 async def test_bad_arguments_send_nothing(ctx: FakeContext, arguments: dict[str, Any], message: str) -> None:

@@ -32,6 +32,9 @@ CONTRACT: dict[str, tuple[str, dict[str, str], list[str], dict[str, Any]]] = {
     "memory_search": ("memory", {"query": "string", "limit": "integer"}, ["query"], {"limit": 10}),
     "memory_delete": ("memory", {"id": "integer"}, ["id"], {}),
     "activate_skill": ("read", {"name": "string"}, ["name"], {}),
+    "delegate": ("read", {"agent": "string", "task": "string", "background": "boolean"}, ["agent", "task"],
+                 {"background": False}),
+    "task_result": ("read", {"task_id": "string"}, ["task_id"], {}),
 }  # fmt: skip
 
 

@@ -54,7 +54,12 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "memory_search": {"query": "tea"},
     "memory_delete": {"id": 1},
     "activate_skill": {"name": "tea"},
+    "delegate": {"agent": "explore", "task": "look"},
+    "task_result": {"task_id": "task-1"},
 }
+
+# Tools that act through the conversation's delegation (a child agent's run), which a bare context has not.
+THROUGH_THE_CONVERSATION = {"delegate", "task_result"}
 
 
 @dataclass
@@ -119,6 +124,9 @@ async def test_each_tool_sees_on_demand_what_it_sees_in_the_whole_workspace(
 ) -> None:
     whole, on_demand = await whole_and_on_demand(tmp_path, definition, EXAMPLES[definition.name])
     assert on_demand == whole
+    if definition.name in THROUGH_THE_CONVERSATION:  # their runs: tests/unit/runtime/test_delegation.py
+        assert whole.result == "error: Delegation is not available here."
+        return
     assert "does not exist" not in whole.result and not whole.result.startswith("error:"), whole.result
 
 
@@ -169,6 +177,7 @@ def test_the_traits_of_the_builtin_tools() -> None:
         "search_files": (("path",), Walk("path")),
         "run_python": ((), Walk()),
         "activate_skill": ((), Walk(top=".agents/skills")),
+        "delegate": ((), Walk(top=".agents/agents")),
     }
 
 

@@ -115,8 +115,11 @@ async def test_only_http_urls_are_fetched(tmp_path: Path, url: str) -> None:
     ("response", "error", "message"),
     [
         pytest.param(
-            CannedResponse(403, {"x-proxy-error": "forbidden_address"},
-                           b'{"error": "forbidden_address", "message": "private host refused"}'),
+            CannedResponse(
+                403,
+                {"x-proxy-error": "forbidden_address"},
+                b'{"error": "forbidden_address", "message": "private host refused"}',
+            ),
             None,
             "HTTP 403: private host refused",
             id="proxy-refusal-shown-as-is",

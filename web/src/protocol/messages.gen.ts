@@ -280,6 +280,7 @@ export type ApprovalNeeded = {
   effect: ToolEffect;
   preview?: string;
   always_asks?: string;
+  agent?: string;
 };
 
 export type Usage = {
@@ -319,6 +320,19 @@ export type SessionOpened = {
   title: string;
   resumed_turn: string | null;
   view: Record<string, unknown>;
+};
+
+/** A delegated task (``delegate``) started or ended: the chat shows it, and opens its child session. */
+export type AgentTask = {
+  kind: "agent_task";
+  turn_id: string;
+  call_id: string;
+  task_id: string;
+  agent: string;
+  status: "running" | "done" | "failed" | "stopped";
+  session_id: string;
+  background: boolean;
+  summary?: string;
 };
 
 export type EventMessage = {
@@ -372,8 +386,8 @@ export type Log = {
 
 export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | ExecOutput | McpTools | McpResult | Reply | Cancel | Error;
 export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | WorkspaceFetch | McpCall | Log | Reply | Error;
-export type UiEvent = Ready | TurnStarted | TextDelta | ReasoningDelta | ReplyFinished | ToolStarted | ToolFinished | ToolOutput | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened;
+export type UiEvent = Ready | TurnStarted | TextDelta | ReasoningDelta | ReplyFinished | ToolStarted | ToolFinished | ToolOutput | ApprovalNeeded | Usage | TurnFinished | ErrorEvent | Notice | SessionOpened | AgentTask;
 
 export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "exec_output", "mcp_tools", "mcp_result", "reply", "cancel", "error"] as const;
 export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "workspace_fetch", "mcp_call", "log", "reply", "error"] as const;
-export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "reasoning_delta", "reply_finished", "tool_started", "tool_finished", "tool_output", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened"] as const;
+export const UI_EVENT_KINDS = ["ready", "turn_started", "text_delta", "reasoning_delta", "reply_finished", "tool_started", "tool_finished", "tool_output", "approval_needed", "usage", "turn_finished", "error", "notice", "session_opened", "agent_task"] as const;

@@ -2,7 +2,7 @@
 // Change the Python definition, then run `npm run protocol:gen`.
 
 import type { PermissionMode, ToolEffect } from "./constants.gen";
-import type { ProviderSettings, ToolInfo } from "./messages.gen";
+import type { AgentTask, ProviderSettings, ToolInfo } from "./messages.gen";
 
 /** A method that takes no parameters (``params`` may be omitted). */
 export type NoParams = Record<string, never>;
@@ -106,6 +106,7 @@ export type SessionView = {
   earlier: number;
   pending_approvals: PendingApproval[];
   running_turn: string | null;
+  agent_tasks: AgentTask[];
   agent: string;
 };
 

@@ -26,6 +26,7 @@ import { ReplyStream } from "./reply-stream";
 import type { SessionView } from "../../protocol/requests";
 import { newTurnId } from "./streaming-reply";
 import { Transcript } from "./transcript";
+import { markAgent, showTask, type ReadSession } from "./agent-tasks";
 
 /** What a turn carries beside its text and images. */
 export interface TurnExtras {
@@ -57,6 +58,8 @@ export interface ChatActions {
   showBranch(seq: number): Promise<SessionView | null>;
   /** A new chat from message `seq` (the runtime opens it: `session_opened`). */
   fork(seq: number): void;
+  /** A delegated agent's session as text, to read (it is not opened). */
+  readSession: ReadSession;
 }
 
 const LOCAL_STOP_GRACE_MS = 5000;
@@ -145,6 +148,9 @@ export class ChatView {
         return;
       case "notice":
         return transcript.notice(event.code, event.text);
+      case "agent_task":
+        showTask(transcript.card(event.call_id, "delegate", undefined).root, event, this.actions.readSession);
+        return;
       case "ready":
       case "usage":
         return;
@@ -161,6 +167,7 @@ export class ChatView {
       markEnding: (node, reason) => this.markEnding(node, reason),
       showEarlier: (n) => this.actions.showEarlier(n),
       branches: this.host,
+      readSession: this.actions.readSession,
     });
     if (view.running_turn) this.setRunning(true);
     this.transcript.redrawn(kept);
@@ -199,6 +206,7 @@ export class ChatView {
       case "approval_needed":
         stream.fold();
         transcript.card(event.call_id, event.name, event.arguments).askApproval(event.preview, event.always_asks);
+        if (event.agent) markAgent(transcript.card(event.call_id, event.name, undefined).root, event.agent);
         return stream.interrupt();
       case "tool_output":
         return transcript.output(event.call_id, event.stream, event.text);

@@ -10,6 +10,7 @@ import { earlierButton } from "./earlier-messages";
 import { ReasoningBlock } from "./reasoning";
 import type { SessionView } from "../../protocol/requests";
 import type { Transcript } from "./transcript";
+import { showTask, type ReadSession } from "./agent-tasks";
 
 export interface HistoryHost {
   transcript: Transcript;
@@ -18,6 +19,7 @@ export interface HistoryHost {
   markEnding(node: HTMLElement, reason: string): void;
   showEarlier(count: number): void;
   branches: BranchHost;
+  readSession: ReadSession;
 }
 
 /** Draw `view`'s messages into the (just cleared) transcript. */
@@ -54,4 +56,6 @@ export function drawHistory(view: SessionView, host: HistoryHost): void {
     transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
   for (const call of view.pending_approvals)
     transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
+  for (const task of view.agent_tasks)
+    showTask(transcript.card(task.call_id, "delegate", undefined).root, task, host.readSession);
 }

@@ -6,7 +6,8 @@
     bash scripts/bench --runs 5                 # more repetitions
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
-archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); offline (issue 23); delegate (issue 24).
+archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); offline (issue 23);
+delegate (issue 24).
 What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes from scripts/serve.py (built
 into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search` and `archive` run in Pyodide under
 Node, `delegate` in CPython.

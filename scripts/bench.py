@@ -21,8 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# scripts/ goes after site-packages (Python puts this script's folder first): scripts/mcp is not the MCP SDK
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "scripts"]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.append(str(ROOT / "scripts"))
 
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402

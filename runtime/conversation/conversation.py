@@ -84,6 +84,7 @@ class Conversation:
         parts = TurnParts(workspace, tools, self.context, self.approvals, hooks or Hooks(), max_rounds, self.emit)
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
+        self.turns.busy = self._busy
         meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, on_demand, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
@@ -126,7 +127,14 @@ class Conversation:
             self._send_error("handshake_required", f"send hello before {message['type']!r}", raw.get("id"))
             return True
         self._handle(message)
+        if message["type"] != "user_message":
+            self.turns.preparer.soon()  # whatever it changed: the next turn's request is prepared again
         return True
+
+    def _busy(self) -> bool:
+        """A request or the session's opening is under way (the request is prepared after them)."""
+        activation = self.sessions.activation
+        return bool(self.requests.running()) or (activation is not None and not activation.done())
 
     def _handle(self, message: HostMessage) -> None:
         if message["type"] == "config":
@@ -134,7 +142,9 @@ class Conversation:
         elif message["type"] == "user_message":
             text = prompt_turn_text(message["text"], message.get("prompt"))
             text = with_resources(text, message.get("resources"))
-            self.turns.start(text, message.get("turn_id"), message.get("replaces_turn"), message.get("images"))
+            attached = bool(message.get("resources"))
+            images = message.get("images")
+            self.turns.start(text, message.get("turn_id"), message.get("replaces_turn"), images, attached)
         elif message["type"] == "exec_output":
             self.context.live.output(message)
         elif message["type"] == "abort_turn":
@@ -185,6 +195,7 @@ class Conversation:
         self.transport.send(error)
 
     async def _shutdown(self) -> None:
+        self.turns.preparer.close()
         self.state.detach()  # the host went away: the stored turn stays as it was, like after a reload
         running = [self.turns.task, self.sessions.activation, *self.requests.running()]
         tasks = [t for t in running if t and not t.done()]

@@ -29,7 +29,7 @@ from runtime.host.codec import Message
 from runtime.host.constants import PROTOCOL_VERSION
 from runtime.host.http import HttpClient
 from runtime.host.messages import Config, Error, Event, HostMessage
-from runtime.host.rpc import Rpc
+from runtime.host.rpc import RESPONSE_TYPES, Rpc
 from runtime.host.transport import Transport
 from runtime.host.validate import BadMessage, parse_host_message
 from runtime.host.workspace_fetch import CAPABILITY, OnDemand
@@ -90,6 +90,7 @@ class Conversation:
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []
+        transport.answers = self._answer
 
     async def run(self) -> None:
         agent = f"tidepool-runtime/{__version__}"
@@ -108,6 +109,18 @@ class Conversation:
 
     def _open_store(self) -> Store | None:
         return self.state.opened.store if self.state.opened else None
+
+    def _answer(self, raw: Message) -> bool:
+        """An answer to one of the runtime's own requests, checked and handed to it the moment it is decoded
+        (an HTTP chunk of the model's reply goes to the turn without a turn of the message pump); ``False``:
+        anything else, or a bad answer, which the pump handles and reports."""
+        if raw.get("type") not in RESPONSE_TYPES:
+            return False
+        try:
+            message = parse_host_message(raw)
+        except BadMessage:
+            return False
+        return message is not None and self.rpc.dispatch(raw)
 
     def _receive(self, raw: Message) -> bool:
         """Handle one message; ``False`` ends the conversation."""

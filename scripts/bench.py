@@ -60,7 +60,7 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
     # The streaming rows use profiles on disk, as people do; the others fresh incognito contexts.
     return {
         "boot": lambda: boot.measure_boot(browser, base, runs),
-        "ttft": lambda: boot.measure_first_token(on_disk, base, fake_base, runs * 5),
+        "ttft": lambda: boot.measure_first_token(on_disk, base, fake, fake_base, runs * 5),
         "bigreply": lambda: [*throughput.measure_unrendered(on_disk, dist, fake, fake_base, runs),
                              *throughput.measure_throughput(on_disk, base, fake, fake_base, runs)],
         "longtasks": lambda: throughput.measure_longtasks(on_disk, base, fake, fake_base, runs),

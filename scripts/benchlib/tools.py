@@ -30,6 +30,7 @@ class Streamed:
     start: float  # time.monotonic() when the reply began (the request fully read)
     end: float  # when its last byte was written
     kind: str  # the scripted reply's kind ("text", "tool_call", …)
+    wall: float = 0.0  # time.time() at start: set against the page's clock (performance.timeOrigin + now())
 
 
 class TimedFakeLLM(FakeLLM):
@@ -41,9 +42,9 @@ class TimedFakeLLM(FakeLLM):
 
     async def _stream(self, request: web.Request, reply: Reply, maker: ChunkMaker,
                       usage: dict[str, Any] | None) -> web.StreamResponse:
-        start = time.monotonic()
+        start, wall = time.monotonic(), time.time()
         response = await super()._stream(request, reply, maker, usage)
-        self.streams.append(Streamed(start, time.monotonic(), reply.kind))
+        self.streams.append(Streamed(start, time.monotonic(), reply.kind, wall))
         return response
 
 

@@ -35,7 +35,7 @@ from runtime.store.values import StoredMessage
 
 log = logging.getLogger(__name__)
 
-PREPARE_DELAY_S = 0.05  # after the last message or turn: what just happened has settled
+PREPARE_DELAY_S = 0.01  # after the last message or turn: what just happened has settled
 Stat = tuple[int, int, int] | None
 
 

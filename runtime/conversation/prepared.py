@@ -36,6 +36,7 @@ from runtime.store.values import StoredMessage
 log = logging.getLogger(__name__)
 
 PREPARE_DELAY_S = 0.01  # after the last message or turn: what just happened has settled
+BUSY_RECHECK_S = 0.02  # while a request or a session switch runs
 Stat = tuple[int, int, int] | None
 
 
@@ -107,7 +108,7 @@ class Preparer:
         if self._turning():
             return
         if self._busy():
-            self.soon()
+            self.soon(BUSY_RECHECK_S)
             return
         if self._task is None or self._task.done():
             self._task = asyncio.ensure_future(self.prepare())

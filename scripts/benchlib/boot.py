@@ -137,13 +137,15 @@ def measure_first_token(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_
     hops: tuple[list[tuple[float, float]], list[tuple[float, float]]] = ([], [])
     url = fake_base + "/api/v1/chat/completions"
     for i in range(runs):
-        for script, arg, into, hop in ((FIRST_TOKEN_FETCH, [url, model, True], direct, hops[0]),
-                                       (FIRST_TOKEN_UI, f"bench {i}", frames, hops[1])):
+        for script, arg, said, into, hop in ((FIRST_TOKEN_FETCH, [url, model, True], "hi", direct, hops[0]),
+                                             (FIRST_TOKEN_UI, f"bench {i}", f"bench {i}", frames, hops[1])):
             mark = len(fake.streams)
             timed = page.evaluate(script, arg)
             into.append(float(timed[0]))
-            if len(fake.streams) > mark:
-                hop.append(_hops(timed, fake.streams[mark].wall))
+            page.wait_for_timeout(50)  # the fake notes a stream once it is written
+            answered = [s for s in fake.streams[mark:] if s.last == said]
+            if answered:
+                hop.append(_hops(timed, answered[0].wall))
         wait_idle(page, 30_000)
     ctx.close()
     d, f = Samples(direct), Samples(frames)

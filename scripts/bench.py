@@ -23,8 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# scripts/ goes after site-packages (Python puts this script's folder first): scripts/mcp is not the MCP SDK
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "scripts"]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.append(str(ROOT / "scripts"))
 
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402
@@ -63,7 +65,7 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
     # The streaming rows use profiles on disk, as people do; the others fresh incognito contexts.
     return {
         "boot": lambda: boot.measure_boot(browser, base, runs),
-        "ttft": lambda: boot.measure_first_token(on_disk, base, fake_base, runs * 5),
+        "ttft": lambda: boot.measure_first_token(on_disk, base, fake, fake_base, runs * 5),
         "bigreply": lambda: [*throughput.measure_unrendered(on_disk, dist, fake, fake_base, runs),
                              *throughput.measure_throughput(on_disk, base, fake, fake_base, runs)],
         "longtasks": lambda: throughput.measure_longtasks(on_disk, base, fake, fake_base, runs),

@@ -66,6 +66,17 @@ class Pending:
 
 
 @dataclass(frozen=True)
+class Ready:
+    """A request's parts built before Send (``runtime.conversation.prepared``): the system prompt, the tool
+    schemas, the session's stored messages and the model's view of them, as this module would build them."""
+
+    system_prompt: str
+    tools: list[dict[str, Any]]
+    stored: list[StoredMessage]
+    view: list[ChatMessage]
+
+
+@dataclass(frozen=True)
 class ContextWindow:
     provider: Provider
     model: str
@@ -78,9 +89,14 @@ class ContextWindow:
     told: set[str] = field(default_factory=set)  # the notices given this turn, by code
 
     async def messages(
-        self, system_prompt: str, tools: Sequence[dict[str, Any]], pending: Pending | None = None
+        self,
+        system_prompt: str,
+        tools: Sequence[dict[str, Any]],
+        pending: Pending | None = None,
+        ready: Ready | None = None,
     ) -> list[ChatMessage]:
-        view = await self._text_messages(system_prompt, tools, pending)
+        """The request's messages; ``ready``: the stored messages and their view, prepared for this prompt."""
+        view = await self._text_messages(system_prompt, tools, pending, ready)
         if self.vision is True and self.workspace is not None:  # the images are read from the workspace
             written = (path for m in view if isinstance(m, ToolResultMessage) for path in m.images)
             await self.on_demand.paths(written)
@@ -93,14 +109,18 @@ class ContextWindow:
         return fit_images(view, self.vision)
 
     async def _text_messages(
-        self, system_prompt: str, tools: Sequence[dict[str, Any]], pending: Pending | None
+        self, system_prompt: str, tools: Sequence[dict[str, Any]], pending: Pending | None, ready: Ready | None
     ) -> list[ChatMessage]:
         fixed = estimate_tokens([SystemMessage(system_prompt)], tools)
         if fixed > PROMPT_MAX_SHARE * self.context_tokens:  # no room for any conversation: a new chat cannot help
             advice = too_small_advice(fixed, self.context_tokens, self.provider.kind)
             raise ProviderError("bad_request", advice, retryable=False)
-        stored = self.journal.context()
-        view = model_view(system_prompt, stored) + ([pending.message] if pending else [])
+        if ready is not None and ready.system_prompt == system_prompt:
+            stored, view = ready.stored, list(ready.view)
+        else:
+            stored = self.journal.context()
+            view = model_view(system_prompt, stored)
+        view += [pending.message] if pending else []
         limit = int(TRIGGER * self.context_tokens)
         used = estimate_tokens(view, tools)
         if used <= limit:

@@ -23,7 +23,7 @@ from typing import Any
 
 from runtime.agent.approvals import Approvals
 from runtime.agent.calls import CallDeps, CallRunner, parse_arguments, unique_call_ids
-from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow, Pending
+from runtime.agent.context import DEFAULT_CONTEXT_TOKENS, ContextWindow, Pending, Ready
 from runtime.agent.gate import Gate
 from runtime.agent.journal import Journal
 from runtime.agent.tool_context import AgentToolContext
@@ -97,14 +97,17 @@ async def run_turn(
     first_calls: tuple[ToolCall, ...] = (),
     resume: Resume | None = None,
     images: tuple[tuple[ImagePart, bytes], ...] = (),
+    ready: Ready | None = None,
 ) -> TurnEndReason:
     """Run one turn for the user's ``text`` (``None`` with ``resume``: the message is already stored).
 
     ``first_calls`` run before the model is asked, as if it had asked for them (``/skill-name``);
-    ``images`` are stored with the message (checked already: ``chat.images.check_attachments``).
+    ``images`` are stored with the message (checked already: ``chat.images.check_attachments``);
+    ``ready``: the first request's parts, prepared before Send for this prompt (``conversation.prepared``).
     """
     turn = _Turn(deps, turn_id, text, system_prompt, first_calls, resume)
     turn.images = images
+    turn.ready = ready if not (first_calls or resume or images) else None
     return await turn.run()
 
 
@@ -127,6 +130,7 @@ class _Turn:
         self.partial: list[str] = []
         self.partial_reasoning: list[str] = []
         self.images: tuple[tuple[ImagePart, bytes], ...] = ()
+        self.ready: Ready | None = None  # the first request's parts, prepared before Send
         self.storing: asyncio.Future[None] | None = None  # the user's message, stored while its request travels
         self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
         self.window = ContextWindow(
@@ -208,8 +212,9 @@ class _Turn:
 
     async def _stream_round(self) -> Finished:
         deps = self.deps
-        tools = deps.tools.openai_tools(deps.context.workspace)
-        messages = await self._request_messages(tools)
+        ready, self.ready = self.ready, None  # the first round's only
+        tools = ready.tools if ready is not None else deps.tools.openai_tools(deps.context.workspace)
+        messages = await self._request_messages(tools, ready)
         finished: Finished | None = None
         async for event in deps.provider.stream_chat(messages, tools, deps.model):
             match event:
@@ -240,14 +245,14 @@ class _Turn:
             raise ProviderError("provider_error", "The model's response ended without finishing. Try again.")
         return finished
 
-    async def _request_messages(self, tools: list[dict[str, Any]]) -> list[ChatMessage]:
+    async def _request_messages(self, tools: list[dict[str, Any]], ready: Ready | None) -> list[ChatMessage]:
         """The round's messages. The user's new message goes out before it is stored: the store (a few ms
         of SQLite writes) runs while the request travels, once this turn waits for the provider's answer.
         Every later step of the turn waits for it (``_user_stored``), so the stored order stays the same."""
         pending = None
         if self.text is not None:
             pending = Pending(UserMessage(self.text, tuple(part for part, _ in self.images)), self._store_user)
-        messages = await self.window.messages(self.system_prompt, tools, pending)
+        messages = await self.window.messages(self.system_prompt, tools, pending, ready)
         if self.text is not None:
             self.storing = asyncio.ensure_future(self._store_user())
         return messages

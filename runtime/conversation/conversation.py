@@ -30,7 +30,7 @@ from runtime.host.codec import Message
 from runtime.host.constants import PROTOCOL_VERSION
 from runtime.host.http import HttpClient
 from runtime.host.messages import Config, Error, Event, HostMessage
-from runtime.host.rpc import Rpc
+from runtime.host.rpc import RESPONSE_TYPES, Rpc
 from runtime.host.transport import Transport
 from runtime.host.validate import BadMessage, parse_host_message
 from runtime.host.workspace_fetch import CAPABILITY, OnDemand
@@ -100,11 +100,13 @@ class Conversation:
         self.context.delegation = self.delegation  # the delegate and task_result tools reach it here
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
+        self.turns.busy = self._busy
         meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, on_demand, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
         self._handshaken = False
         self.on_close: list[Callable[[], None]] = []
+        transport.answers = self._answer
 
     async def run(self) -> None:
         agent = f"tidepool-runtime/{__version__}"
@@ -124,6 +126,18 @@ class Conversation:
     def _open_store(self) -> Store | None:
         return self.state.opened.store if self.state.opened else None
 
+    def _answer(self, raw: Message) -> bool:
+        """An answer to one of the runtime's own requests, checked and handed to it the moment it is decoded
+        (an HTTP chunk of the model's reply goes to the turn without a turn of the message pump); ``False``:
+        anything else, or a bad answer, which the pump handles and reports."""
+        if raw.get("type") not in RESPONSE_TYPES:
+            return False
+        try:
+            message = parse_host_message(raw)
+        except BadMessage:
+            return False
+        return message is not None and self.rpc.dispatch(raw)
+
     def _receive(self, raw: Message) -> bool:
         """Handle one message; ``False`` ends the conversation."""
         try:
@@ -142,7 +156,14 @@ class Conversation:
             self._send_error("handshake_required", f"send hello before {message['type']!r}", raw.get("id"))
             return True
         self._handle(message)
+        if message["type"] != "user_message":
+            self.turns.preparer.soon()  # whatever it changed: the next turn's request is prepared again
         return True
+
+    def _busy(self) -> bool:
+        """A request or the session's opening is under way (the request is prepared after them)."""
+        activation = self.sessions.activation
+        return bool(self.requests.running()) or (activation is not None and not activation.done())
 
     def _handle(self, message: HostMessage) -> None:
         if message["type"] == "config":
@@ -150,7 +171,9 @@ class Conversation:
         elif message["type"] == "user_message":
             text = prompt_turn_text(message["text"], message.get("prompt"))
             text = with_resources(text, message.get("resources"))
-            self.turns.start(text, message.get("turn_id"), message.get("replaces_turn"), message.get("images"))
+            attached = bool(message.get("resources"))
+            images = message.get("images")
+            self.turns.start(text, message.get("turn_id"), message.get("replaces_turn"), images, attached)
         elif message["type"] == "exec_output":
             self.context.live.output(message)
         elif message["type"] == "abort_turn":
@@ -202,6 +225,7 @@ class Conversation:
         self.transport.send(error)
 
     async def _shutdown(self) -> None:
+        self.turns.preparer.close()
         self.state.detach()  # the host went away: the stored turn stays as it was, like after a reload
         running = [self.turns.task, self.sessions.activation, *self.requests.running(), *self.delegation.close()]
         tasks = [t for t in running if t and not t.done()]

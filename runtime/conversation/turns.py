@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runtime.agent.approvals import Approvals
+from runtime.agent.context import Ready
 from runtime.agent.images import ImageRefused, check_attachments
 from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
 from runtime.agent.tool_context import AgentToolContext
 from runtime.agents.gate import narrowed
 from runtime.agents.turn import ProfileMissing, TurnAgent, general, turn_agent
 from runtime.chat.messages import ImagePart, ToolCall
+from runtime.conversation.prepared import Prepared, Preparer, build_ready, workspace_stamp
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
 from runtime.errors import ProviderError
@@ -72,6 +74,14 @@ class TurnRunner:
         self._turn_id: str | None = None
         self._turn_ids = (f"t{n}-{secrets.token_hex(3)}" for n in itertools.count(1))  # unique across restarts
         self._compact_told = False  # the note on the compact prompt was shown (again once it goes away and back)
+        self.busy: Callable[[], bool] = lambda: False  # besides a turn: a request or a session switch runs
+        self.preparer = Preparer(
+            self._request_key,
+            self._prepare_parts,
+            lambda: parts.context.on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES),
+            lambda: self.busy(),
+            lambda: self.running,
+        )
 
     @property
     def running(self) -> bool:
@@ -83,10 +93,16 @@ class TurnRunner:
         return self._turn_id if self.running else None
 
     def start(
-        self, text: str, turn_id: str | None, replaces: str | None = None, images: list[ImageAttachment] | None = None
+        self,
+        text: str,
+        turn_id: str | None,
+        replaces: str | None = None,
+        images: list[ImageAttachment] | None = None,
+        attached: bool = False,
     ) -> None:
         """Start a turn; ``replaces``: the stored turn it replaces with every later one (an edit, a regenerate);
-        ``images``: what the message carries (refused as a whole turn's error when one cannot go)."""
+        ``images``: what the message carries (refused as a whole turn's error when one cannot go); the request
+        prepared before Send is used unless it is an edit, a regenerate or carries attachments (``attached``)."""
         turn_id = turn_id or next(self._turn_ids)
         if self.running:
             self._parts.emit(
@@ -104,7 +120,8 @@ class TurnRunner:
         except ImageRefused as exc:
             self._fail(turn_id, "image_refused", f"{exc} Nothing was sent.")
             return
-        self._launch(turn_id, lambda started: self._run(turn_id, text, started, None, replaces, parts))
+        fresh = bool(replaces or images or attached)
+        self._launch(turn_id, lambda started: self._run(turn_id, text, started, None, replaces, parts, not fresh))
 
     def resume(self, resumable: Resumable) -> None:
         """Go on with a stored turn that waited for approval when the page went away."""
@@ -154,10 +171,42 @@ class TurnRunner:
         part = ProfilePrompt(p.name, p.description, p.prompt, p.skills)
         return plan_prompt(self._parts.workspace, agent.tools, agent.mode, pinned, window, part)
 
-    def _planned(self, turn_id: str, agent: TurnAgent) -> PromptPlan | None:
+    def _request_key(self) -> tuple[object, ...] | None:
+        """Everything a plain turn's first request is built from (``conversation.prepared``); None: no session."""
+        opened, journal = self._state.opened, self._state.journal
+        if opened is None or journal is None:
+            return None
+        tools = self._parts.tools
+        providers = self._providers
+        return (
+            journal,
+            opened.store,
+            opened.store.changes,
+            self._configuration.settings,
+            providers.context_tokens(),
+            providers.vision(),
+            tools.version,
+            workspace_stamp(self._parts.workspace),
+        )
+
+    def _prepared(self, use: bool, text: str | None) -> Prepared | None:
+        """The request prepared before Send, when this turn may use it and it is current (else dropped)."""
+        if not use or text is None or text.startswith("/"):  # a /skill turn runs its call first
+            self.preparer.drop()
+            return None
+        return self.preparer.take()
+
+    def _prepare_parts(self) -> tuple[PromptPlan, Ready] | None:
+        journal = self._state.journal
+        if journal is None:
+            return None
+        plan = self.prompt_plan()
+        return plan, build_ready(plan, journal.context(), self._parts.workspace)
+
+    def _planned(self, turn_id: str, agent: TurnAgent, prepared: PromptPlan | None = None) -> PromptPlan | None:
         """This turn's plan, the note when the compact prompt comes into use; None: the turn failed."""
         try:
-            plan = self.prompt_plan(agent)
+            plan = prepared or self.prompt_plan(agent)
         except Exception as exc:
             log.exception("rendering the system prompt failed")
             self._fail(turn_id, "internal", f"The system prompt could not be built: {exc}. Reload the page.")
@@ -172,6 +221,7 @@ class TurnRunner:
         self._turn_id = turn_id
         self.task = asyncio.ensure_future(work(started))
         self.task.add_done_callback(lambda task: self._done(task, turn_id, started))
+        self.task.add_done_callback(lambda _: self.preparer.soon())  # the next turn's request
 
     async def _run(
         self,
@@ -181,6 +231,7 @@ class TurnRunner:
         resume: Resume | None = None,
         replaces: str | None = None,
         images: tuple[tuple[ImagePart, bytes], ...] = (),
+        use_prepared: bool = False,
     ) -> None:
         started.append(True)
         await self._session_ready()
@@ -204,7 +255,8 @@ class TurnRunner:
         except ProfileMissing as exc:
             self._fail(turn_id, "agent_missing", str(exc))
             return
-        plan = self._planned(turn_id, agent)
+        prepared = self._prepared(use_prepared, text)
+        plan = self._planned(turn_id, agent, prepared.plan if prepared else None)
         if plan is None:
             return
         parts = self._parts
@@ -229,7 +281,8 @@ class TurnRunner:
         first = (ToolCall(f"slash_{turn_id}", "activate_skill", json.dumps({"name": slash})),) if slash else ()
         if replaces:  # an edit or a regenerate: that turn and the later ones become an earlier branch
             supersede_turn(journal, replaces)
-        await run_turn(deps, turn_id, text, plan.text, first, resume, images)
+        ready = prepared.ready if prepared and not first else None
+        await run_turn(deps, turn_id, text, plan.text, first, resume, images, ready)
 
     def _fail(self, turn_id: str, code: str, message: str) -> None:
         """A turn that could not start: still a whole turn for the UI (started, error, finished)."""

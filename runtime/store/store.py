@@ -106,6 +106,12 @@ class Store(
     def latest_schema_version(self) -> int:
         return SCHEMA_VERSION
 
+    @property
+    def changes(self) -> int:
+        """Rows inserted, changed or deleted through this store since it opened (SQLite's ``total_changes``):
+        equal counts, nothing written in between."""
+        return self._db.conn.total_changes
+
     def close(self) -> None:
         self._db.close()
 

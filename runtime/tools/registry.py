@@ -28,6 +28,7 @@ class UnknownTool(KeyError):
 class Registry:
     def __init__(self, tools: Iterable[ToolDefinition] = ()) -> None:
         self._tools: dict[str, ToolDefinition] = {}
+        self.version = 0  # counts every change (a prepared request is built for one version)
         for t in tools:
             self.register(t)
 
@@ -35,11 +36,13 @@ class Registry:
         if definition.name in self._tools:
             raise ValueError(f"tool {definition.name!r} is registered twice")
         self._tools[definition.name] = definition
+        self.version += 1
         return definition
 
     def unregister(self, name: str) -> None:
         """Take a tool out (a tool server's tools when it goes down or is removed: tools/mcp.py)."""
-        self._tools.pop(name, None)
+        if self._tools.pop(name, None) is not None:
+            self.version += 1
 
     def get(self, name: str) -> ToolDefinition:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from playwright.sync_api import Browser
 
 from .common import READY_WATCH, Contexts, Row, Samples, boot_ready_ms, configure, snapshot_stored, wait_idle
+from .tools import TimedFakeLLM
 
 BARE_LOAD = """
 async (origin) => {
@@ -37,7 +38,7 @@ async (text) => {
       const all = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
       if (all.length > before && all[all.length - 1].textContent.trim().length > 0) {
         observer.disconnect();
-        resolve(performance.now() - t0);
+        resolve([performance.now() - t0, performance.timeOrigin + t0]);
       }
     };
     const observer = new MutationObserver(check);
@@ -47,7 +48,7 @@ async (text) => {
 """
 
 FIRST_TOKEN_FETCH = """
-async ([url, model]) => {
+async ([url, model, wall]) => {
   const t0 = performance.now();
   const response = await fetch(url, {
     method: "POST",
@@ -65,7 +66,10 @@ async ([url, model]) => {
       if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
       try {
         const delta = JSON.parse(line.slice(6)).choices?.[0]?.delta;
-        if (delta && delta.content) { reader.cancel(); return performance.now() - t0; }
+        if (delta && delta.content) {
+          reader.cancel();
+          return wall ? [performance.now() - t0, performance.timeOrigin + t0] : performance.now() - t0;
+        }
       } catch { /* an event split across reads: wait for the rest */ }
     }
   }
@@ -105,7 +109,23 @@ def measure_boot(browser: Browser, base: str, runs: int) -> list[Row]:
                 "median", "≤ 0.35 ×", note="" if unknown else f"{from_snapshot} of {runs} from the snapshot")]
 
 
-def measure_first_token(contexts: Contexts, base: str, fake_base: str, runs: int) -> list[Row]:
+def _hops(timed: list[float], at_fake: float) -> tuple[float, float]:
+    """(start → the request at the fake, the fake's reply → the first text at the page), ms; page and fake
+    clocks are both the wall clock (performance.timeOrigin + now(), time.time())."""
+    ms, wall0 = timed
+    return at_fake * 1000 - wall0, wall0 + ms - at_fake * 1000
+
+
+def _hops_note(direct: list[tuple[float, float]], frames: list[tuple[float, float]]) -> str:
+    def median(values: list[float]) -> float:
+        return Samples(values).stat("median")
+
+    return (f"hops (median): to the provider {median([h[0] for h in frames]):.1f} ms "
+            f"(direct {median([h[0] for h in direct]):.1f}), its reply to the page "
+            f"{median([h[1] for h in frames]):.1f} ms (direct {median([h[1] for h in direct]):.1f})")
+
+
+def measure_first_token(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
     ctx = contexts()
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
@@ -114,13 +134,22 @@ def measure_first_token(contexts: Contexts, base: str, fake_base: str, runs: int
     model = configure(page, fake_base)
     direct: list[float] = []
     frames: list[float] = []
+    hops: tuple[list[tuple[float, float]], list[tuple[float, float]]] = ([], [])
     url = fake_base + "/api/v1/chat/completions"
     for i in range(runs):
-        direct.append(float(page.evaluate(FIRST_TOKEN_FETCH, [url, model])))
-        frames.append(float(page.evaluate(FIRST_TOKEN_UI, f"bench {i}")))
+        for script, arg, said, into, hop in ((FIRST_TOKEN_FETCH, [url, model, True], "hi", direct, hops[0]),
+                                             (FIRST_TOKEN_UI, f"bench {i}", f"bench {i}", frames, hops[1])):
+            mark = len(fake.streams)
+            timed = page.evaluate(script, arg)
+            into.append(float(timed[0]))
+            page.wait_for_timeout(50)  # the fake notes a stream once it is written
+            answered = [s for s in fake.streams[mark:] if s.last == said]
+            if answered:
+                hop.append(_hops(timed, answered[0].wall))
         wait_idle(page, 30_000)
     ctx.close()
     d, f = Samples(direct), Samples(frames)
     extra = f.stat("median") - d.stat("median")
     return [Row("time to first token (Send → first text in the page)", "direct `fetch` of the same stream",
-                d, f, "median", "≤ +5 ms", ratio_text=f"+{extra:.1f} ms ({f.stat('median') / d.stat('median'):.2f} ×)")]
+                d, f, "median", "≤ +5 ms", ratio_text=f"+{extra:.1f} ms ({f.stat('median') / d.stat('median'):.2f} ×)",
+                note=_hops_note(*hops) if hops[0] and hops[1] else "")]

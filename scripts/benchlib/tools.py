@@ -30,6 +30,8 @@ class Streamed:
     start: float  # time.monotonic() when the reply began (the request fully read)
     end: float  # when its last byte was written
     kind: str  # the scripted reply's kind ("text", "tool_call", …)
+    wall: float = 0.0  # time.time() at start: set against the page's clock (performance.timeOrigin + now())
+    last: str = ""  # the request's last message's text (which Send or fetch it answers)
 
 
 class TimedFakeLLM(FakeLLM):
@@ -41,10 +43,19 @@ class TimedFakeLLM(FakeLLM):
 
     async def _stream(self, request: web.Request, reply: Reply, maker: ChunkMaker,
                       usage: dict[str, Any] | None) -> web.StreamResponse:
-        start = time.monotonic()
+        start, wall = time.monotonic(), time.time()
         response = await super()._stream(request, reply, maker, usage)
-        self.streams.append(Streamed(start, time.monotonic(), reply.kind))
+        self.streams.append(Streamed(start, time.monotonic(), reply.kind, wall, await _last_text(request)))
         return response
+
+
+async def _last_text(request: web.Request) -> str:
+    try:
+        messages = (await request.json()).get("messages") or [{}]  # the body was read already: kept
+        content = messages[-1].get("content")
+    except (ValueError, AttributeError):
+        return ""
+    return content if isinstance(content, str) else ""
 
 
 def _gap_after_tool_call(streams: list[Streamed]) -> float | None:

@@ -162,3 +162,23 @@ def test_approved_edit_shows_removed_and_added_lines_and_the_open_file_follows(w
     card.get_by_test_id("approval-allow").click()
     expect(card).to_have_attribute("data-status", "ok", timeout=REPLY_TIMEOUT_MS)
     expect(viewer).to_have_text("step one\nstep 2, revised\n")  # the open file refreshed by itself
+
+
+def test_a_file_written_from_the_panel_reaches_the_next_request(ws: App, fake: FakeLLM) -> None:
+    """The next turn's request is prepared while the runtime is idle; the panel writes into the runtime's
+    file system from the worker, past Python, and the prepared request must not go out without it (even
+    a rewrite of the same size)."""
+    page = ws.page
+    for rule, reply in (("Answer like a pirate.", "Arr."), ("Answer like a parrot.", "Squawk.")):
+        fake.script([Reply.text(reply)])
+        send(page, "Hello")
+        expect(last_message(page, "assistant")).to_have_text(reply, timeout=REPLY_TIMEOUT_MS)
+        wait_ready(page)
+        page.wait_for_timeout(300)  # idle: the next request is prepared
+        upload(page, {"AGENTS.md": rule.encode()})
+        fake.script([Reply.text("Noted.")])
+        send(page, "Again")
+        expect(last_message(page, "assistant")).to_have_text("Noted.", timeout=REPLY_TIMEOUT_MS)
+        system = fake.requests_to("/api/v1/chat/completions")[-1].json()["messages"][0]["content"]
+        assert rule in system
+        wait_ready(page)

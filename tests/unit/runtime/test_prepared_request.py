@@ -1,0 +1,129 @@
+"""The next turn's request prepared before Send (``runtime.conversation.prepared``), through a real session
+over frames: a turn sent with the prepared part sends byte for byte what a turn built afresh sends, and a
+change to any input of the request (the stored conversation, a memory, the settings, the workspace's map,
+AGENTS.md, a skill, the tools, the session) throws it away, so the turn after the change sees the change."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from runtime.chat.messages import SystemMessage
+from runtime.providers.openai_compat import build_request
+from runtime.tools.base import tool
+from tests.support.rigs import StateRig
+from tests.support.scripted import says
+
+
+def _turns(rig: StateRig):  # type: ignore[no-untyped-def]
+    assert rig.conversation is not None
+    return rig.conversation.turns
+
+
+def _body(rig: StateRig) -> bytes:
+    messages, tools, model = rig.provider.calls[-1]
+    return json.dumps(build_request(messages, tools, model)).encode()
+
+
+async def _prepared(rig: StateRig) -> None:
+    await asyncio.sleep(0.2)  # the runtime prepares on its own once idle
+    assert await _turns(rig).preparer.prepare() is not None
+    assert _turns(rig).preparer.current()
+
+
+async def _start(tmp_path: Path, name: str) -> StateRig:
+    workspace = tmp_path / name / "ws"
+    workspace.mkdir(parents=True)
+    (workspace / "notes.md").write_text("hello")
+    rig = await StateRig(workspace, tmp_path / name / "state").start()
+    rig.provider.rounds = [says("Sure.")]
+    return rig
+
+
+async def test_the_prepared_request_is_what_a_fresh_build_sends(tmp_path: Path) -> None:
+    prepared, fresh = await _start(tmp_path, "a"), await _start(tmp_path, "b")
+    try:
+        for rig in (prepared, fresh):
+            await rig.turn("What is in notes.md?", "t1")
+            await _prepared(rig)
+        _turns(fresh).preparer.drop()  # this one builds the request as a turn always did
+        used = [_turns(rig).preparer.used for rig in (prepared, fresh)]
+        for rig in (prepared, fresh):
+            await rig.turn("And then?", "t2")
+        assert [_turns(rig).preparer.used for rig in (prepared, fresh)] == [used[0] + 1, used[1]]
+        assert len(prepared.provider.calls[-1][0]) == 4  # system, the first exchange, the new message
+        assert _body(prepared) == _body(fresh)
+    finally:
+        await prepared.stop()
+        await fresh.stop()
+
+
+@tool("read")
+def extra_tool(key: str) -> str:
+    """Another tool."""
+    return key
+
+
+def _changes(rig: StateRig) -> dict[str, Callable[[], Awaitable[object]]]:
+    ws = rig.workspace
+    conversation = rig.conversation
+    assert conversation is not None
+
+    async def write(path: str, text: str) -> None:
+        (ws / path).parent.mkdir(parents=True, exist_ok=True)
+        (ws / path).write_text(text)
+
+    async def config(mode: str) -> None:
+        rig.host.send(
+            {
+                "type": "config",
+                "provider": {"kind": "scripted", "base_url": "", "has_key": False},
+                "model": "scripted/model",
+                "permission_mode": mode,
+            }
+        )
+        await rig.host.wait_for(lambda: conversation.configuration.settings.permission_mode == mode)
+
+    async def register() -> None:
+        conversation.tools.register(extra_tool)
+
+    skill = "---\nname: tidy\ndescription: Tidy the notes.\n---\nTidy them.\n"
+    return {
+        "a stored message": lambda: rig.turn("Another question", "t9"),
+        "a pinned memory": lambda: rig.result("memory_save", text="The user likes tea.", pinned=True),
+        "the permission mode": lambda: config("auto-edit"),
+        "a new file in the map": lambda: write("todo.txt", "x"),
+        "AGENTS.md written": lambda: write("AGENTS.md", "Answer in French."),
+        "AGENTS.md rewritten, same size": lambda: write("AGENTS.md", "Answer in German"),
+        "a skill installed": lambda: write(".agents/skills/tidy/SKILL.md", skill),
+        "a tool registered": register,
+        "a new session": lambda: rig.result("session_new"),
+    }
+
+
+async def test_each_input_of_the_request_invalidates_it(rig: StateRig) -> None:
+    rig.provider.rounds = [says("Fine.")]
+    (rig.workspace / "AGENTS.md").write_text("Answer in English")
+    for what, change in _changes(rig).items():
+        await _prepared(rig)
+        await asyncio.sleep(0.01)  # a rewrite of the same size is told apart by its time
+        await change()
+        assert not _turns(rig).preparer.current(), f"{what} did not invalidate the prepared request"
+
+
+async def test_a_turn_after_a_change_sends_the_change(rig: StateRig) -> None:
+    rig.provider.rounds = [says("Fine.")]
+    await rig.turn("Hello", "t1")
+    await _prepared(rig)
+    (rig.workspace / "AGENTS.md").write_text("Always answer in haiku.")
+    used = _turns(rig).preparer.used
+    await rig.turn("Hello again", "t2")
+    assert _turns(rig).preparer.used == used  # out of date: built afresh
+    system = rig.provider.calls[-1][0][0]
+    assert isinstance(system, SystemMessage) and "Always answer in haiku." in system.content
+    used = _turns(rig).preparer.used
+    await _prepared(rig)  # prepared again after the turn: used by the next one
+    await rig.turn("And once more", "t3")
+    assert _turns(rig).preparer.used == used + 1

@@ -22,7 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+# scripts/ after site-packages (not first, where Python puts a script's folder): scripts/mcp/ must not shadow
+# the MCP SDK's `mcp` package that scripts/mcp/python_server.py imports.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "scripts"] + [str(ROOT / "scripts")]
 
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402

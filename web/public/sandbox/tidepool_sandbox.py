@@ -13,7 +13,9 @@ Before that, when the run lists packages, the worker calls ``install(packages_js
 host_fetch)``, which installs them with micropip and answers ``{"error": null | {"kind": "install",
 "message": ...}}``; micropip's downloads go to ``host_fetch`` (the host fetches them through the app's
 proxy; the sandbox's own policy lets it reach no index). ``setup(proxy)`` runs once when the sandbox
-starts: it imports micropip and lets pyodide-http patch ``urllib`` (and ``requests``, once installed).
+starts: it lets pyodide-http patch ``urllib`` (and ``requests``, once installed). micropip is imported
+by the first install (or the code's own ``import micropip``), not at start: importing it was the largest
+part of a sandbox's start after Pyodide itself.
 Their requests go to the app's proxy (``proxy``: its URL, for a sandbox approved for the network) or
 fail at once with a clear message (``proxy`` empty: the run has no network).
 
@@ -233,17 +235,13 @@ def patch_http(requests_only: bool = False) -> None:
 
 
 def setup(proxy: str = "") -> None:
-    """Once per sandbox, before it is ready: import micropip (so ``import micropip`` is instant) and patch HTTP.
+    """Once per sandbox, before it is ready: patch HTTP (micropip is imported when a run installs).
 
     ``proxy``: the URL of the app's /api/proxy (with its ``grant``) when this sandbox is for runs approved
     for the network.
     """
     global _proxy_url
     _proxy_url = str(proxy or "")
-    try:
-        import micropip  # type: ignore[import-not-found]  # noqa: F401  # only in the sandbox
-    except ImportError:
-        print("[sandbox] micropip is not available", file=sys.stderr)
     patch_http()
 
 

@@ -22,7 +22,7 @@ import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
 import { pyodideEntry, type Feed } from "./python-entry";
 import { cacheSnapshotStore, checkSnapshot, snapshotKey } from "./snapshot";
-import { fetchManifest, fetchWheels, installWheels, type Manifest } from "./wheels";
+import { fetchManifest, fetchWheels, installWheels, unpackLater, type Manifest } from "./wheels";
 
 interface WorkerScope {
   postMessage(message: WorkerToMain): void;
@@ -237,8 +237,16 @@ async function boot(): Promise<void> {
     progress("fetch-manifest");
     const manifest = await manifestPromise;
     step = "install-wheels";
-    // From a snapshot the modules are in memory but Pyodide's file system is new: unpack again.
-    await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
+    // From a snapshot the modules are in memory but Pyodide's file system is new: the wheels are unpacked
+    // again right after `ready` (or at the first import the snapshot cannot answer, see defer_wheels).
+    let unpack: (() => void) | null = null;
+    if (mode === "from-snapshot") {
+      progress("install-wheels");
+      unpack = await unpackLater(pyodide, manifest, await wheelsPromise);
+      pyodideEntry(pyodide).defer_wheels(unpack);
+    } else {
+      await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
+    }
     if (mode === "from-snapshot") log("info", "booted Python from the stored snapshot");
     post({
       type: "python_boot",
@@ -253,7 +261,13 @@ async function boot(): Promise<void> {
     step = "handshake";
     progress("handshake");
     await adapter.whenReady(HANDSHAKE_TIMEOUT_MS);
-    log("info", `boot (${mode}): ${stepStarts.join(" ")} ready@${Math.round(performance.now())} ms`);
+    const readyAt = Math.round(performance.now());
+    if (unpack) {
+      unpack(); // before any later Python task or message from the page runs
+      pyodideEntry(pyodide).wheels_unpacked();
+    }
+    const after = unpack ? ` wheels-unpacked@${Math.round(performance.now())}` : "";
+    log("info", `boot (${mode}): ${stepStarts.join(" ")} ready@${readyAt}${after} ms`);
     sandbox.warmUp().catch((err: unknown) => {
       post({
         type: "log",

@@ -54,6 +54,31 @@ export async function installWheels(
   progress(1);
 }
 
+/**
+ * Wait for the wheels (fetched and checked) and answer a synchronous unpack of all of them that runs at
+ * most once: a boot from a snapshot unpacks them after `ready`, or at the first import that needs them.
+ */
+export async function unpackLater(
+  pyodide: PyodideAPI,
+  manifest: Manifest,
+  buffers: Promise<ArrayBuffer>[],
+): Promise<() => void> {
+  const extractDir = sitePackages(pyodide);
+  const bytes = await Promise.all(
+    manifest.wheels.map(async (wheel, i) => {
+      const buf = await buffers[i];
+      if (!buf) throw new Error(`missing ${wheel.file}`);
+      return new Uint8Array(buf);
+    }),
+  );
+  let unpacked = false;
+  return () => {
+    if (unpacked) return;
+    unpacked = true;
+    for (const wheel of bytes) pyodide.unpackArchive(wheel, "wheel", { extractDir });
+  };
+}
+
 async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Promise<void> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", buf));
   const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");

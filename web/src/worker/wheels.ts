@@ -54,29 +54,37 @@ export async function installWheels(
   progress(1);
 }
 
-/**
- * Wait for the wheels (fetched and checked) and answer a synchronous unpack of all of them that runs at
- * most once: a boot from a snapshot unpacks them after `ready`, or at the first import that needs them.
- */
+/** The wheels of a boot from a snapshot, unpacked after `ready`: one at a time, or all at once. */
+export interface LaterWheels {
+  /** Unpack the next wheel; false when none is left. */
+  next(): boolean;
+  /** Unpack every wheel not yet unpacked (synchronous: an import is waiting for them). */
+  rest(): void;
+}
+
+/** Wait for the wheels (fetched and checked) and answer their unpacking, for after `ready`. */
 export async function unpackLater(
   pyodide: PyodideAPI,
   manifest: Manifest,
   buffers: Promise<ArrayBuffer>[],
-): Promise<() => void> {
+): Promise<LaterWheels> {
   const extractDir = sitePackages(pyodide);
-  const bytes = await Promise.all(
+  const left = await Promise.all(
     manifest.wheels.map(async (wheel, i) => {
       const buf = await buffers[i];
       if (!buf) throw new Error(`missing ${wheel.file}`);
       return new Uint8Array(buf);
     }),
   );
-  let unpacked = false;
-  return () => {
-    if (unpacked) return;
-    unpacked = true;
-    for (const wheel of bytes) pyodide.unpackArchive(wheel, "wheel", { extractDir });
+  const next = (): boolean => {
+    const wheel = left.shift();
+    if (wheel) pyodide.unpackArchive(wheel, "wheel", { extractDir });
+    return left.length > 0;
   };
+  const rest = (): void => {
+    while (left.length > 0) next();
+  };
+  return { next, rest };
 }
 
 async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Promise<void> {

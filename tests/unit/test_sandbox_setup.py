@@ -17,7 +17,9 @@ spec = importlib.util.spec_from_file_location("driver_under_test", sys.argv[1])
 driver = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(driver)
 patched = []
-driver.patch_http = lambda requests_only=False: patched.append("urllib.request" in sys.modules)
+def record(requests_only=False):
+    patched.append(getattr(sys.modules["urllib"], "request", None) is sys.modules.get("urllib.request"))
+driver.patch_http = record
 before = "urllib.request" in sys.modules
 driver.setup("")
 started = {"urllib": "urllib.request" in sys.modules, "micropip": "micropip" in sys.modules, "patched": list(patched)}
@@ -37,6 +39,6 @@ def test_http_is_patched_at_the_first_urllib_import_not_at_start() -> None:
     got = json.loads(done.stdout)
     assert got["before"] is False, "the probe needs a Python that has not imported urllib.request"
     assert got["started"] == {"urllib": False, "micropip": False, "patched": []}
-    assert got["patched"] == [True], "patched once, with urllib.request loaded"
+    assert got["patched"] == [True], "patched once, with urllib.request loaded and bound on urllib"
     assert got["hooks_left"] == 0
     assert got["source"] and got["same"]

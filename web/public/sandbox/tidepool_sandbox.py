@@ -249,6 +249,9 @@ class _PatchedLoader:
 
     def exec_module(self, module: Any) -> None:
         self._loader.exec_module(module)
+        # The import system binds ``urllib.request`` on its package only after this returns; the patch
+        # reaches the module through it.
+        urllib.request = module  # type: ignore[attr-defined]  # what the import system does next anyway
         patch_http()
 
 

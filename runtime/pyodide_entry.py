@@ -4,6 +4,8 @@ imports ``js`` / ``pyodide``. Its functions are typed for TypeScript in ``web/sr
 
     entry.warm_up()          // the snapshot worker, before making a memory snapshot
     entry.check_snapshot()   // right after loading one: raises unless it holds what warm_up imported
+    entry.defer_wheels(unpack)   // from a snapshot: the wheels are unpacked after ready (see there)
+    entry.wheels_unpacked()
     const feed = entry.start((u8) => onRuntimeBytes(u8));
     feed(bytes);             // a Uint8Array of host bytes, in any split
 
@@ -13,6 +15,8 @@ imports ``js`` / ``pyodide``. Its functions are typed for TypeScript in ``web/sr
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.machinery
 import logging
 import sys
 from collections.abc import Callable
@@ -50,6 +54,32 @@ def check_snapshot() -> None:
         raise ImportError(f"the snapshot lacks {missing}")
     if "random" in sys.modules:
         sys.modules["random"].seed()
+
+
+class _UnpackFirst:
+    """The last finder on ``sys.meta_path`` while the wheels wait to be unpacked: an import nothing else
+    found unpacks them (``unpack``, synchronous JavaScript) and looks again."""
+
+    def __init__(self, unpack: Callable[[], object]) -> None:
+        self._unpack = unpack
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        self._unpack()
+        wheels_unpacked()  # takes this finder off sys.meta_path
+        return importlib.machinery.PathFinder.find_spec(fullname, path, target)
+
+
+def defer_wheels(unpack: Callable[[], object]) -> None:
+    """From a snapshot the runtime's modules are already in memory, so its wheels need not be on the file
+    system before ``ready``: the worker unpacks them right after it (``unpack`` then ``wheels_unpacked``).
+    Until then an import of anything the snapshot lacks unpacks them first (``_UnpackFirst``)."""
+    sys.meta_path.append(_UnpackFirst(unpack))
+
+
+def wheels_unpacked() -> None:
+    """The wheels are in site-packages: stop waiting for them and forget what the finders cached."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _UnpackFirst)]
+    importlib.invalidate_caches()
 
 
 def start(write: Any, workspace: str = "/workspace") -> Callable[[Any], None]:

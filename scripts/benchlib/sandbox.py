@@ -2,6 +2,10 @@
 
 web/src/sandbox/runner.ts is bundled with esbuild (as tests/e2e/test_sandbox.py does) and evaluated in
 the booted app's page, so the served CSP applies. Baseline: a bare cold `loadPyodide()` in a worker.
+
+The cold starts are timed once the page has settled: right after `ready` the app boots two more Pyodides
+of its own (the agent worker's warm sandbox, then the snapshot maker), and on 2 cores a sandbox started
+then measures that contention, not its own start.
 """
 
 from __future__ import annotations
@@ -11,11 +15,12 @@ import subprocess
 from playwright.sync_api import Browser
 
 from .boot import bare_load_ms
-from .common import READY_WATCH, ROOT, Row, Samples, boot_ready_ms
+from .common import READY_WATCH, ROOT, Row, Samples, boot_ready_ms, snapshot_stored
 
 RUNNER = ROOT / "web" / "src" / "sandbox" / "runner.ts"
 ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"
 LIMIT_MS = 120_000
+SETTLE_MS = 3_000  # after the snapshot is stored (the app's own warm sandbox boots before it)
 
 INSTALL = """
 globalThis.__bounded = (promise, ms) => Promise.race([
@@ -30,8 +35,10 @@ async ([fresh, limit]) => {
   const runner = fresh ? new TidepoolSandbox.SandboxRunner(location.origin) : __warm;
   const t0 = performance.now();
   const result = await __bounded(runner.run({ code: "pass", files: {}, timeout_s: 30 }), limit);
+  const ms = performance.now() - t0;
+  if (fresh) runner.dispose(); // else its replacement sandbox would boot beside the next cold start
   if (!result.ok) throw new Error(JSON.stringify(result).slice(0, 500));
-  return performance.now() - t0;
+  return ms;
 }
 """
 
@@ -47,6 +54,8 @@ def measure_sandbox(browser: Browser, base: str, runs: int) -> list[Row]:
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
     boot_ready_ms(page, base)
+    settled = snapshot_stored(page)
+    page.wait_for_timeout(SETTLE_MS)
     page.evaluate(bundle() + INSTALL)
     cold = [float(page.evaluate(TIME_RUN, [True, LIMIT_MS])) for _ in range(runs)]
     page.evaluate(TIME_RUN, [False, LIMIT_MS])  # start the warm runner
@@ -54,5 +63,6 @@ def measure_sandbox(browser: Browser, base: str, runs: int) -> list[Row]:
     ctx.close()
     baseline = Samples(bare)
     return [Row("sandbox cold start + `run_python(\"pass\")`", "bare cold `loadPyodide()`", baseline,
-                Samples(cold), "median", "—"),
+                Samples(cold), "median", "≤ 0.7 ×",
+                "page settled (snapshot stored)" if settled else "the app stored no snapshot: timed without waiting"),
             Row("sandbox warm `run_python(\"pass\")`", "—", None, Samples(warm), "median", "—")]

@@ -23,8 +23,8 @@
 // run_python code the app's IndexedDB; there the sandbox refuses to start (`refused`) and nothing runs.
 //
 // At init the wheels listed in /wheels/sandbox/manifest.json (micropip, packaging, pyodide-http) are
-// unpacked offline from the app's origin, then the driver's `setup()` imports micropip and patches
-// urllib/requests with pyodide-http (~0.25 s, while the sandbox warms up in the background).
+// unpacked offline from the app's origin, then the driver's `setup()` arranges for pyodide-http to patch
+// urllib when code first imports it (micropip is imported by the first install, not on the way to `ready`).
 // A run that lists packages installs them first; a failed install answers error {kind: "install"}.
 // The manifest's `on_import` groups (pygal and its dependencies) are unpacked, from the same folder and
 // offline, before the first run whose code imports one of their modules (read by the driver's `imports`).

@@ -13,7 +13,9 @@ Before that, when the run lists packages, the worker calls ``install(packages_js
 host_fetch)``, which installs them with micropip and answers ``{"error": null | {"kind": "install",
 "message": ...}}``; micropip's downloads go to ``host_fetch`` (the host fetches them through the app's
 proxy; the sandbox's own policy lets it reach no index). ``setup(proxy)`` runs once when the sandbox
-starts: it imports micropip and lets pyodide-http patch ``urllib`` (and ``requests``, once installed).
+starts: pyodide-http patches ``urllib`` when code first imports ``urllib.request`` (and ``requests``
+once installed). micropip is imported by the first install (or the code's own ``import micropip``): the
+two imports were the largest part of a sandbox's start after Pyodide itself, and most runs need neither.
 Their requests go to the app's proxy (``proxy``: its URL, for a sandbox approved for the network) or
 fail at once with a clear message (``proxy`` empty: the run has no network).
 
@@ -32,6 +34,7 @@ import binascii
 import builtins
 import contextlib
 import hashlib
+import importlib.util
 import inspect
 import json
 import linecache
@@ -232,19 +235,54 @@ def patch_http(requests_only: bool = False) -> None:
             module.send = proxied(_core.send)
 
 
+class _PatchedLoader:
+    """Loads ``urllib.request`` with its own loader, then patches HTTP (``patch_http``); the rest is theirs."""
+
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def __getattr__(self, name: str) -> Any:  # get_source, is_package, …: the real loader's
+        return getattr(self._loader, name)
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self._loader.exec_module(module)
+        # The import system binds ``urllib.request`` on its package only after this returns; the patch
+        # reaches the module through it.
+        urllib.request = module  # type: ignore[attr-defined]  # what the import system does next anyway
+        patch_http()
+
+
+class _PatchOnImport:
+    """First on ``sys.meta_path`` until code imports ``urllib.request``: that import is patched as it loads,
+    so a sandbox whose code never uses urllib does not import pyodide-http (and urllib, http.client and
+    email with it) on its way to ``ready``."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "urllib.request":
+            return None
+        sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _PatchedLoader(spec.loader)
+        return spec
+
+
 def setup(proxy: str = "") -> None:
-    """Once per sandbox, before it is ready: import micropip (so ``import micropip`` is instant) and patch HTTP.
+    """Once per sandbox, before it is ready: HTTP is patched when code first imports ``urllib.request``
+    (micropip is imported when a run installs).
 
     ``proxy``: the URL of the app's /api/proxy (with its ``grant``) when this sandbox is for runs approved
     for the network.
     """
     global _proxy_url
     _proxy_url = str(proxy or "")
-    try:
-        import micropip  # type: ignore[import-not-found]  # noqa: F401  # only in the sandbox
-    except ImportError:
-        print("[sandbox] micropip is not available", file=sys.stderr)
-    patch_http()
+    if "urllib.request" in sys.modules:
+        patch_http()
+    else:
+        sys.meta_path.insert(0, _PatchOnImport())
 
 
 def string_list(text: str) -> list[str] | None:

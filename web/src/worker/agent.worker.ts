@@ -22,7 +22,7 @@ import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
 import { pyodideEntry, type Feed } from "./python-entry";
 import { cacheSnapshotStore, checkSnapshot, snapshotKey } from "./snapshot";
-import { fetchManifest, fetchWheels, installWheels, type Manifest } from "./wheels";
+import { fetchManifest, fetchWheels, installWheels, unpackLater, type LaterWheels, type Manifest } from "./wheels";
 
 interface WorkerScope {
   postMessage(message: WorkerToMain): void;
@@ -73,8 +73,12 @@ function feedRuntime(bytes: Uint8Array): void {
 }
 
 const stepStarts: string[] = [];
+/** A point inside a step, for the boot's log line (worker clock, ms). */
+function mark(name: string): void {
+  stepStarts.push(`${name}@${Math.round(performance.now())}`);
+}
 function progress(step: BootStep, fraction = 0): void {
-  if (fraction === 0) stepStarts.push(`${step}@${Math.round(performance.now())}`);
+  if (fraction === 0) mark(step);
   const index = BOOT_STEPS.findIndex((s) => s.step === step);
   const label = BOOT_STEPS[index]?.label ?? step;
   post({ type: "boot_progress", step, index, total: BOOT_STEPS.length, label, fraction });
@@ -111,9 +115,11 @@ async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
   const stored = key && snapshots ? await snapshots.load(key).catch(dropped) : null;
   if (key && stored) {
     try {
+      mark("snapshot-read");
       const check = checkSnapshot(stored);
       if (!check.ok) throw new Error(check.reason);
       const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _loadSnapshot: stored });
+      mark("snapshot-restored");
       // A heap that loads but lacks the runtime's modules is no use: the entry checks before it is trusted.
       pyodideEntry(pyodide).check_snapshot();
       return { pyodide: withStdio(pyodide), mode: "from-snapshot", key };
@@ -237,8 +243,17 @@ async function boot(): Promise<void> {
     progress("fetch-manifest");
     const manifest = await manifestPromise;
     step = "install-wheels";
-    // From a snapshot the modules are in memory but Pyodide's file system is new: unpack again.
-    await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
+    // From a snapshot the modules are in memory but Pyodide's file system is new: the wheels are unpacked
+    // again right after `ready` (or at the first import the snapshot cannot answer, see defer_wheels).
+    let later: LaterWheels | null = null;
+    if (mode === "from-snapshot") {
+      progress("install-wheels");
+      later = await unpackLater(pyodide, manifest, await wheelsPromise);
+      const wheels = later;
+      pyodideEntry(pyodide).defer_wheels(() => wheels.rest());
+    } else {
+      await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
+    }
     if (mode === "from-snapshot") log("info", "booted Python from the stored snapshot");
     post({
       type: "python_boot",
@@ -253,7 +268,9 @@ async function boot(): Promise<void> {
     step = "handshake";
     progress("handshake");
     await adapter.whenReady(HANDSHAKE_TIMEOUT_MS);
-    log("info", `boot (${mode}): ${stepStarts.join(" ")} ready@${Math.round(performance.now())} ms`);
+    const line = `boot (${mode}): ${stepStarts.join(" ")} ready@${Math.round(performance.now())}`;
+    if (later) unpackAfterReady(pyodide, later, line);
+    else log("info", `${line} ms`);
     sandbox.warmUp().catch((err: unknown) => {
       post({
         type: "log",
@@ -268,6 +285,26 @@ async function boot(): Promise<void> {
     if (loaded?.mode === "from-snapshot" && loaded.key) await snapshots?.drop(loaded.key).catch(() => undefined);
     post({ type: "boot_failed", step, message: cleanTraceback(message) });
   }
+}
+
+/**
+ * One wheel per task after `ready`, so a message from the page waits for one wheel at most; an import
+ * that needs them first unpacks the rest at once (`defer_wheels`).
+ */
+function unpackAfterReady(pyodide: PyodideAPI, later: LaterWheels, line: string): void {
+  const step = (): void => {
+    try {
+      if (later.next()) return void setTimeout(step, 0);
+      pyodideEntry(pyodide).wheels_unpacked();
+      log("info", `${line} wheels-unpacked@${Math.round(performance.now())} ms`);
+    } catch (err) {
+      log(
+        "warning",
+        `the wheels could not be unpacked after ready: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  };
+  setTimeout(step, 0);
 }
 
 /** Keep a Python traceback readable: drop Pyodide's internal frames. */

@@ -54,6 +54,39 @@ export async function installWheels(
   progress(1);
 }
 
+/** The wheels of a boot from a snapshot, unpacked after `ready`: one at a time, or all at once. */
+export interface LaterWheels {
+  /** Unpack the next wheel; false when none is left. */
+  next(): boolean;
+  /** Unpack every wheel not yet unpacked (synchronous: an import is waiting for them). */
+  rest(): void;
+}
+
+/** Wait for the wheels (fetched and checked) and answer their unpacking, for after `ready`. */
+export async function unpackLater(
+  pyodide: PyodideAPI,
+  manifest: Manifest,
+  buffers: Promise<ArrayBuffer>[],
+): Promise<LaterWheels> {
+  const extractDir = sitePackages(pyodide);
+  const left = await Promise.all(
+    manifest.wheels.map(async (wheel, i) => {
+      const buf = await buffers[i];
+      if (!buf) throw new Error(`missing ${wheel.file}`);
+      return new Uint8Array(buf);
+    }),
+  );
+  const next = (): boolean => {
+    const wheel = left.shift();
+    if (wheel) pyodide.unpackArchive(wheel, "wheel", { extractDir });
+    return left.length > 0;
+  };
+  const rest = (): void => {
+    while (left.length > 0) next();
+  };
+  return { next, rest };
+}
+
 async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Promise<void> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", buf));
   const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");

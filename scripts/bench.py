@@ -21,6 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# This script's folder holds mcp/, which would shadow the MCP SDK's `mcp` (scripts/mcp/python_server.py imports
+# the SDK): the SDK is imported before that folder is on the path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "scripts"]
+import mcp.types  # noqa: E402
+
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 

@@ -65,6 +65,8 @@ def unsafe_kind(char: str) -> UnsafeKind | None:
 
 def first_unsafe(text: str) -> Unsafe | None:
     """The first character of ``text`` that no name may hold."""
+    if text.isascii() and text.isprintable():  # the usual name, at once: no printable ASCII is unsafe
+        return None
     for char in text:
         kind = unsafe_kind(char)
         if kind is not None:

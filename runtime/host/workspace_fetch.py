@@ -7,7 +7,10 @@ read of a file fetches its bytes), so before code walks or opens workspace paths
 
 * ``path(rel)``: every folder on the way to ``rel``, and ``rel`` itself when it is a folder (read,
   write, edit, move, list one folder);
-* ``tree(rel)``: ``rel`` and everything below it (search, run_python's copy of the workspace, skills);
+* ``tree(rel)``: ``rel`` and everything below it (search, run_python's copy of the workspace, skills),
+  in one round trip (the host lists the folders on the way first). The skills' tree comes with the bytes
+  of the files the catalog reads (``SKILLS_LOAD``), so a catalog of 200 skills costs one request, not
+  one synchronous read per SKILL.md;
 * ``dirs(rels, depth, budget)``: folders ``depth`` levels down, breadth first, stopping once ``budget``
   entries were seen (the system prompt's workspace map).
 
@@ -40,6 +43,8 @@ FETCH_TIMEOUT_S = 120.0
 CAPABILITY = "workspace_fetch"
 SKILLS_DIR = ".agents/skills"
 AGENTS_DIR = ".agents/agents"  # agent profiles (runtime.agents.profiles.PROFILES_DIR)
+# What runtime.skills.catalog reads of the skills' tree: each SKILL.md, state.json, origins.json.
+SKILLS_LOAD = ("SKILL.md", "state.json", "origins.json")
 
 
 @dataclass(frozen=True)
@@ -74,29 +79,39 @@ class OnDemand:
             await self.path(rel)
 
     async def tree(self, rel: str = "") -> None:
-        """``rel`` and everything below it is listed."""
-        await self.path(rel)
-        await self.dirs([_norm(rel)], depth=None)
+        """``rel`` and everything below it is listed (the skills' tree with the bytes the catalog reads)."""
+        parts = _parts(rel)
+        top = "/".join(parts)
+        load = SKILLS_LOAD if top == SKILLS_DIR else ()
+        if await self.dirs([top], depth=None, load=load):  # the host lists the folders on the way first
+            self._done.update(("/".join(parts[:i]), 0, None) for i in range(len(parts) + 1))
 
-    async def dirs(self, rels: list[str], depth: int | None = 0, budget: int | None = None) -> None:
-        """List ``rels`` (workspace-relative folders) and ``depth`` levels below them (None: all)."""
+    async def dirs(
+        self, rels: list[str], depth: int | None = 0, budget: int | None = None, load: tuple[str, ...] = ()
+    ) -> bool:
+        """List ``rels`` (workspace-relative folders) and ``depth`` levels below them (None: all).
+
+        True when the host listed them (now or before)."""
         if not self._enabled() or self._rpc is None:
-            return
+            return False
         wanted = [r for r in dict.fromkeys(_norm(r) for r in rels) if (r, depth, budget) not in self._done]
         if not wanted:
-            return
+            return True
         message: WorkspaceFetch = {"type": "workspace_fetch", "id": self._rpc.new_id(), "dirs": wanted, "depth": depth}
         if budget is not None:
             message["budget"] = budget
+        if load:
+            message["load"] = list(load)
         try:
             reply = await self._rpc.call(message, FETCH_TIMEOUT_S)
         except HostRequestError as exc:
             log.warning("the workspace could not be listed (%s): %s", exc.code, exc.message)
-            return
+            return False
         if reply.get("type") == "reply" and reply.get("ok") is True:
             self._done.update((r, depth, budget) for r in wanted)
-        else:
-            log.warning("the host did not list %s: %s", wanted, reply.get("error") or reply.get("message"))
+            return True
+        log.warning("the host did not list %s: %s", wanted, reply.get("error") or reply.get("message"))
+        return False
 
     async def reach(self, reach: Reach) -> None:
         """What a use needs is listed: a tool call's reach before it runs (and before its preview)."""

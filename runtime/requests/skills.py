@@ -202,12 +202,13 @@ def _origin(params: SkillImportParams) -> "Origin | None":
 async def skills_list(ports: "Ports", params: NoParams) -> SkillList:
     """The installed skills, and the folders that are not skills with why (``skipped``)."""
     await ports.on_demand.tree(SKILLS_TREE)
-    from runtime.skills.catalog import list_skills, skipped_skills
+    from runtime.skills.catalog import read_catalog
 
     tools = _tool_names(ports)
+    installed, skipped = read_catalog(ports.workspace)
     return {
-        "skills": [_listed(tools, s) for s in list_skills(ports.workspace)],
-        "skipped": [cast(SkippedSkill, asdict(s)) for s in skipped_skills(ports.workspace)],
+        "skills": [_listed(tools, s) for s in installed],
+        "skipped": [cast(SkippedSkill, asdict(s)) for s in skipped],
     }
 
 

@@ -68,17 +68,30 @@ class Activation:
 
 def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
     """Every installed skill with a valid SKILL.md, sorted by name; broken ones are logged and left out."""
+    return read_catalog(workspace)[0]
+
+
+def skipped_skills(workspace: Path) -> tuple[SkippedSkill, ...]:
+    """The folders under .agents/skills/ that are not skills, with why, sorted by name."""
+    return read_catalog(workspace)[1]
+
+
+def read_catalog(workspace: Path) -> tuple[tuple[InstalledSkill, ...], tuple[SkippedSkill, ...]]:
+    """The installed skills and the folders that are not skills (with why), in one pass over the folders."""
     root = skills_dir(workspace)
     if not root.is_dir():
-        return ()
+        return (), ()
     disabled = _disabled(workspace)
     origins = read_origins(root)
     out: list[InstalledSkill] = []
+    skipped: list[SkippedSkill] = []
     for folder in sorted(root.iterdir()):
         if folder.name.startswith("."):
             continue
         summary = _summary(folder / SKILL_FILE, folder.name)
         if not isinstance(summary, _Summary):
+            if folder.is_dir():
+                skipped.append(SkippedSkill(folder.name, summary))
             continue
         location = str(SKILLS_DIR / folder.name / SKILL_FILE)
         enabled = folder.name not in disabled
@@ -93,18 +106,7 @@ def list_skills(workspace: Path) -> tuple[InstalledSkill, ...]:
                 origins.get(folder.name),
             )
         )
-    return tuple(out)
-
-
-def skipped_skills(workspace: Path) -> tuple[SkippedSkill, ...]:
-    """The folders under .agents/skills/ that are not skills, with why, sorted by name."""
-    root = skills_dir(workspace)
-    if not root.is_dir():
-        return ()
-    folders = (f for f in sorted(root.iterdir()) if f.is_dir() and not f.name.startswith("."))
-    return tuple(
-        SkippedSkill(f.name, summary) for f in folders if isinstance(summary := _summary(f / SKILL_FILE, f.name), str)
-    )
+    return tuple(out), tuple(skipped)
 
 
 # The catalog is rendered into every turn's system prompt: a SKILL.md is parsed again only when its

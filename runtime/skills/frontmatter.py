@@ -20,6 +20,12 @@ frontmatter is a few KB), and is looked for only that far into the file; it may 
 keys and values in all (composing stops at the first one over) and nest ``MAX_DEPTH`` deep. Past a cap
 the frontmatter is refused (``too-large``) with a message that names the limit; nothing is retried.
 Duplicate keys are found with a set, and the key-by-key reading scans each line once.
+
+Most frontmatter is a few ``key: plain text`` lines, and the catalog reads every SKILL.md after each boot
+(PyYAML in Pyodide spends ~1–2 ms on each). Such a frontmatter is read with a line pattern instead
+(``_plain_fields``): only where YAML would read exactly the text after ``": "`` (no character YAML treats
+specially, no null, no repeated key, no continuation line); anything else goes to YAML.
+tests/unit/skills/test_skills_frontmatter_plain.py checks the two agree.
 """
 
 from __future__ import annotations
@@ -42,6 +48,14 @@ ErrorCode = Literal["unterminated", "syntax", "not-a-mapping", "too-large"]
 _KEY_START = frozenset(" \t\n\r\f\v#:'\"")  # what a top-level key may not start with
 _COMMENT_START = re.compile(r"[ \t]#")  # one match tried per position: linear
 _NULL_TAG = "tag:yaml.org,2002:null"
+# A ``key: text`` line YAML reads as that text: the key and the value start with a letter, digit or "_",
+# hold no ":", "#", tab or line break of YAML's (nor anything YAML refuses: control characters, surrogates,
+# the byte order mark, U+FFFE/U+FFFF), and the value, less trailing spaces, does not end in white space.
+_PLAIN_CHAR = "[^\x00-\x1f\x7f-\x9f:#\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
+# One way to match each line (the value's first character is not a space): linear in its length.
+_PLAIN_LINE = re.compile(f"([A-Za-z0-9_][A-Za-z0-9_.-]*): +([A-Za-z0-9_]{_PLAIN_CHAR}*)")
+_YAML_NULLS = frozenset(("null", "Null", "NULL"))
+_PLAIN_MAX_LINES = 64
 MAX_DEPTH = 32  # nested lists and maps; real frontmatter (hooks:) is 6 deep
 MAX_BYTES = 64 * 1024  # the frontmatter block, UTF-8
 MAX_NODES = 2_000  # keys, values and list items in all; real frontmatter has a few dozen
@@ -173,6 +187,9 @@ def parse(source: str) -> Frontmatter:
     ``not-a-mapping`` when it is not ``key: value`` fields.
     """
     _check_size(source)
+    plain = _plain_fields(source)
+    if plain is not None:
+        return Frontmatter(plain)
     try:
         data = load(source)
     except yaml.YAMLError as exc:
@@ -183,6 +200,25 @@ def parse(source: str) -> Frontmatter:
         kind = "list" if isinstance(data, list) else "line of text"
         raise FrontmatterError("not-a-mapping", f"The frontmatter is a {kind}, not 'key: value' fields.")
     return Frontmatter({_key(k): v for k, v in data.items()})
+
+
+def _plain_fields(source: str) -> dict[str, str] | None:
+    """The fields of a frontmatter of only ``key: plain text`` lines (what YAML would read); None otherwise."""
+    lines = source.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines or len(lines) > _PLAIN_MAX_LINES:
+        return None
+    fields: dict[str, str] = {}
+    for line in lines:
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.group(1), match.group(2).rstrip(" ")
+        if value[-1].isspace() or key in fields or key in _YAML_NULLS or value in _YAML_NULLS:
+            return None
+        fields[key] = value
+    return fields
 
 
 def describe(exc: yaml.YAMLError, *, with_line: bool = True) -> str:

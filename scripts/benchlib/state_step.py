@@ -1,10 +1,12 @@
 """Issue 12: one step's state save vs the database's size, with the state on OPFS page by page.
 
-The state harness worker (`web/tests/harness/state-kill.worker.ts`, op `step`) mounts /state with the
-agent worker's own code (`StateSave.open`: sync access handles on OPFS) and real Pyodide SQLite, grows
-the database to 1, 10 and 50 MB, and times 15 steps at each size: commit one message-sized row, then the
-state save (`StateSave.flush`: flush the handles). It is bundled with esbuild and served, with the built
-app, from a copy of `dist/` (same origin, same headers). Baseline: the 1 MB database; the target is flat.
+The state harness worker (`web/tests/harness/state-kill.worker.ts`, op `step`) mounts three state folders
+with the agent worker's own code (`StateSave.open`: sync access handles on OPFS) and real Pyodide SQLite,
+grows their databases to 1, 10 and 50 MB, and times 45 steps of each, the sizes taking turns (each first
+in turn): commit one message-sized row, then the state save (`StateSave.flush`: flush the handles). Taking
+turns keeps the machine's load, which moves within seconds here, out of the ratios. It is bundled with
+esbuild and served, with the built app, from a copy of `dist/` (same origin, same headers). Baseline: the
+1 MB database; the target is flat.
 """
 
 from __future__ import annotations

@@ -43,8 +43,15 @@ class ListingHost:
 
 
 def list_into(store: Path, workspace: Path, dirs: list[str], depth: int | None) -> None:
-    """The entries of ``dirs`` (and ``depth`` levels below; None: all) copied from ``store`` into ``workspace``;
-    what ``workspace`` holds already stays."""
+    """The entries of ``dirs`` (and ``depth`` levels below; None: all) copied from ``store`` into ``workspace``,
+    the folders on the way to each first (as the adapter lists them); what ``workspace`` holds already stays."""
+    for rel in dirs:
+        parts = [p for p in rel.split("/") if p]
+        _list(store, workspace, ["/".join(parts[:i]) for i in range(len(parts))], 0)
+    _list(store, workspace, dirs, depth)
+
+
+def _list(store: Path, workspace: Path, dirs: list[str], depth: int | None) -> None:
     for rel in dirs:
         source, target = store / rel, workspace / rel
         if not source.is_dir() or not target.is_dir():
@@ -58,4 +65,4 @@ def list_into(store: Path, workspace: Path, dirs: list[str], depth: int | None) 
                 shutil.copyfile(entry, target / entry.name)
         if depth is None or depth > 0:
             children = [f"{rel}/{e.name}".lstrip("/") for e in source.iterdir() if e.is_dir()]
-            list_into(store, workspace, children, None if depth is None else depth - 1)
+            _list(store, workspace, children, None if depth is None else depth - 1)

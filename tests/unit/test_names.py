@@ -84,3 +84,13 @@ def test_a_part_over_255_bytes_is_refused(name: str, refused: bool, tmp_path: Pa
     if refused:
         with pytest.raises(PathRefused, match="over 255 bytes"):
             resolve(tmp_path, name)
+
+
+def test_printable_ascii_is_never_unsafe_and_the_rest_of_ascii_is_still_found() -> None:
+    from runtime.names import first_unsafe, unsafe_kind
+
+    printable = "".join(chr(c) for c in range(0x20, 0x7F))
+    assert all(unsafe_kind(c) is None for c in printable) and first_unsafe(printable) is None
+    for code in [*range(0x20), 0x7F]:
+        found = first_unsafe(f"name{chr(code)}")
+        assert found is not None and found.char == chr(code)

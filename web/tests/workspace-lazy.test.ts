@@ -89,6 +89,20 @@ describe("the workspace on demand", () => {
     expect(python("str(sorted(os.listdir('/workspace/src/app')))")).toBe("['main.py', 'util.py']");
   });
 
+  it("reads the bytes of the files a listing loads together with it, not one synchronous read each", async () => {
+    const files = new MemoryDir("files");
+    for (let i = 0; i < 20; i++) files.put(`.agents/skills/s${i}/SKILL.md`, `---\nname: s${i}\n---\n`);
+    files.put(".agents/skills/s0/run.py", "print(0)\n");
+    const ws = lazy(files);
+    await ws.list([".agents/skills"], null, null, ["SKILL.md"]);
+    expect(python("str(len(os.listdir('/workspace/.agents/skills')))")).toBe("20");
+    expect(python("open('/workspace/.agents/skills/s7/SKILL.md').read()")).toBe("---\nname: s7\n---\n");
+    expect(python("str(os.path.getsize('/workspace/.agents/skills/s3/SKILL.md'))")).toBe("17");
+    expect([MemoryFile.reads, ws.loads]).toEqual([0, 1]); // the bytes came with the listing
+    expect(python("open('/workspace/.agents/skills/s0/run.py').read()")).toBe("print(0)\n");
+    expect(MemoryFile.reads).toBe(1); // a file the listing did not load is read when used
+  });
+
   it("keeps what memory holds over what a later listing finds", async () => {
     const ws = lazy(seeded());
     python("open('/workspace/notes.txt', 'w').write('mine')");

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from runtime.host.workspace_fetch import OnDemand, Reach
+from runtime.host.workspace_fetch import SKILLS_LOAD, OnDemand, Reach
+from runtime.skills.catalog import STATE_FILE
+from runtime.skills.importer import SKILL_FILE
+from runtime.skills.origins import ORIGINS_FILE
 from runtime.tools.registry import builtin_registry
 from tests.support.listing_host import ListingHost
 from tests.support.rigs import StateRig
@@ -51,7 +54,16 @@ async def test_each_folder_is_asked_for_once(host: ListingHost) -> None:
 async def test_a_tree_lists_everything_below(host: ListingHost) -> None:
     await fetcher(host).tree("src")
     assert sorted(p.name for p in (host.workspace / "src/app").iterdir()) == ["main.py", "util.py"]
-    assert host.asks[-1] == {"type": "workspace_fetch", "id": host.asks[-1]["id"], "dirs": ["src"], "depth": None}
+    assert host.asks == [{"type": "workspace_fetch", "id": host.asks[-1]["id"], "dirs": ["src"], "depth": None}]
+
+
+async def test_the_skills_tree_comes_with_what_the_catalog_reads_in_one_ask(host: ListingHost) -> None:
+    fetch = fetcher(host)
+    await fetch.tree(".agents/skills")
+    await fetch.path(".agents/skills")  # the folders on the way were listed with the tree: no second ask
+    assert len(host.asks) == 1 and host.asks[0]["load"] == list(SKILLS_LOAD)
+    assert set(SKILLS_LOAD) == {SKILL_FILE, STATE_FILE, ORIGINS_FILE}  # what runtime.skills.catalog reads
+    assert (host.workspace / ".agents/skills/tea/SKILL.md").is_file()
 
 
 @pytest.mark.parametrize(

@@ -365,6 +365,7 @@ export type WorkspaceFetch = {
   dirs: string[];
   depth: number | null;
   budget?: number;
+  load?: string[];
 };
 
 /** Call a tool of a configured tool server; the worker makes the call (the runtime never reaches it). */

@@ -44,13 +44,14 @@ export class StateSave {
     private saving: boolean,
   ) {}
 
-  /** Mount /state: on handles when `holds` (and the handles can be had), otherwise on copies in memory. */
+  /** Mount /state (`path`): on handles when `holds` (and the handles can be had), otherwise on copies in memory. */
   static async open(
     fs: EmscriptenFS,
     opfs: FileSystemDirectoryHandle,
     holds: boolean,
+    path?: string,
   ): Promise<{ save: StateSave; restored: Restored }> {
-    const dir = new StateDir(fs);
+    const dir = new StateDir(fs, path);
     const savedAt: Record<string, string> = {};
     let files = 0;
     for (const name of [CURRENT, PREVIOUS]) {

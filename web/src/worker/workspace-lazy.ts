@@ -8,6 +8,11 @@
  * entries that are not in memory yet, so what the runtime wrote or deleted since wins. Writes reach OPFS
  * at the flush, as before (persistence.ts asks `pristine` and `isListed` so it neither rewrites an
  * untouched stub nor deletes what was never listed).
+ *
+ * A listing costs one round trip per level, not per folder: the folders of a level are listed together,
+ * each from the handle its parent's listing gave. Files whose names the ask `load`s (the skills' SKILL.md,
+ * which the catalog reads at once) have their bytes read with the listing, all together; they stay stubs
+ * until used, so a catalog of 200 skills is not 200 synchronous reads.
  */
 
 /** The parts of Emscripten's FS used here (Pyodide's `FS` has them). */
@@ -50,8 +55,9 @@ export interface LazyNode {
   usedBytes: number;
   node_ops: NodeOps;
   stream_ops: StreamOps;
-  /** Set while the node is a stub: where its bytes are, and the workspace path it was listed at. */
-  lazy?: { file: Blob; source: string };
+  /** Set while the node is a stub: where its bytes are (read ahead when the listing `load`s it), and the
+   * workspace path it was listed at. */
+  lazy?: { file: Blob; source: string; bytes?: Uint8Array };
 }
 
 /** Reads a Blob's bytes synchronously (FileReaderSync in a worker). */
@@ -61,7 +67,7 @@ export const WORKSPACE_DIR = "/workspace";
 
 /** What answers a runtime `workspace_fetch` (a LazyWorkspace). */
 export interface WorkspaceLister {
-  list(dirs: string[], depth: number | null, budget: number | null): Promise<void>;
+  list(dirs: string[], depth: number | null, budget: number | null, load?: readonly string[]): Promise<void>;
 }
 
 type Reply = { type: "reply"; id: string; ok: boolean; result?: object; error?: { code: string; message: string } };
@@ -69,10 +75,10 @@ type Reply = { type: "reply"; id: string; ok: boolean; result?: object; error?: 
 /** The `reply` to `workspace_fetch` (dirs, depth, budget): ok once listed; a failed listing is an error reply. */
 export async function answerFetch(
   lister: WorkspaceLister | null,
-  request: { id: string; dirs: string[]; depth: number | null; budget?: number },
+  request: { id: string; dirs: string[]; depth: number | null; budget?: number; load?: string[] },
 ): Promise<Reply> {
   try {
-    await lister?.list(request.dirs, request.depth, request.budget ?? null);
+    await lister?.list(request.dirs, request.depth, request.budget ?? null, request.load ?? []);
     return { type: "reply", id: request.id, ok: true, result: {} };
   } catch (err) {
     const message = `listing the workspace failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -83,6 +89,8 @@ export async function answerFetch(
 export class LazyWorkspace {
   private readonly listed = new Set<string>();
   private readonly listing = new Map<string, Promise<string[]>>();
+  /** OPFS folders met while listing their parents (so a folder is not looked up from the root again). */
+  private readonly handles = new Map<string, FileSystemDirectoryHandle>();
   private memNode: NodeOps | null = null;
   private memStream: StreamOps | null = null;
   /** Files whose bytes were fetched (counts, for the log and the tests). */
@@ -110,28 +118,32 @@ export class LazyWorkspace {
   }
 
   /** Every folder on the way to `rel`, and `rel` itself when it is one, is listed. */
-  async path(rel: string): Promise<void> {
+  async path(rel: string, load: ReadonlySet<string> = NONE): Promise<void> {
     const parts = splitRel(rel);
-    for (let i = 0; i <= parts.length; i++) await this.listOne(parts.slice(0, i).join("/"));
+    for (let i = 0; i <= parts.length; i++) await this.listOne(parts.slice(0, i).join("/"), load);
   }
 
   /**
-   * List `dirs` and `depth` levels below each (null: everything), breadth first; with a `budget`, stop
-   * going deeper once that many entries were seen.
+   * List `dirs` and `depth` levels below each (null: everything), breadth first, a level's folders
+   * together; with a `budget`, stop going deeper once that many entries were seen. Files named in
+   * `load` come with their bytes.
    */
-  async list(dirs: string[], depth: number | null = 0, budget: number | null = null): Promise<void> {
+  async list(
+    dirs: string[],
+    depth: number | null = 0,
+    budget: number | null = null,
+    load: readonly string[] = [],
+  ): Promise<void> {
+    const names = load.length > 0 ? new Set(load) : NONE;
     let level = dirs.map((d) => splitRel(d).join("/"));
-    for (const dir of level) await this.path(dir); // the folders on the way come first
+    for (const dir of level) await this.path(dir, names); // the folders on the way come first
     let seen = 0;
     for (let d = 0; level.length > 0; d++) {
-      const next: string[] = [];
-      for (const dir of level) {
-        const children = await this.listOne(dir);
-        seen += children.length;
-        next.push(...children.filter((c) => c.dir).map((c) => c.rel));
-      }
+      const listed = await Promise.all(level.map((dir) => this.listOne(dir, names)));
+      const children = listed.flat();
+      seen += children.length;
       if ((depth !== null && d >= depth) || (budget !== null && seen >= budget)) return;
-      level = next;
+      level = children.filter((c) => c.dir).map((c) => c.rel);
     }
   }
 
@@ -142,11 +154,11 @@ export class LazyWorkspace {
   }
 
   /** The folder's entries (listing it from OPFS the first time): workspace paths, and which are folders. */
-  private async listOne(rel: string): Promise<{ rel: string; dir: boolean }[]> {
+  private async listOne(rel: string, load: ReadonlySet<string>): Promise<{ rel: string; dir: boolean }[]> {
     if (!this.isListed(rel)) {
       let pending = this.listing.get(rel);
       if (!pending) {
-        pending = this.fetchListing(rel).finally(() => this.listing.delete(rel));
+        pending = this.fetchListing(rel, load).finally(() => this.listing.delete(rel));
         this.listing.set(rel, pending);
       }
       await pending;
@@ -159,30 +171,46 @@ export class LazyWorkspace {
       .map((n) => ({ rel: rel ? `${rel}/${n}` : n, dir: this.fs.isDir(this.fs.stat(`${full}/${n}`).mode) }));
   }
 
-  private async fetchListing(rel: string): Promise<string[]> {
+  private async fetchListing(rel: string, load: ReadonlySet<string>): Promise<string[]> {
     const full = this.full(rel);
     const added: string[] = [];
     // Not a folder in memory (yet): nothing to list into; it is listed when it appears.
     if (!this.fs.analyzePath(full).exists || !this.fs.isDir(this.fs.stat(full).mode)) return added;
-    const handle = await this.opfsDir(rel);
-    if (handle) {
-      const entries: [string, FileSystemHandle][] = [];
-      for await (const entry of handle.entries()) entries.push(entry);
-      const files = await Promise.all(
-        entries.map(([, h]) => (h.kind === "file" ? (h as FileSystemFileHandle).getFile() : Promise.resolve(null))),
-      );
+    const entries = await this.opfsEntries(rel);
+    if (entries) {
+      const files = await Promise.all(entries.map(([name, h]) => readEntry(name, h, load)));
       if (!this.fs.analyzePath(full).exists) return added; // deleted while we listed
-      entries.forEach(([name], i) => {
+      entries.forEach(([name, h], i) => {
         const path = `${full}/${name}`;
+        const childRel = rel ? `${rel}/${name}` : name;
+        if (h.kind === "directory") this.handles.set(childRel, h as FileSystemDirectoryHandle);
         if (this.fs.analyzePath(path).exists) return; // what memory holds wins (written or made since)
         const file = files[i];
-        if (file) this.stub(path, file, rel ? `${rel}/${name}` : name);
+        if (file) this.stub(path, file.file, childRel, file.bytes);
         else this.fs.mkdir(path);
         added.push(name);
       });
     }
     this.listed.add(rel);
     return added;
+  }
+
+  /** The entries of the OPFS folder for `rel`, or null when OPFS has none there. */
+  private async opfsEntries(rel: string): Promise<[string, FileSystemHandle][] | null> {
+    const known = this.handles.get(rel);
+    this.handles.delete(rel);
+    for (const handle of known ? [known, null] : [null]) {
+      const dir = handle ?? (await this.opfsDir(rel));
+      if (!dir) return null;
+      try {
+        const entries: [string, FileSystemHandle][] = [];
+        for await (const entry of dir.entries()) entries.push(entry);
+        return entries;
+      } catch (err) {
+        if (!handle) throw err; // the handle from the parent's listing went stale: look the folder up again
+      }
+    }
+    return null;
   }
 
   /** The OPFS folder for `rel`, or null when OPFS has none there. */
@@ -195,12 +223,12 @@ export class LazyWorkspace {
     return dir;
   }
 
-  private stub(path: string, file: Blob, source: string): void {
+  private stub(path: string, file: Blob, source: string, bytes?: Uint8Array): void {
     this.fs.writeFile(path, new Uint8Array(0));
     const node = this.fs.lookupPath(path).node;
     this.memNode ??= node.node_ops;
     this.memStream ??= node.stream_ops;
-    node.lazy = { file, source };
+    node.lazy = bytes ? { file, source, bytes } : { file, source };
     node.node_ops = this.stubNodeOps();
     node.stream_ops = this.stubStreamOps();
   }
@@ -211,7 +239,7 @@ export class LazyWorkspace {
     if (!lazy) return;
     let bytes: Uint8Array = new Uint8Array(0);
     try {
-      if (keep) bytes = this.readSync(lazy.file);
+      if (keep) bytes = lazy.bytes ?? this.readSync(lazy.file);
     } catch (err) {
       // The OPFS file changed under us (another tab took the workspace over): an I/O error, not a crash.
       console.warn(`reading workspace file ${lazy.source} failed: ${String(err)}`);
@@ -274,6 +302,19 @@ export class LazyWorkspace {
   private full(rel: string): string {
     return rel ? `${this.mount}/${rel}` : this.mount;
   }
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** A listed entry: a file's snapshot (and its bytes when its name is in `load`); null for a folder. */
+async function readEntry(
+  name: string,
+  handle: FileSystemHandle,
+  load: ReadonlySet<string>,
+): Promise<{ file: File; bytes?: Uint8Array } | null> {
+  if (handle.kind !== "file") return null;
+  const file = await (handle as FileSystemFileHandle).getFile();
+  return load.has(name) ? { file, bytes: new Uint8Array(await file.arrayBuffer()) } : { file };
 }
 
 function splitRel(rel: string): string[] {

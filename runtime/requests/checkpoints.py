@@ -1,4 +1,4 @@
-"""Checkpoint requests: list a session's checkpoints, preview one, restore one (itself undoable).
+"""Checkpoint requests: list a session's checkpoints, preview one, restore one (itself undoable), set their bound.
 
 A checkpoint is what a turn's changes replaced (``runtime.checkpoints.store``). Restoring is refused
 while a turn runs; it first keeps the files it is about to put back, as a ``restore`` checkpoint whose
@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from runtime.checkpoints.store import CHECKPOINTS_DIR, CheckpointStore
 from runtime.requests.method import Method, Table
-from runtime.requests.params import RequestError, optional_text, text
+from runtime.requests.params import RequestError, integer, optional_text, text
 from runtime.tools.base import ToolError
+
+MAX_LIMIT_BYTES = 100 * 1024**3
 
 if TYPE_CHECKING:
     from runtime.requests.ports import Ports
@@ -33,6 +35,15 @@ class CheckpointList(TypedDict):
     checkpoints: list[CheckpointRow]
     total_bytes: int  # all checkpoints of the workspace, for the storage status
     limit_bytes: int
+
+
+class CheckpointLimitParams(TypedDict):
+    limit_bytes: int  # the bound on the checkpoints' storage; 0 keeps none
+
+
+class CheckpointLimit(TypedDict):
+    limit_bytes: int
+    total_bytes: int  # after the oldest were dropped to fit
 
 
 class CheckpointId(TypedDict):
@@ -117,7 +128,19 @@ async def checkpoint_restore(ports: "Ports", params: CheckpointId) -> Checkpoint
     return {"turn_id": turn_id, "undo_id": undo_id, "changed": changed}
 
 
+async def checkpoints_limit(ports: "Ports", params: CheckpointLimitParams) -> CheckpointLimit:
+    limit = integer(params, "limit_bytes", high=MAX_LIMIT_BYTES)
+    if ports.sessions.turn_running:
+        raise RequestError("busy", "a turn is running; change the bound when it has finished")
+    store = await _store(ports)
+    changed = store.set_limit(limit)
+    if not await ports.state.flusher.workspace(changed):
+        raise RequestError("save_failed", "the bound was applied in this tab but could not be saved")
+    return {"limit_bytes": store.limit_bytes, "total_bytes": store.total_bytes()}
+
+
 METHODS: Table = {
+    "checkpoints_limit": Method(CheckpointLimitParams, CheckpointLimit, checkpoints_limit),
     "checkpoints_list": Method(CheckpointListParams, CheckpointList, checkpoints_list),
     "checkpoint_preview": Method(CheckpointId, CheckpointPreview, checkpoint_preview),
     "checkpoint_restore": Method(CheckpointId, CheckpointRestored, checkpoint_restore),

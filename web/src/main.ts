@@ -166,6 +166,11 @@ const profile = new ProfilePanel(
     const listed = await requester("checkpoints_list", {});
     return listed.ok ? { total: listed.value.total_bytes, limit: listed.value.limit_bytes } : null;
   },
+  async (bytes) => {
+    await whenReady();
+    const set = await requester("checkpoints_limit", { limit_bytes: bytes });
+    return set.ok ? null : set.message;
+  },
 );
 if (BackupSection.pendingReport()) profile.panel.open();
 askAtFirstGesture(document); // the one place the app asks the browser to keep its data (profile/storage-status.ts)

@@ -6,9 +6,10 @@
     bash scripts/bench --runs 5                 # more repetitions
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
-archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21). What each row measures:
-docs/benchmarks.md. Only 127.0.0.1 is used: the app comes from scripts/serve.py (built into $TIDEPOOL_DIST,
-default dist/), the model from the fake provider; `search` and `archive` run in Pyodide under Node.
+archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21);
+checkpoints (issue 22). What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes
+from scripts/serve.py (built into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search`
+and `archive` run in Pyodide under Node.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+# scripts/ after site-packages (Python put it first, as this file's folder): scripts/mcp must not hide the mcp SDK
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "scripts"] + [str(ROOT / "scripts")]
 
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402
     boot,
+    checkpoints,
     growth,
     mcp,
     pyodide_node,
@@ -44,7 +47,7 @@ from scripts.fakes.processes import serve_process  # noqa: E402
 from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp")
+          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "checkpoints")
 NODE_ONLY = {"search", "archive", "frontmatter"}
 NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
     "search": pyodide_node.measure_search,
@@ -71,6 +74,7 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "bootfiles": lambda: growth.measure_boot_files(browser, base, runs),
         "history": lambda: growth.measure_history_step(on_disk, base, fake, fake_base, runs),
         "mcp": lambda: mcp.measure_mcp(browser, base, fake, fake_base, runs),
+        "checkpoints": lambda: checkpoints.measure_checkpoints(browser, base, fake, fake_base, runs),
     }
 
 

@@ -265,7 +265,7 @@ function onReady(): void {
     resumedRestore = true; // a restore cut off after its commit point is completed now (profile/backup-restore.ts)
     void applyStaged(restoring).then(
       (done) => done && location.reload(),
-      (err: unknown) => chat.showError(`The restore could not be completed: ${String(err)}`),
+      (err: unknown) => chat.showError(err instanceof Error ? err.message : String(err)),
     );
   }
 }

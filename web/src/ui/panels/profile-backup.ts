@@ -3,13 +3,20 @@
  * file (profile/backup-export.ts) with its progress shown, then downloads it; `backup-import` takes a
  * backup, verifies all of it (profile/backup-verify.ts) and shows `backup-preview` (what it holds, what
  * a merge would overwrite, what a replace would remove) with `backup-restore-merge` and
- * `backup-restore-replace`; `backup-report` says what was restored, or why nothing was.
+ * `backup-restore-replace`; `backup-report` says what was restored, or why nothing was (`data-state`
+ * `incomplete`: it failed after its commit point, and says what landed and that a reload finishes it).
  */
 
 import { BackupRefused, BACKUP_FILENAME } from "../../profile/backup-format";
 import { memorySink, opfsSink, writeBackup, type ExportSources } from "../../profile/backup-export";
 import { verifyBackup, type BackupContents } from "../../profile/backup-verify";
-import { affectedFiles, restoreBackup, type RestoreDeps, type RestoreMode } from "../../profile/backup-restore";
+import {
+  affectedFiles,
+  restoreBackup,
+  RestoreIncomplete,
+  type RestoreDeps,
+  type RestoreMode,
+} from "../../profile/backup-restore";
 import { appDir } from "../../profile/opfs";
 import { el } from "../common/dom";
 import { saveFile } from "../common/save-file";
@@ -219,14 +226,16 @@ export class BackupSection implements ProfileSection {
       sessionStorage.setItem(PENDING_REPORT, text);
       this.deps.restored(text);
     } catch (err) {
-      this.say("rejected", `Nothing was restored: ${message(err)}`);
+      // after the commit point part of it may have landed: say what, not "nothing"
+      if (err instanceof RestoreIncomplete) this.say("incomplete", err.message);
+      else this.say("rejected", `Nothing was restored: ${message(err)}`);
     } finally {
       this.merge.disabled = this.replace.disabled = false;
       this.preview.hidden = true;
     }
   }
 
-  private say(state: "ok" | "rejected", text: string): void {
+  private say(state: "ok" | "rejected" | "incomplete", text: string): void {
     this.report.dataset.state = state;
     this.report.textContent = text;
     this.report.hidden = false;

@@ -106,6 +106,7 @@ export class ProfilePanel {
     if (kept) {
       if (document.activeElement !== this.limit) this.limit.value = String(Math.round(kept.limit / MB));
       this.checkpoints.dataset.bytes = String(kept.total);
+      this.checkpoints.dataset.limit = String(kept.limit);
       this.checkpoints.textContent =
         `Checkpoints (files kept so a turn's changes can be undone): ${formatBytes(kept.total)} of ` +
         `${formatBytes(kept.limit)}; the oldest are dropped first.`;

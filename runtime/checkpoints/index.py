@@ -33,7 +33,7 @@ PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,119}")
 class Checkpoint:
     turn_id: str
     session_id: str | None
-    kind: str  # "turn" or "restore"
+    kind: str  # "turn", "restore" or "files" (before a change made in the Files panel)
     created: float
     files: dict[str, str | None] = field(default_factory=dict)  # path → sha256, None: did not exist
     undoes: str | None = None
@@ -56,7 +56,7 @@ class Checkpoint:
         return cls(
             str(data["turn_id"]),
             data.get("session_id") if isinstance(data.get("session_id"), str) else None,
-            "restore" if data.get("kind") == "restore" else "turn",
+            data["kind"] if data.get("kind") in ("restore", "files") else "turn",
             float(data.get("created") or 0),
             {str(k): (v if isinstance(v, str) else None) for k, v in files.items()} if isinstance(files, dict) else {},
             data.get("undoes") if isinstance(data.get("undoes"), str) else None,

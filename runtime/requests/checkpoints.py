@@ -25,7 +25,8 @@ class CheckpointListParams(TypedDict):
 
 class CheckpointRow(TypedDict):
     turn_id: str
-    kind: Literal["turn", "restore"]  # restore: what a restore replaced; restoring it undoes that restore
+    kind: Literal["turn", "restore", "files"]  # restore: what a restore replaced (restoring it undoes that
+    # restore); files: what a change in the Files panel replaced
     undoes: str | None  # for a restore: the turn whose checkpoint it restored
     created: float  # seconds since the epoch
     files: list[str]
@@ -44,6 +45,14 @@ class CheckpointLimitParams(TypedDict):
 class CheckpointLimit(TypedDict):
     limit_bytes: int
     total_bytes: int  # after the oldest were dropped to fit
+
+
+class CheckpointKeepParams(TypedDict):
+    paths: list[str]  # workspace files (or folders) about to be changed outside a turn (the Files panel)
+
+
+class CheckpointKept(TypedDict):
+    turn_id: str | None  # restore this checkpoint to put the files back; None: nothing kept (checkpoints off)
 
 
 class CheckpointId(TypedDict):
@@ -79,7 +88,7 @@ async def checkpoints_list(ports: "Ports", params: CheckpointListParams) -> Chec
     rows: list[CheckpointRow] = [
         {
             "turn_id": c.turn_id,
-            "kind": "restore" if c.kind == "restore" else "turn",
+            "kind": "restore" if c.kind == "restore" else "files" if c.kind == "files" else "turn",
             "undoes": c.undoes,
             "created": c.created,
             "files": sorted(c.files),
@@ -128,6 +137,23 @@ async def checkpoint_restore(ports: "Ports", params: CheckpointId) -> Checkpoint
     return {"turn_id": turn_id, "undo_id": undo_id, "changed": changed}
 
 
+async def checkpoint_keep(ports: "Ports", params: CheckpointKeepParams) -> CheckpointKept:
+    """Keep ``paths`` as they are now, before the Files panel changes them: a checkpoint of its own."""
+    paths = params.get("paths")
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p for p in paths):
+        raise RequestError("bad_params", "params.paths must be a non-empty list of workspace paths")
+    store = await _store(ports)
+    await ports.on_demand.paths(paths)
+    turn_id = f"files-{secrets.token_hex(6)}"
+    try:
+        hidden = store.keep(turn_id, ports.state.session_id, paths, kind="files")
+    except OSError as exc:
+        raise RequestError("keep_failed", f"the files' earlier content could not be kept: {exc}") from None
+    if hidden and not await ports.state.flusher.workspace(hidden):
+        raise RequestError("save_failed", "the files' earlier content was kept in this tab but could not be saved")
+    return {"turn_id": turn_id if hidden else None}
+
+
 async def checkpoints_limit(ports: "Ports", params: CheckpointLimitParams) -> CheckpointLimit:
     limit = integer(params, "limit_bytes", high=MAX_LIMIT_BYTES)
     if ports.sessions.turn_running:
@@ -140,6 +166,7 @@ async def checkpoints_limit(ports: "Ports", params: CheckpointLimitParams) -> Ch
 
 
 METHODS: Table = {
+    "checkpoint_keep": Method(CheckpointKeepParams, CheckpointKept, checkpoint_keep),
     "checkpoints_limit": Method(CheckpointLimitParams, CheckpointLimit, checkpoints_limit),
     "checkpoints_list": Method(CheckpointListParams, CheckpointList, checkpoints_list),
     "checkpoint_preview": Method(CheckpointId, CheckpointPreview, checkpoint_preview),

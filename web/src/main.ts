@@ -131,7 +131,16 @@ byTestId<HTMLSelectElement>("provider-select").addEventListener("change", (event
 const lockBanner = byTestId("workspace-lock");
 const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElement;
 byTestId("workspace-take-over").addEventListener("click", () => restart(true));
-const filesPanel = new FilesPanel((request) => client.workspace(request));
+const filesPanel = new FilesPanel((request) => client.workspace(request), {
+  keep: async (paths) => {
+    const kept = ready ? await client.request("checkpoint_keep", { paths }) : null;
+    return kept?.ok ? kept.value.turn_id : null;
+  },
+  restore: async (id) => {
+    const done = await client.request("checkpoint_restore", { turn_id: id });
+    return done.ok ? null : done.message;
+  },
+});
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels(
   (method, params) => client.request(method, params),

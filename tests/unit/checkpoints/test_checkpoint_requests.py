@@ -79,3 +79,26 @@ async def test_the_bound_is_set_by_request_applied_at_once_and_kept_across_a_res
         assert [c["turn_id"] for c in listed["checkpoints"]] == ["t2"] and listed["limit_bytes"] == 150
     finally:
         await rig.stop()
+
+
+async def test_a_files_panel_change_is_kept_first_and_restored_by_its_id(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.md").write_text("earlier")
+    rig = await StateRig(workspace, tmp_path / "state").start()
+    try:
+        bad = await rig.request("checkpoint_keep", paths=[])
+        assert not bad["ok"] and bad["error"]["code"] == "bad_params"
+        kept = await rig.result("checkpoint_keep", paths=["notes.md", "upload.txt"])
+        assert kept["turn_id"] and kept["turn_id"].startswith("files-")
+        (workspace / "notes.md").write_text("uploaded over it")  # what the Files panel then does
+        (workspace / "upload.txt").write_text("new")
+        listed = await rig.result("checkpoints_list")
+        assert [(c["kind"], c["files"]) for c in listed["checkpoints"]] == [("files", ["notes.md", "upload.txt"])]
+        restored = await rig.result("checkpoint_restore", turn_id=kept["turn_id"])
+        assert sorted(restored["changed"]) == ["notes.md", "upload.txt"]
+        assert (workspace / "notes.md").read_text() == "earlier" and not (workspace / "upload.txt").exists()
+        await rig.result("checkpoints_limit", limit_bytes=0)
+        assert (await rig.result("checkpoint_keep", paths=["notes.md"])) == {"turn_id": None}
+    finally:
+        await rig.stop()

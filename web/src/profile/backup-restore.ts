@@ -5,17 +5,17 @@
  * 2. every entry is copied into OPFS tidepool/restore/ (the staging area, not the profile);
  * 3. `plan.json` is written there last: the commit point;
  * 4. the plan is applied: the state (one SQLite transaction in the runtime), the settings and tool
- *    servers (IndexedDB), the workspace files (copied from staging, after emptying the workspace for
- *    a replace); then the staging area is removed and the page reloads to read everything again.
+ *    servers (IndexedDB), the workspace files and the recordings if it holds them (copied from staging,
+ *    after emptying the workspace and the recordings for a replace); then the staging area is removed and the page reloads to read everything again.
  *
  * Interrupted before 3 (a reload, a closed tab), the next start finds staging without a plan and
  * removes it: the profile is as before. Interrupted after 3, the next start applies the plan again from
  * the start; each step is idempotent (a replace gives the same result twice, a merge's "newer wins" too).
  */
 
-import { SETTINGS_ENTRY, STATE_ENTRY, WORKSPACE_PREFIX } from "./backup-format";
+import { RECORDINGS_PREFIX, SETTINGS_ENTRY, STATE_ENTRY, WORKSPACE_PREFIX } from "./backup-format";
 import type { BackupContents } from "./backup-verify";
-import { appDir, emptyDir, fileAt, walkFiles, workspaceFilesDir } from "./opfs";
+import { appDir, emptyDir, fileAt, recordingsDir, walkFiles, workspaceFilesDir } from "./opfs";
 
 export type RestoreMode = "merge" | "replace";
 
@@ -34,6 +34,7 @@ export interface RestoreOutcome {
   sessions: number;
   memories: number;
   files: number;
+  recordings: number;
 }
 
 /**
@@ -125,8 +126,10 @@ export async function applyStaged(deps: RestoreDeps): Promise<RestoreOutcome | n
       applied.push("the settings and tool servers");
     }
     const files = await applyFiles(data, plan.mode, applied);
+    const recordings = await applyRecordings(data, plan.mode);
+    if (recordings) applied.push(`${recordings} recordings`);
     await removeStaging();
-    return { sessions: restored.sessions, memories: restored.memories, files };
+    return { sessions: restored.sessions, memories: restored.memories, files, recordings };
   } catch (err) {
     throw err instanceof RestoreIncomplete ? err : new RestoreIncomplete(applied, errorText(err));
   }
@@ -151,6 +154,20 @@ async function applyFiles(data: FileSystemDirectoryHandle, mode: RestoreMode, ap
     throw new RestoreIncomplete(applied, errorText(err));
   }
   applied.push(`${files.length} workspace files`);
+  return files.length;
+}
+
+/** The backup's recordings into OPFS recordings/ (a replace removes the ones here first, as it does the rest). */
+async function applyRecordings(data: FileSystemDirectoryHandle, mode: RestoreMode): Promise<number> {
+  const staged = await data.getDirectoryHandle(RECORDINGS_PREFIX.slice(0, -1)).catch(() => null);
+  const dir = await recordingsDir();
+  if (mode === "replace") await emptyDir(dir);
+  const files = staged ? await walkFiles(staged) : [];
+  for (const file of files) {
+    const writable = await (await fileAt(dir, file.path, true)).createWritable();
+    await writable.write(await file.handle.getFile());
+    await writable.close();
+  }
   return files.length;
 }
 

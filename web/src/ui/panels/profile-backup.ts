@@ -47,6 +47,7 @@ export class BackupSection implements ProfileSection {
     max: "1",
     value: "0",
   });
+  private readonly withRecordings = el("input", { type: "checkbox", "data-testid": "backup-recordings" });
   private readonly exportStatus = el("p", { class: "hint", "data-testid": "backup-status", "aria-live": "polite" });
   private readonly input = el("input", {
     type: "file",
@@ -92,6 +93,12 @@ export class BackupSection implements ProfileSection {
           { class: "hint" },
           "One file with every chat, memory, skill, workspace file, setting and tool server. Keys and tokens are never in it.",
         ),
+        el(
+          "label",
+          { class: "hint" },
+          this.withRecordings,
+          " Include the recordings (each chat's model requests and replies, no keys)",
+        ),
         this.exportButton,
         this.progress,
         this.exportStatus,
@@ -129,12 +136,18 @@ export class BackupSection implements ProfileSection {
       )?.getFileHandle(BACKUP_FILENAME, { create: true });
       const memory = file ? null : memorySink();
       const sink = file ? await opfsSink(file) : (memory as ReturnType<typeof memorySink>);
-      const summary = await writeBackup(this.deps.sources, sink, (done, total) => {
-        this.progress.value = total > 0 ? done / total : 1;
-        this.progress.dataset.done = String(done);
-      });
+      const summary = await writeBackup(
+        this.deps.sources,
+        sink,
+        (done, total) => {
+          this.progress.value = total > 0 ? done / total : 1;
+          this.progress.dataset.done = String(done);
+        },
+        { recordings: this.withRecordings.checked },
+      );
       saveFile(BACKUP_FILENAME, file ? await file.getFile() : (memory as ReturnType<typeof memorySink>).blob());
-      this.exportStatus.textContent = `Backup written: ${summary.files} workspace files, ${summary.bytes} bytes.`;
+      const recordings = this.withRecordings.checked ? `, ${summary.recordings} recordings` : "";
+      this.exportStatus.textContent = `Backup written: ${summary.files} workspace files${recordings}, ${summary.bytes} bytes.`;
       this.exportStatus.dataset.state = "ok";
       this.deps.backedUp?.();
     } catch (err) {
@@ -187,7 +200,7 @@ export class BackupSection implements ProfileSection {
         el(
           "p",
           { "data-testid": "backup-preview-counts" },
-          `${c.sessions.length} chats, ${c.memories} memories, ${c.files.length} workspace files${c.settings ? ", settings" : ""}, ${c.toolServers} tool servers.`,
+          `${c.sessions.length} chats, ${c.memories} memories, ${c.files.length} workspace files${c.settings ? ", settings" : ""}, ${c.toolServers} tool servers${c.recordings.length ? `, ${c.recordings.length} recordings` : ""}.`,
         ),
         el(
           "p",
@@ -221,7 +234,8 @@ export class BackupSection implements ProfileSection {
     this.merge.disabled = this.replace.disabled = true;
     try {
       const done = await restoreBackup(contents, mode, this.deps);
-      const text = `Restored (${mode}): ${done.sessions} chats, ${done.memories} memories, ${done.files} workspace files.`;
+      const recordings = done.recordings ? `, ${done.recordings} recordings` : "";
+      const text = `Restored (${mode}): ${done.sessions} chats, ${done.memories} memories, ${done.files} workspace files${recordings}.`;
       this.say("ok", text);
       sessionStorage.setItem(PENDING_REPORT, text);
       this.deps.restored(text);

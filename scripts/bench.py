@@ -7,7 +7,7 @@
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
 archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21);
-checkpoints (issue 22). What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes
+checkpoints, backup (issue 22). What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes
 from scripts/serve.py (built into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search`
 and `archive` run in Pyodide under Node.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "script
 
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402
+    backup,
     boot,
     checkpoints,
     growth,
@@ -47,7 +49,7 @@ from scripts.fakes.processes import serve_process  # noqa: E402
 from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "checkpoints")
+          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "checkpoints", "backup")
 NODE_ONLY = {"search", "archive", "frontmatter"}
 NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
     "search": pyodide_node.measure_search,
@@ -75,6 +77,7 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "history": lambda: growth.measure_history_step(on_disk, base, fake, fake_base, runs),
         "mcp": lambda: mcp.measure_mcp(browser, base, fake, fake_base, runs),
         "checkpoints": lambda: checkpoints.measure_checkpoints(browser, base, fake, fake_base, runs),
+        "backup": lambda: backup.measure_backup(browser, base, runs, Path(tempfile.mkdtemp(prefix="tidepool-bench-"))),
     }
 
 

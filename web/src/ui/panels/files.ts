@@ -36,6 +36,8 @@ export class FilesPanel {
   private readonly panel: PanelHandle;
   private readonly tree: HTMLElement;
   private readonly status: HTMLElement;
+  /** After a change from this panel whose earlier files were kept: `files-undo` (a refresh leaves it). */
+  private readonly undoBox = el("p", { class: "hint files-undo-box", hidden: true });
   private readonly upload: HTMLInputElement;
   private readonly viewerBox: HTMLElement;
   private readonly viewerTitle: HTMLElement;
@@ -79,7 +81,7 @@ export class FilesPanel {
       id: "files",
       buttonTestId: "files-open",
       title: "Files",
-      mount: (body) => body.append(this.intro(), this.toolbar(), this.status, this.tree, this.viewerBox),
+      mount: (body) => body.append(this.intro(), this.toolbar(), this.status, this.undoBox, this.tree, this.viewerBox),
       onOpen: () => void this.refresh(),
     });
   }
@@ -281,20 +283,22 @@ export class FilesPanel {
     return this.checkpoints.keep(paths).catch(() => null);
   }
 
-  /** The status line, with `files-undo` when the change's earlier files were kept. */
+  /** The status line, and `files-undo` when the change's earlier files were kept. */
   private report(text: string, kept: string | null): void {
-    this.status.replaceChildren(text);
+    this.status.textContent = text;
+    this.undoBox.replaceChildren();
+    this.undoBox.hidden = !kept;
     if (!kept) return;
     const undo = el("button", { type: "button", class: "btn btn-small", "data-testid": "files-undo" }, "Undo");
     undo.addEventListener("click", () => void this.undo(kept, undo));
-    this.status.append(" ", undo);
+    this.undoBox.append(`${text} `, undo);
   }
 
   private async undo(id: string, button: HTMLButtonElement): Promise<void> {
     button.disabled = true;
     const error = await this.checkpoints.restore(id);
     await this.refresh();
-    this.status.textContent = error ? `Could not undo: ${error}` : "Undone: the files are as they were before.";
+    this.undoBox.replaceChildren(error ? `Could not undo: ${error}` : "Undone: the files are as they were before.");
   }
 
   private async exportZip(): Promise<void> {

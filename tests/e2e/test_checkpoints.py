@@ -77,6 +77,7 @@ def test_a_turn_is_restored_undone_and_both_survive_a_reload(chat: Page, fake: F
     page.reload()
     wait_ready(page)
     page.get_by_test_id("profile-open").click()  # the bound was kept
+    expect(page.get_by_test_id("checkpoint-storage")).to_have_attribute("data-limit", str(64 * 1024 * 1024))
     expect(page.get_by_test_id("checkpoint-limit")).to_have_value("64")
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("checkpoint-restore")).to_have_count(1)  # the session view knows its checkpoints

@@ -172,6 +172,7 @@ const profile = new ProfilePanel(
     }),
   ],
   async () => {
+    await whenReady();
     const listed = await requester("checkpoints_list", {});
     return listed.ok ? { total: listed.value.total_bytes, limit: listed.value.limit_bytes } : null;
   },

@@ -173,8 +173,13 @@ const profile = new ProfilePanel(
   ],
   async () => {
     await whenReady();
-    const listed = await requester("checkpoints_list", {});
-    return listed.ok ? { total: listed.value.total_bytes, limit: listed.value.limit_bytes } : null;
+    for (let tries = 0; tries < 20; tries++) {
+      // just after a reload the runtime may not answer yet: ask again for a few seconds
+      const listed = await requester("checkpoints_list", {});
+      if (listed.ok) return { total: listed.value.total_bytes, limit: listed.value.limit_bytes };
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return null;
   },
   async (bytes) => {
     await whenReady();

@@ -6,8 +6,8 @@
     bash scripts/bench --runs 5                 # more repetitions
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
-archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); offline (issue 23);
-delegate (issue 24).
+archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); checkpoints, backup
+(issue 22); offline (issue 23); delegate (issue 24).
 What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes from scripts/serve.py (built
 into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search` and `archive` run in Pyodide under
 Node, `delegate` in CPython.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,9 @@ sys.path.append(str(ROOT / "scripts"))
 
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402
+    backup,
     boot,
+    checkpoints,
     delegation,
     growth,
     mcp,
@@ -50,7 +53,8 @@ from scripts.fakes.processes import serve_process  # noqa: E402
 from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "offline", "delegate")
+          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "checkpoints", "backup", "offline",
+          "delegate")
 NODE_ONLY = {"search", "archive", "frontmatter", "delegate"}  # no browser
 NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
     "delegate": delegation.measure_delegation,
@@ -79,6 +83,8 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "history": lambda: growth.measure_history_step(on_disk, base, fake, fake_base, runs),
         "mcp": lambda: mcp.measure_mcp(browser, base, fake, fake_base, runs),
         "offline": lambda: offline.measure_offline(browser, dist, runs),
+        "checkpoints": lambda: checkpoints.measure_checkpoints(browser, base, fake, fake_base, runs),
+        "backup": lambda: backup.measure_backup(browser, base, runs, Path(tempfile.mkdtemp(prefix="tidepool-bench-"))),
     }
 
 

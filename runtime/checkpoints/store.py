@@ -3,72 +3,37 @@
 Kept in the workspace's hidden area, so the host saves it to its storage like any workspace file::
 
     .agent/checkpoints/blobs/<sha256>   a file's bytes, once however many checkpoints name them
-    .agent/checkpoints/index.json       the checkpoints, oldest first: turn id, session, kind, and
-                                        path → sha256 (or null: the file did not exist)
+    .agent/checkpoints/turns/<id>.json  one checkpoint: turn id, session, kind, and path → sha256
+                                        (or null: the file did not exist); see ``runtime.checkpoints.index``
 
 ``keep`` is called before a write, once per path per turn (a later write of the same path in the turn
-keeps nothing). Restoring a checkpoint is itself a checkpoint (``kind: "restore"``, ``undoes``), so a
-restore can be undone by restoring that one. The blobs are bounded by ``limit_bytes``: the oldest
-checkpoints are dropped first (never the newest). Every method returns the hidden paths it wrote or
-removed, for the caller to save.
+keeps nothing); it reads and writes only that turn's file, so its cost does not grow with the number of
+checkpoints. Restoring a checkpoint is itself a checkpoint (``kind: "restore"``, ``undoes``), so a
+restore can be undone by restoring that one. The blobs are bounded by the limit (a setting, default
+200 MB; 0 keeps none): the oldest checkpoints are dropped first (never the newest while the limit is
+above 0). Every method returns the hidden paths it wrote or removed, for the caller to save.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
+from runtime.checkpoints import index
+from runtime.checkpoints.index import BLOBS_DIR, CHECKPOINTS_DIR, INDEX, TURNS_DIR, Checkpoint
 from runtime.tools.base import ToolError
 from runtime.tools.paths import relative, resolve
 
 log = logging.getLogger(__name__)
 
-CHECKPOINTS_DIR = ".agent/checkpoints"
-BLOBS_DIR = f"{CHECKPOINTS_DIR}/blobs"
-INDEX = f"{CHECKPOINTS_DIR}/index.json"
+__all__ = ["BLOBS_DIR", "CHECKPOINTS_DIR", "INDEX", "TURNS_DIR", "Checkpoint", "CheckpointStore", "PreviewFile"]
+
 DEFAULT_LIMIT_BYTES = 200 * 1024 * 1024
 MAX_KEPT_FILE_BYTES = 50 * 1024 * 1024  # a file bigger than this is not kept (its checkpoint says so)
 INTERNAL_DIRS = frozenset({".agent", ".git"})
-
-
-@dataclass
-class Checkpoint:
-    turn_id: str
-    session_id: str | None
-    kind: str  # "turn" or "restore"
-    created: float
-    files: dict[str, str | None] = field(default_factory=dict)  # path → sha256, None: did not exist
-    undoes: str | None = None
-    skipped: list[str] = field(default_factory=list)  # too large to keep
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "turn_id": self.turn_id,
-            "session_id": self.session_id,
-            "kind": self.kind,
-            "created": self.created,
-            "files": self.files,
-            "undoes": self.undoes,
-            "skipped": self.skipped,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Checkpoint:
-        files = data.get("files")
-        return cls(
-            str(data["turn_id"]),
-            data.get("session_id") if isinstance(data.get("session_id"), str) else None,
-            "restore" if data.get("kind") == "restore" else "turn",
-            float(data.get("created") or 0),
-            {str(k): (v if isinstance(v, str) else None) for k, v in files.items()} if isinstance(files, dict) else {},
-            data.get("undoes") if isinstance(data.get("undoes"), str) else None,
-            [str(s) for s in data.get("skipped") or []],
-        )
 
 
 @dataclass(frozen=True)
@@ -87,41 +52,42 @@ def is_internal(rel: str) -> bool:
 class CheckpointStore:
     """The checkpoints of one workspace (see the module docstring)."""
 
-    def __init__(self, workspace: Path, limit_bytes: int = DEFAULT_LIMIT_BYTES) -> None:
+    def __init__(self, workspace: Path, limit_bytes: int | None = None) -> None:
         self.workspace = workspace
-        self.limit_bytes = limit_bytes
+        self._limit = limit_bytes  # None: the setting in the workspace (or the default)
+        self._blob_bytes: tuple[int, int] | None = None  # (the blobs folder's mtime, their total) when last counted
+        self._last_created = 0.0
 
     # --- reading ---------------------------------------------------------------------------------
 
+    @property
+    def limit_bytes(self) -> int:
+        return self._limit if self._limit is not None else index.read_limit(self.workspace, DEFAULT_LIMIT_BYTES)
+
     def load(self) -> list[Checkpoint]:
-        path = self.workspace / INDEX
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError) as exc:
-            log.warning("the checkpoint index is unreadable (%s); starting a new one", exc)
-            return []
-        entries = data.get("checkpoints") if isinstance(data, dict) else None
-        out: list[Checkpoint] = []
-        for entry in entries if isinstance(entries, list) else []:
-            try:
-                out.append(Checkpoint.from_json(entry))
-            except (KeyError, TypeError, ValueError, AttributeError):
-                log.warning("a checkpoint entry is unreadable; skipped")
-        return out
+        return index.read_all(self.workspace)
 
     def get(self, turn_id: str) -> Checkpoint:
-        for checkpoint in self.load():
-            if checkpoint.turn_id == turn_id:
-                return checkpoint
-        raise ToolError(f"there is no checkpoint for turn {turn_id!r} (it may have been dropped to stay in bounds)")
+        found = index.read_one(self.workspace, turn_id)
+        if found is None:
+            raise ToolError(f"there is no checkpoint for turn {turn_id!r} (it may have been dropped to stay in bounds)")
+        return found
 
     def total_bytes(self) -> int:
+        """The blobs' bytes; counted again only when the blobs folder changed since the last count."""
         blobs = self.workspace / BLOBS_DIR
-        if not blobs.is_dir():
+        try:
+            mtime = blobs.stat().st_mtime_ns
+        except FileNotFoundError:
             return 0
-        return sum(p.stat().st_size for p in blobs.iterdir() if p.is_file())
+        if self._blob_bytes is None or self._blob_bytes[0] != mtime:
+            self._blob_bytes = (mtime, sum(p.stat().st_size for p in blobs.iterdir() if p.is_file()))
+        return self._blob_bytes[1]
+
+    def _counted(self, delta: int) -> None:
+        """Our own change of ``delta`` bytes to the blobs: the count follows without walking them again."""
+        if self._blob_bytes is not None:
+            self._blob_bytes = ((self.workspace / BLOBS_DIR).stat().st_mtime_ns, self._blob_bytes[1] + delta)
 
     def preview(self, turn_id: str) -> list[PreviewFile]:
         checkpoint = self.get(turn_id)
@@ -138,25 +104,36 @@ class CheckpointStore:
 
     # --- keeping ---------------------------------------------------------------------------------
 
-    def keep(self, turn_id: str, session_id: str | None, rels: list[str], *, kind: str = "turn") -> list[str]:
+    def keep(
+        self, turn_id: str, session_id: str | None, rels: list[str], *, kind: str = "turn", undoes: str | None = None
+    ) -> list[str]:
         """Keep the current state of ``rels`` in ``turn_id``'s checkpoint (paths it holds already: skipped)."""
-        checkpoints = self.load()
-        checkpoint = next((c for c in checkpoints if c.turn_id == turn_id), None)
+        limit = self.limit_bytes
+        if limit <= 0:  # checkpoints are off
+            return []
+        checkpoint = index.read_one(self.workspace, turn_id)
         wanted = [r for r in dict.fromkeys(self._files_of(rels)) if checkpoint is None or r not in checkpoint.files]
         if not wanted:
             return []
+        written = index.migrate(self.workspace)
         if checkpoint is None:
-            checkpoint = Checkpoint(turn_id, session_id, kind, time.time())
-            checkpoints.append(checkpoint)
-        written: list[str] = []
+            self._last_created = max(time.time(), self._last_created + 1e-6)  # strictly after the last one kept
+            checkpoint = Checkpoint(turn_id, session_id, kind, self._last_created, undoes=undoes)
+        new_blobs = len(written)
         for rel in wanted:
             sha = self._blob_of(rel, checkpoint, written)
             if sha != "":
                 checkpoint.files[rel] = sha
-        if written:  # only new bytes can take the blobs over the bound (no walk over them otherwise)
-            written.extend(self._prune(checkpoints))
-        written.append(self._save(checkpoints))
+        written.append(index.write_one(self.workspace, checkpoint))
+        if len(written) > new_blobs + 1:  # only new bytes can take the blobs over the bound
+            written.extend(self._prune(limit))
         return written
+
+    def set_limit(self, limit_bytes: int) -> list[str]:
+        """Keep ``limit_bytes`` as the bound (0: keep none) and drop the oldest checkpoints above it now."""
+        written = [index.write_limit(self.workspace, limit_bytes), *index.migrate(self.workspace)]
+        self._limit = None
+        return [*written, *self._prune(limit_bytes)]
 
     def _files_of(self, rels: list[str]) -> list[str]:
         """The files ``rels`` name (a folder: every file below it), workspace-relative; internal ones left out."""
@@ -187,33 +164,33 @@ class CheckpointStore:
         sha = hashlib.sha256(data).hexdigest()
         blob = self.workspace / BLOBS_DIR / sha
         if not blob.exists():
+            self.total_bytes()  # counted before the change, so the change can be added to it
             blob.parent.mkdir(parents=True, exist_ok=True)
             blob.write_bytes(data)
+            self._counted(len(data))
             written.append(f"{BLOBS_DIR}/{sha}")
         return sha
 
-    def _prune(self, checkpoints: list[Checkpoint]) -> list[str]:
-        """Drop the oldest checkpoints until the blobs fit ``limit_bytes`` (the newest always stays)."""
-        removed: list[str] = []
+    def _prune(self, limit: int) -> list[str]:
+        """Drop the oldest checkpoints until the blobs fit ``limit`` (the newest stays unless the limit is 0)."""
         total = self.total_bytes()
-        while total > self.limit_bytes and len(checkpoints) > 1:
+        if limit > 0 and total <= limit:
+            return []
+        checkpoints = self.load()
+        removed: list[str] = []
+        while checkpoints and (total > limit or limit <= 0) and (len(checkpoints) > 1 or limit <= 0):
             dropped = checkpoints.pop(0)
+            removed.append(index.remove_one(self.workspace, dropped.turn_id))
             alive = {sha for c in checkpoints for sha in c.files.values() if sha}
             for sha in {s for s in dropped.files.values() if s and s not in alive}:
                 blob = self.workspace / BLOBS_DIR / sha
                 if blob.is_file():
-                    total -= blob.stat().st_size
+                    size = blob.stat().st_size
+                    total -= size
                     blob.unlink()
+                    self._counted(-size)
                     removed.append(f"{BLOBS_DIR}/{sha}")
         return removed
-
-    def _save(self, checkpoints: list[Checkpoint]) -> str:
-        path = self.workspace / INDEX
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(".index.json.tmp")
-        tmp.write_text(json.dumps({"version": 1, "checkpoints": [c.to_json() for c in checkpoints]}), encoding="utf-8")
-        tmp.replace(path)
-        return INDEX
 
     # --- restoring -------------------------------------------------------------------------------
 
@@ -225,8 +202,8 @@ class CheckpointStore:
         missing = [s for s in checkpoint.files.values() if s and not (self.workspace / BLOBS_DIR / s).is_file()]
         if missing:
             raise ToolError(f"the checkpoint of turn {turn_id!r} is damaged: {len(missing)} kept files are missing")
-        hidden = self.keep(restore_id, session_id, list(checkpoint.files), kind="restore")
-        self._mark_undoes(restore_id, turn_id)
+        blobs = {sha: (self.workspace / BLOBS_DIR / sha).read_bytes() for sha in set(checkpoint.files.values()) if sha}
+        hidden = self.keep(restore_id, session_id, list(checkpoint.files), kind="restore", undoes=turn_id)
         changed: list[str] = []
         for rel, sha in sorted(checkpoint.files.items()):
             target = self.workspace / rel
@@ -236,13 +213,6 @@ class CheckpointStore:
                     changed.append(rel)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes((self.workspace / BLOBS_DIR / sha).read_bytes())
+            target.write_bytes(blobs[sha])
             changed.append(rel)
-        return changed, [*hidden, INDEX]
-
-    def _mark_undoes(self, restore_id: str, turn_id: str) -> None:
-        checkpoints = self.load()
-        for c in checkpoints:
-            if c.turn_id == restore_id:
-                c.undoes = turn_id
-        self._save(checkpoints)
+        return changed, hidden

@@ -11,6 +11,7 @@ import json
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -43,9 +44,27 @@ def export_backup(page: Page) -> bytes:
     return Path(info.value.path()).read_bytes()
 
 
+RECORDINGS_IN_OPFS = """async () => {
+  const r = await navigator.storage.getDirectory();
+  let d = await r.getDirectoryHandle("tidepool");
+  for (const p of ["workspaces", "default", "recordings"]) d = await d.getDirectoryHandle(p, { create: true });
+  const names = [];
+  for await (const name of d.keys()) names.push(name);
+  return names.sort();
+}"""
+
+
 @pytest.fixture(scope="module")
-def backup(browser: Browser, server: str, fake: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[bytes]:
-    """A profile made through the UI, then its backup's bytes."""
+def backup(backups: dict[str, Any]) -> bytes:
+    plain: bytes = backups["plain"]
+    return plain
+
+
+@pytest.fixture(scope="module")
+def backups(
+    browser: Browser, server: str, fake: FakeLLM, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    """A profile made through the UI, then its backup's bytes: without the recordings (the default), and with."""
     fake.reset(api_key=KEY)
     with running_app(browser, server + "/") as app:
         page = app.page
@@ -83,7 +102,9 @@ def backup(browser: Browser, server: str, fake: FakeLLM, tmp_path_factory: pytes
         assert int(status.get_attribute("data-usage") or "0") > 0
         assert int(status.get_attribute("data-quota") or "0") > 0
         assert status.get_attribute("data-persisted") in ("true", "false")
-        yield export_backup(page)
+        plain = export_backup(page)
+        page.get_by_test_id("backup-recordings").check()
+        yield {"plain": plain, "recordings": export_backup(page), "recorded": page.evaluate(RECORDINGS_IN_OPFS)}
 
 
 def test_the_backup_holds_everything_with_a_manifest_and_no_secret(backup: bytes) -> None:
@@ -108,6 +129,16 @@ def test_the_backup_holds_everything_with_a_manifest_and_no_secret(backup: bytes
     assert any(m["content"] == json.dumps("Log the hive inspection") for s in state["sessions"] for m in s["messages"])
     settings = json.loads(unpacked["settings.json"])
     assert settings["tool_servers"] == [{"name": "hive", "url": "http://127.0.0.1:9/mcp"}]
+    assert not [n for n in names if n.startswith("recordings/")]  # only when asked for
+
+
+def test_the_recordings_are_in_the_backup_when_asked_for(backups: dict[str, Any]) -> None:
+    with zipfile.ZipFile(io.BytesIO(backups["recordings"])) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        listed = sorted(e["path"] for e in manifest["entries"] if e["path"].startswith("recordings/"))
+        assert listed == [f"recordings/{n}" for n in backups["recorded"]] and listed
+        assert any(b"Log the hive inspection" in archive.read(p) for p in listed)
+        assert KEY.encode() not in b"".join(archive.read(p) for p in listed)
 
 
 def choose(page: Page, folder: Path, name: str, data: bytes) -> None:
@@ -118,12 +149,12 @@ def choose(page: Page, folder: Path, name: str, data: bytes) -> None:
 
 
 def test_a_fresh_profile_restored_from_the_backup_has_everything_again(
-    backup: bytes, browser: Browser, server: str, tmp_path: Path
+    backups: dict[str, Any], browser: Browser, server: str, tmp_path: Path
 ) -> None:
     with running_app(browser, server + "/") as app:  # a new context: empty OPFS and IndexedDB
         page = app.page
         wait_ready(page)
-        choose(page, tmp_path, "tidepool-backup.zip", backup)
+        choose(page, tmp_path, "tidepool-backup.zip", backups["recordings"])
         preview = page.get_by_test_id("backup-preview")
         expect(preview).to_be_visible(timeout=RESTORE_TIMEOUT_MS)
         expect(preview).to_contain_text("1 chats, 1 memories")
@@ -131,6 +162,8 @@ def test_a_fresh_profile_restored_from_the_backup_has_everything_again(
             page.get_by_test_id("backup-restore-replace").click()
         wait_ready(page)
         expect(page.get_by_test_id("backup-report")).to_have_attribute("data-state", "ok")
+        expect(page.get_by_test_id("backup-report")).to_contain_text("recordings")
+        assert set(backups["recorded"]) <= set(page.evaluate(RECORDINGS_IN_OPFS))
         expect(page.get_by_test_id("session-entry").filter(has_text="Log the hive inspection")).to_have_count(1)
         expect(page.get_by_test_id("message").filter(has_text="Noted the hive.")).to_have_count(1)
         page.get_by_test_id("memory-open").click()

@@ -1,5 +1,7 @@
 """Checkpoints through the UI: a turn that wrote two files and edited one is restored to before it
-(the preview lists what goes back), the restore is undone, and both survive a reload."""
+(the preview lists what goes back), the restore is undone, and both survive a reload; an upload over a
+file in the Files panel is undone (`files-undo`); the bound set in the Profile panel is kept across the
+reload (checked once the chat has gone on)."""
 
 from __future__ import annotations
 
@@ -29,9 +31,24 @@ def confirm(page: Page, button: str, expected: dict[str, str]) -> None:
     expect(preview).to_have_count(0)
 
 
+def set_bound(page: Page, mb: int) -> None:
+    if page.get_by_test_id("profile-open").get_attribute("aria-expanded") != "true":
+        page.get_by_test_id("profile-open").click()
+    page.get_by_test_id("checkpoint-limit").fill(str(mb))
+    page.get_by_test_id("checkpoint-limit").blur()
+    expect(page.get_by_test_id("checkpoint-storage")).to_have_attribute("data-limit", str(mb * 1024 * 1024))
+
+
 def test_a_turn_is_restored_undone_and_both_survive_a_reload(chat: Page, fake: FakeLLM) -> None:
     page = chat
     upload(page, {"ckpt-notes.md": b"original line\n"})
+    page.get_by_test_id("file-upload").set_input_files(  # over it, from the Files panel: undoable
+        {"name": "ckpt-notes.md", "mimeType": "text/markdown", "buffer": b"uploaded over\n"}
+    )
+    viewer_shows(page, "ckpt-notes.md", "uploaded over\n")
+    page.get_by_test_id("files-undo").click()
+    expect(page.get_by_test_id("files-undo")).to_have_count(0)
+    viewer_shows(page, "ckpt-notes.md", "original line\n")
     fake.script(
         [
             Reply.tool_call("write_file", {"path": "ckpt/a.txt", "content": "A\n"}, call_id="c1"),
@@ -57,6 +74,7 @@ def test_a_turn_is_restored_undone_and_both_survive_a_reload(chat: Page, fake: F
     viewer_shows(page, "ckpt-notes.md", "original line\n")
     expect(entry(page, "ckpt/a.txt")).to_have_count(0)
 
+    set_bound(page, 64)
     page.reload()
     wait_ready(page)
     expect(page.get_by_test_id("checkpoint-restore")).to_have_count(1)  # the session view knows its checkpoints
@@ -69,7 +87,9 @@ def test_a_turn_is_restored_undone_and_both_survive_a_reload(chat: Page, fake: F
     send(page, "Still there?")
     expect(last_message(page, "assistant")).to_have_text("Still here.", timeout=REPLY_TIMEOUT_MS)
 
-    page.get_by_test_id("profile-open").click()  # the storage status counts what the checkpoints keep
+    if page.get_by_test_id("profile-open").get_attribute("aria-expanded") != "true":
+        page.get_by_test_id("profile-open").click()  # the storage status counts what the checkpoints keep
     kept = page.get_by_test_id("checkpoint-storage")
+    expect(kept).to_have_attribute("data-limit", str(64 * 1024 * 1024))  # the bound set before the reload
     expect(kept).to_contain_text("Checkpoints")
     assert int(kept.get_attribute("data-bytes") or 0) > 0

@@ -138,7 +138,16 @@ byTestId<HTMLSelectElement>("provider-select").addEventListener("change", (event
 const lockBanner = byTestId("workspace-lock");
 const lockText = lockBanner.querySelector<HTMLElement>(".lock-text") as HTMLElement;
 byTestId("workspace-take-over").addEventListener("click", () => restart(true));
-const filesPanel = new FilesPanel((request) => client.workspace(request));
+const filesPanel = new FilesPanel((request) => client.workspace(request), {
+  keep: async (paths) => {
+    const kept = ready ? await client.request("checkpoint_keep", { paths }) : null;
+    return kept?.ok ? kept.value.turn_id : null;
+  },
+  restore: async (id) => {
+    const done = await client.request("checkpoint_restore", { turn_id: id });
+    return done.ok ? null : done.message;
+  },
+});
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels(
   (method, params) => client.request(method, params),
@@ -172,8 +181,19 @@ const profile = new ProfilePanel(
     }),
   ],
   async () => {
-    const listed = await requester("checkpoints_list", {});
-    return listed.ok ? { total: listed.value.total_bytes, limit: listed.value.limit_bytes } : null;
+    await whenReady();
+    for (let tries = 0; tries < 20; tries++) {
+      // just after a reload the runtime may not answer yet: ask again for a few seconds
+      const listed = await requester("checkpoints_list", {});
+      if (listed.ok) return { total: listed.value.total_bytes, limit: listed.value.limit_bytes };
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return null;
+  },
+  async (bytes) => {
+    await whenReady();
+    const set = await requester("checkpoints_limit", { limit_bytes: bytes });
+    return set.ok ? null : set.message;
   },
 );
 if (BackupSection.pendingReport()) profile.panel.open();
@@ -270,7 +290,7 @@ function onReady(): void {
     resumedRestore = true; // a restore cut off after its commit point is completed now (profile/backup-restore.ts)
     void applyStaged(restoring).then(
       (done) => done && location.reload(),
-      (err: unknown) => chat.showError(`The restore could not be completed: ${String(err)}`),
+      (err: unknown) => chat.showError(err instanceof Error ? err.message : String(err)),
     );
   }
 }

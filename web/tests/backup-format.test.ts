@@ -20,7 +20,22 @@ const STATE = {
   memories: [{ id: 1 }],
 };
 
-async function goodBackup(): Promise<Uint8Array> {
+/** A flat folder as OPFS hands it out (only what walkFiles uses: entries() and getFile()). */
+function folder(files: Record<string, string>): FileSystemDirectoryHandle {
+  const handles = Object.entries(files).map(
+    ([name, text]) => [name, { kind: "file", getFile: () => Promise.resolve(new Blob([text])) }] as const,
+  );
+  return {
+    entries: async function* () {
+      await Promise.resolve();
+      yield* handles;
+    },
+  } as unknown as FileSystemDirectoryHandle;
+}
+
+const RECORDINGS = { "s-1.jsonl": '{"request":1}\n', "model-lists.json": "{}", "notes.txt": "not a recording" };
+
+async function goodBackup(recordings?: boolean): Promise<Uint8Array> {
   const sink = memorySink();
   await writeBackup(
     {
@@ -28,8 +43,11 @@ async function goodBackup(): Promise<Uint8Array> {
       settings: () =>
         Promise.resolve({ settings: { provider: "ollama" }, tool_servers: [{ name: "a", url: "http://x/" }] }),
       workspace: () => Promise.resolve(null),
+      recordings: () => Promise.resolve(folder(RECORDINGS)),
     },
     sink,
+    undefined,
+    { recordings },
   );
   return new Uint8Array(await sink.blob().arrayBuffer());
 }
@@ -74,6 +92,18 @@ describe("backup format", () => {
     expect(contents.sessions).toEqual([{ id: "s-1", title: "Hi", updated: "2026" }]);
     expect(contents.memories).toBe(1);
     expect(contents.toolServers).toBe(1);
+    expect(contents.recordings).toEqual([]); // not asked for: not in it
+  });
+
+  it("holds the recordings when asked to, listed in the manifest, and only files shaped like them", async () => {
+    const contents = await verifyBackup(new Blob([(await goodBackup(true)) as BlobPart]));
+    const paths = contents.manifest.entries.map((e) => e.path);
+    expect(paths).toEqual(["state.json", "settings.json", "recordings/model-lists.json", "recordings/s-1.jsonl"]);
+    expect(contents.recordings).toEqual(["model-lists.json", "s-1.jsonl"]);
+    const entry = contents.entries.get("recordings/s-1.jsonl");
+    expect(new TextDecoder().decode(await contents.reader.read(entry!))).toBe('{"request":1}\n');
+    const odd = await craft({ "state.json": strToU8(JSON.stringify(STATE)), "recordings/../x.jsonl": strToU8("") });
+    expect((await refusal(odd)).code).toBe("unsafe");
   });
 
   it("refuses a file that is not a zip, and one cut short", async () => {

@@ -10,7 +10,7 @@ import { loadSettings, saveSettings } from "../settings/store";
 import { sanitizeSettings } from "../settings/model";
 import type { ExportSources } from "./backup-export";
 import type { RestoreDeps, RestoreMode } from "./backup-restore";
-import { workspaceFilesDir } from "./opfs";
+import { recordingsDir, workspaceFilesDir } from "./opfs";
 
 export type Requester = UploadRequester;
 
@@ -25,6 +25,7 @@ export function backupSources(request: Requester): ExportSources {
     },
     settings: async () => ({ settings: await loadSettings(), tool_servers: await serverDefinitions() }),
     workspace: () => workspaceFilesDir().catch(() => null),
+    recordings: () => recordingsDir().catch(() => null),
   };
 }
 

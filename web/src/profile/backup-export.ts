@@ -9,7 +9,9 @@
 
 import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import {
+  entryKind,
   manifestBytes,
+  RECORDINGS_PREFIX,
   MANIFEST,
   SETTINGS_ENTRY,
   sha256Hex,
@@ -31,11 +33,19 @@ export interface ExportSources {
   settings(): Promise<unknown>;
   /** The OPFS workspace folder, or null when there is none. */
   workspace(): Promise<FileSystemDirectoryHandle | null>;
+  /** The OPFS recordings folder, or null when there is none (read only when asked for). */
+  recordings?(): Promise<FileSystemDirectoryHandle | null>;
+}
+
+export interface ExportOptions {
+  /** Put the recordings (model traffic) in too; off by default. */
+  recordings?: boolean;
 }
 
 export interface ExportSummary {
   entries: number;
   files: number;
+  recordings: number;
   bytes: number;
 }
 
@@ -86,13 +96,19 @@ export async function writeBackup(
   sources: ExportSources,
   sink: ByteSink,
   progress: (done: number, total: number) => void = () => undefined,
+  options: ExportOptions = {},
 ): Promise<ExportSummary> {
   const encoder = new TextEncoder();
   const state = await sources.state();
   const stateBytes = encoder.encode(JSON.stringify(state.dump));
   const settingsBytes = encoder.encode(JSON.stringify(await sources.settings()));
   const dir = await sources.workspace();
-  const files: OpfsFile[] = dir ? await walkFiles(dir) : [];
+  const workspace: OpfsFile[] = dir ? await walkFiles(dir) : [];
+  const recordings = options.recordings ? await recordingFiles(sources) : [];
+  const files = [
+    ...workspace.map((f) => ({ ...f, entry: WORKSPACE_PREFIX + f.path })),
+    ...recordings.map((f) => ({ ...f, entry: RECORDINGS_PREFIX + f.path })),
+  ];
   const sizes = await Promise.all(files.map(async (f) => (await f.handle.getFile()).size));
   const total = stateBytes.length + settingsBytes.length + sizes.reduce((a, b) => a + b, 0);
   const zip = new ZipStream(sink);
@@ -104,13 +120,24 @@ export async function writeBackup(
   step(settingsBytes.length);
   for (const file of files) {
     const data = new Uint8Array(await (await file.handle.getFile()).arrayBuffer());
-    await zip.add(WORKSPACE_PREFIX + file.path, data, false);
+    await zip.add(file.entry, data, false);
     step(data.length);
   }
   await zip.add(MANIFEST, manifestBytes(state.app_version, zip.entries), true, false);
   await zip.end();
   await sink.close();
-  return { entries: zip.entries.length + 1, files: files.length, bytes: zip.written };
+  return {
+    entries: zip.entries.length + 1,
+    files: workspace.length,
+    recordings: recordings.length,
+    bytes: zip.written,
+  };
+}
+
+/** The recordings' files (flat: a file of another shape is not one of the recording store's, and left out). */
+async function recordingFiles(sources: ExportSources): Promise<OpfsFile[]> {
+  const dir = sources.recordings ? await sources.recordings() : null;
+  return (dir ? await walkFiles(dir) : []).filter((f) => entryKind(RECORDINGS_PREFIX + f.path) === "recording");
 }
 
 /** A sink that writes an OPFS file (atomically: the file is replaced at `close`). */

@@ -12,6 +12,9 @@ export const MANIFEST = "manifest.json";
 export const STATE_ENTRY = "state.json";
 export const SETTINGS_ENTRY = "settings.json";
 export const WORKSPACE_PREFIX = "workspace/";
+/** Optional (a choice at export): the recordings, each file of OPFS recordings/ under its own name. */
+export const RECORDINGS_PREFIX = "recordings/";
+const RECORDING_NAME = /^[A-Za-z0-9_-]{1,64}\.jsonl?$/;
 export const BACKUP_FILENAME = "tidepool-backup.zip";
 
 /** The most a backup may unpack to, entries it may hold, and the largest ratio of a big entry (zip bombs). */
@@ -25,7 +28,7 @@ export const LIMITS = {
   ratioFrom: 1024 ** 2,
 } as const;
 
-export type EntryKind = "state" | "settings" | "workspace";
+export type EntryKind = "state" | "settings" | "workspace" | "recording";
 
 export interface ManifestEntry {
   path: string;
@@ -55,6 +58,8 @@ export function entryKind(path: string): EntryKind | null {
   if (path === STATE_ENTRY) return "state";
   if (path === SETTINGS_ENTRY) return "settings";
   if (path.startsWith(WORKSPACE_PREFIX) && path.length > WORKSPACE_PREFIX.length) return "workspace";
+  if (path.startsWith(RECORDINGS_PREFIX) && RECORDING_NAME.test(path.slice(RECORDINGS_PREFIX.length)))
+    return "recording";
   return null;
 }
 

@@ -5,17 +5,17 @@
  * 2. every entry is copied into OPFS tidepool/restore/ (the staging area, not the profile);
  * 3. `plan.json` is written there last: the commit point;
  * 4. the plan is applied: the state (one SQLite transaction in the runtime), the settings and tool
- *    servers (IndexedDB), the workspace files (copied from staging, after emptying the workspace for
- *    a replace); then the staging area is removed and the page reloads to read everything again.
+ *    servers (IndexedDB), the workspace files and the recordings if it holds them (copied from staging,
+ *    after emptying the workspace and the recordings for a replace); then the staging area is removed and the page reloads to read everything again.
  *
  * Interrupted before 3 (a reload, a closed tab), the next start finds staging without a plan and
  * removes it: the profile is as before. Interrupted after 3, the next start applies the plan again from
  * the start; each step is idempotent (a replace gives the same result twice, a merge's "newer wins" too).
  */
 
-import { SETTINGS_ENTRY, STATE_ENTRY, WORKSPACE_PREFIX } from "./backup-format";
+import { RECORDINGS_PREFIX, SETTINGS_ENTRY, STATE_ENTRY, WORKSPACE_PREFIX } from "./backup-format";
 import type { BackupContents } from "./backup-verify";
-import { appDir, emptyDir, fileAt, walkFiles, workspaceFilesDir } from "./opfs";
+import { appDir, emptyDir, fileAt, recordingsDir, walkFiles, workspaceFilesDir } from "./opfs";
 
 export type RestoreMode = "merge" | "replace";
 
@@ -34,6 +34,25 @@ export interface RestoreOutcome {
   sessions: number;
   memories: number;
   files: number;
+  recordings: number;
+}
+
+/**
+ * A restore that failed after its commit point: the profile is part old, part restored. `applied` names
+ * what landed; the staged copy is kept, and the next start (or a reload) applies all of it again.
+ */
+export class RestoreIncomplete extends Error {
+  constructor(
+    readonly applied: readonly string[],
+    readonly reason: string,
+  ) {
+    super(
+      `The restore stopped partway (${reason}). ` +
+        (applied.length ? `Already restored: ${applied.join(", ")}; ` : "Nothing of it landed yet; ") +
+        "the rest of this profile is as it was. The backup is kept in this browser and is applied again, " +
+        "completely, when the page reloads.",
+    );
+  }
 }
 
 const STAGING = "restore";
@@ -80,7 +99,7 @@ export async function restoreBackup(
   await plan.write(JSON.stringify({ mode, files: contents.files.length }));
   await plan.close(); // the commit point
   const outcome = await applyStaged(deps);
-  if (!outcome) throw new Error("the staged restore disappeared");
+  if (!outcome) throw new RestoreIncomplete([], "the staged copy disappeared");
   return outcome;
 }
 
@@ -93,22 +112,65 @@ export async function applyStaged(deps: RestoreDeps): Promise<RestoreOutcome | n
     await removeStaging(); // interrupted before the commit point: the profile never changed
     return null;
   }
-  const plan = JSON.parse(await (await planFile.getFile()).text()) as { mode: RestoreMode };
-  const data = await staging.getDirectoryHandle("data");
-  const state = new Uint8Array(await (await (await fileAt(data, STATE_ENTRY, false)).getFile()).arrayBuffer());
-  const restored = await deps.restoreState(state, plan.mode, false);
-  if (!restored.ok) throw new Error(restored.message);
-  const settings = await fileAt(data, SETTINGS_ENTRY, false).catch(() => null);
-  if (settings) await deps.restoreSettings(JSON.parse(await (await settings.getFile()).text()) as unknown, plan.mode);
+  const applied: string[] = [];
+  try {
+    const plan = JSON.parse(await (await planFile.getFile()).text()) as { mode: RestoreMode };
+    const data = await staging.getDirectoryHandle("data");
+    const state = new Uint8Array(await (await (await fileAt(data, STATE_ENTRY, false)).getFile()).arrayBuffer());
+    const restored = await deps.restoreState(state, plan.mode, false);
+    if (!restored.ok) throw new Error(restored.message);
+    applied.push("the chats and memories");
+    const settings = await fileAt(data, SETTINGS_ENTRY, false).catch(() => null);
+    if (settings) {
+      await deps.restoreSettings(JSON.parse(await (await settings.getFile()).text()) as unknown, plan.mode);
+      applied.push("the settings and tool servers");
+    }
+    const files = await applyFiles(data, plan.mode, applied);
+    const recordings = await applyRecordings(data, plan.mode);
+    if (recordings) applied.push(`${recordings} recordings`);
+    await removeStaging();
+    return { sessions: restored.sessions, memories: restored.memories, files, recordings };
+  } catch (err) {
+    throw err instanceof RestoreIncomplete ? err : new RestoreIncomplete(applied, errorText(err));
+  }
+}
+
+async function applyFiles(data: FileSystemDirectoryHandle, mode: RestoreMode, applied: string[]): Promise<number> {
   const workspace = await workspaceFilesDir();
-  if (plan.mode === "replace") await emptyDir(workspace);
+  if (mode === "replace") await emptyDir(workspace);
   const staged = await data.getDirectoryHandle(WORKSPACE_PREFIX.slice(0, -1)).catch(() => null);
   const files = staged ? await walkFiles(staged) : [];
+  let copied = 0;
+  try {
+    for (const file of files) {
+      const writable = await (await fileAt(workspace, file.path, true)).createWritable();
+      await writable.write(await file.handle.getFile()); // streamed from the staged file
+      await writable.close();
+      copied++;
+    }
+  } catch (err) {
+    const done = mode === "replace" ? "the workspace was emptied and " : "";
+    applied.push(`${done}${copied} of ${files.length} workspace files`);
+    throw new RestoreIncomplete(applied, errorText(err));
+  }
+  applied.push(`${files.length} workspace files`);
+  return files.length;
+}
+
+/** The backup's recordings into OPFS recordings/ (a replace removes the ones here first, as it does the rest). */
+async function applyRecordings(data: FileSystemDirectoryHandle, mode: RestoreMode): Promise<number> {
+  const staged = await data.getDirectoryHandle(RECORDINGS_PREFIX.slice(0, -1)).catch(() => null);
+  const dir = await recordingsDir();
+  if (mode === "replace") await emptyDir(dir);
+  const files = staged ? await walkFiles(staged) : [];
   for (const file of files) {
-    const writable = await (await fileAt(workspace, file.path, true)).createWritable();
-    await writable.write(await file.handle.getFile()); // streamed from the staged file
+    const writable = await (await fileAt(dir, file.path, true)).createWritable();
+    await writable.write(await file.handle.getFile());
     await writable.close();
   }
-  await removeStaging();
-  return { sessions: restored.sessions, memories: restored.memories, files: files.length };
+  return files.length;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

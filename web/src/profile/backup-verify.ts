@@ -11,6 +11,7 @@ import {
   entryPathProblem,
   LIMITS,
   MANIFEST,
+  RECORDINGS_PREFIX,
   parseManifest,
   SETTINGS_ENTRY,
   sha256Hex,
@@ -25,6 +26,8 @@ export interface BackupContents {
   reader: ZipReader;
   /** Workspace-relative paths of the files it holds. */
   files: string[];
+  /** The recordings' file names (a backup holds them only when asked to at export). */
+  recordings: string[];
   sessions: { id: string; title: string; updated: string }[];
   memories: number;
   settings: boolean;
@@ -60,6 +63,7 @@ export async function verifyBackup(
     manifest,
     reader,
     files: [],
+    recordings: [],
     sessions: [],
     memories: 0,
     settings: false,
@@ -91,6 +95,7 @@ export async function verifyBackup(
 function describe(contents: BackupContents, path: string, data: Uint8Array): void {
   const kind = entryKind(path);
   if (kind === "workspace") contents.files.push(path.slice(WORKSPACE_PREFIX.length));
+  else if (kind === "recording") contents.recordings.push(path.slice(RECORDINGS_PREFIX.length));
   else if (kind === "state") readState(contents, data);
   else if (kind === "settings" && path === SETTINGS_ENTRY) readSettings(contents, data);
 }

@@ -1,6 +1,6 @@
 /**
  * The profile's OPFS folders as the page reaches them (the layout is persistence.ts's:
- * tidepool/workspaces/<name>/files/…), and the backup's own: tidepool/backup/ (the last backup file
+ * tidepool/workspaces/<name>/files/… and …/recordings/), and the backup's own: tidepool/backup/ (the last backup file
  * written, streamed there before it is downloaded) and tidepool/restore/ (a restore's staging area).
  */
 
@@ -11,10 +11,18 @@ export async function appDir(): Promise<FileSystemDirectoryHandle> {
   return root.getDirectoryHandle("tidepool", { create: true });
 }
 
-export async function workspaceFilesDir(): Promise<FileSystemDirectoryHandle> {
+async function workspaceDir(): Promise<FileSystemDirectoryHandle> {
   const all = await (await appDir()).getDirectoryHandle("workspaces", { create: true });
-  const ws = await all.getDirectoryHandle(WORKSPACE_NAME, { create: true });
-  return ws.getDirectoryHandle("files", { create: true });
+  return all.getDirectoryHandle(WORKSPACE_NAME, { create: true });
+}
+
+export async function workspaceFilesDir(): Promise<FileSystemDirectoryHandle> {
+  return (await workspaceDir()).getDirectoryHandle("files", { create: true });
+}
+
+/** The recordings (worker/recording-store.ts): one file per session, and the model lists. */
+export async function recordingsDir(): Promise<FileSystemDirectoryHandle> {
+  return (await workspaceDir()).getDirectoryHandle("recordings", { create: true });
 }
 
 export interface OpfsFile {

@@ -283,10 +283,18 @@ export type ImagePath = { path: string };
 
 export type WorkspaceImage = { path: string; media_type: string; data: string };
 
+export type CheckpointKeepParams = { paths: string[] };
+
+export type CheckpointKept = { turn_id: string | null };
+
+export type CheckpointLimitParams = { limit_bytes: number };
+
+export type CheckpointLimit = { limit_bytes: number; total_bytes: number };
+
 export type CheckpointListParams = { session_id?: string };
 
 export type CheckpointRow = {
-  kind: "turn" | "restore";
+  kind: "turn" | "restore" | "files";
   turn_id: string;
   undoes: string | null;
   created: number;
@@ -383,6 +391,8 @@ export interface RequestMap {
   context_usage: { params: NoParams; result: ContextUsage };
   message_image: { params: ImageId; result: MessageImage };
   workspace_image: { params: ImagePath; result: WorkspaceImage };
+  checkpoint_keep: { params: CheckpointKeepParams; result: CheckpointKept };
+  checkpoints_limit: { params: CheckpointLimitParams; result: CheckpointLimit };
   checkpoints_list: { params: CheckpointListParams; result: CheckpointList };
   checkpoint_preview: { params: CheckpointId; result: CheckpointPreview };
   checkpoint_restore: { params: CheckpointId; result: CheckpointRestored };
@@ -395,4 +405,4 @@ export interface RequestMap {
   session_agent_set: { params: SessionAgent; result: SessionAgent };
 }
 
-export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "checkpoints_list", "checkpoint_preview", "checkpoint_restore", "chat_import", "backup_state", "backup_restore", "agents_list", "agent_save", "agent_delete", "session_agent_set"] as const;
+export const REQUEST_METHODS = ["ping", "list_models", "tools_list", "sessions_list", "sessions_search", "session_new", "new_session", "session_open", "session_current", "session_rename", "session_delete", "session_export", "session_branch", "session_fork", "memory_list", "memory_search", "memory_save", "memory_update", "memory_delete", "skill_import", "skills_list", "skill_set_enabled", "skill_remove", "skill_show", "context_usage", "message_image", "workspace_image", "checkpoint_keep", "checkpoints_limit", "checkpoints_list", "checkpoint_preview", "checkpoint_restore", "chat_import", "backup_state", "backup_restore", "agents_list", "agent_save", "agent_delete", "session_agent_set"] as const;

@@ -12,7 +12,7 @@ import "./checkpoints.css";
 
 interface Row {
   turn_id: string;
-  kind: "turn" | "restore";
+  kind: "turn" | "restore" | "files";
   undoes: string | null;
   files: string[];
 }

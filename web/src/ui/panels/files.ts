@@ -17,12 +17,27 @@ import { registerPanel, type PanelHandle } from "./registry";
 
 export type WorkspaceRequester = (request: WorkspaceRequest) => Promise<RequestResult>;
 
+/** Keeps files as they are before the panel changes them (a checkpoint), and puts them back. */
+export interface FileCheckpoints {
+  /** The checkpoint's id, or null when nothing was kept (checkpoints off, or the runtime is not there). */
+  keep(paths: string[]): Promise<string | null>;
+  /** Put the kept files back; an error's text, or null. */
+  restore(id: string): Promise<string | null>;
+}
+
+const NO_CHECKPOINTS: FileCheckpoints = {
+  keep: () => Promise.resolve(null),
+  restore: () => Promise.resolve("checkpoints are not available"),
+};
+
 const EXPORT_NAME = "tidepool-workspace.zip";
 
 export class FilesPanel {
   private readonly panel: PanelHandle;
   private readonly tree: HTMLElement;
   private readonly status: HTMLElement;
+  /** After a change from this panel whose earlier files were kept: `files-undo` (a refresh leaves it). */
+  private readonly undoBox = el("p", { class: "hint files-undo-box", hidden: true });
   private readonly upload: HTMLInputElement;
   private readonly viewerBox: HTMLElement;
   private readonly viewerTitle: HTMLElement;
@@ -33,7 +48,10 @@ export class FilesPanel {
   private generation = 0;
   private available = false;
 
-  constructor(private readonly request: WorkspaceRequester) {
+  constructor(
+    private readonly request: WorkspaceRequester,
+    private readonly checkpoints: FileCheckpoints = NO_CHECKPOINTS,
+  ) {
     this.tree = el("ul", { class: "files-tree", role: "tree", "aria-label": "Workspace files" });
     this.status = el("p", { class: "hint files-status", "data-testid": "files-status", "aria-live": "polite" });
     this.upload = el("input", {
@@ -63,7 +81,7 @@ export class FilesPanel {
       id: "files",
       buttonTestId: "files-open",
       title: "Files",
-      mount: (body) => body.append(this.intro(), this.toolbar(), this.status, this.tree, this.viewerBox),
+      mount: (body) => body.append(this.intro(), this.toolbar(), this.status, this.undoBox, this.tree, this.viewerBox),
       onOpen: () => void this.refresh(),
     });
   }
@@ -240,20 +258,47 @@ export class FilesPanel {
     const files = await Promise.all(
       chosen.map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })),
     );
+    const kept = await this.keep(files.map((f) => f.name.split(/[\\/]/).pop() ?? f.name));
     const reply = await this.request({ op: "upload", files });
     if (reply.ok) await this.refresh();
-    this.status.textContent = reply.ok
-      ? `Uploaded ${plural(files.length, "file")}.${unsaved(reply.value)}`
-      : `Upload failed: ${reply.message}`;
+    this.report(
+      reply.ok ? `Uploaded ${plural(files.length, "file")}.${unsaved(reply.value)}` : `Upload failed: ${reply.message}`,
+      reply.ok ? kept : null,
+    );
   }
 
   private async remove(path: string): Promise<void> {
     this.confirming = null;
+    const kept = await this.keep([path]);
     const reply = await this.request({ op: "delete", path });
     await this.refresh();
-    this.status.textContent = reply.ok
-      ? `Deleted ${shown(path)}.${unsaved(reply.value)}`
-      : `Could not delete ${shown(path)}: ${reply.message}`;
+    this.report(
+      reply.ok ? `Deleted ${shown(path)}.${unsaved(reply.value)}` : `Could not delete ${shown(path)}: ${reply.message}`,
+      reply.ok ? kept : null,
+    );
+  }
+
+  /** A checkpoint of `paths` before the panel changes them (a failure to keep one does not stop the change). */
+  private keep(paths: string[]): Promise<string | null> {
+    return this.checkpoints.keep(paths).catch(() => null);
+  }
+
+  /** The status line, and `files-undo` when the change's earlier files were kept. */
+  private report(text: string, kept: string | null): void {
+    this.status.textContent = text;
+    this.undoBox.replaceChildren();
+    this.undoBox.hidden = !kept;
+    if (!kept) return;
+    const undo = el("button", { type: "button", class: "btn btn-small", "data-testid": "files-undo" }, "Undo");
+    undo.addEventListener("click", () => void this.undo(kept, undo));
+    this.undoBox.append(`${text} `, undo);
+  }
+
+  private async undo(id: string, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    const error = await this.checkpoints.restore(id);
+    await this.refresh();
+    this.undoBox.replaceChildren(error ? `Could not undo: ${error}` : "Undone: the files are as they were before.");
   }
 
   private async exportZip(): Promise<void> {

@@ -3,13 +3,20 @@
  * file (profile/backup-export.ts) with its progress shown, then downloads it; `backup-import` takes a
  * backup, verifies all of it (profile/backup-verify.ts) and shows `backup-preview` (what it holds, what
  * a merge would overwrite, what a replace would remove) with `backup-restore-merge` and
- * `backup-restore-replace`; `backup-report` says what was restored, or why nothing was.
+ * `backup-restore-replace`; `backup-report` says what was restored, or why nothing was (`data-state`
+ * `incomplete`: it failed after its commit point, and says what landed and that a reload finishes it).
  */
 
 import { BackupRefused, BACKUP_FILENAME } from "../../profile/backup-format";
 import { memorySink, opfsSink, writeBackup, type ExportSources } from "../../profile/backup-export";
 import { verifyBackup, type BackupContents } from "../../profile/backup-verify";
-import { affectedFiles, restoreBackup, type RestoreDeps, type RestoreMode } from "../../profile/backup-restore";
+import {
+  affectedFiles,
+  restoreBackup,
+  RestoreIncomplete,
+  type RestoreDeps,
+  type RestoreMode,
+} from "../../profile/backup-restore";
 import { appDir } from "../../profile/opfs";
 import { el } from "../common/dom";
 import { saveFile } from "../common/save-file";
@@ -40,6 +47,7 @@ export class BackupSection implements ProfileSection {
     max: "1",
     value: "0",
   });
+  private readonly withRecordings = el("input", { type: "checkbox", "data-testid": "backup-recordings" });
   private readonly exportStatus = el("p", { class: "hint", "data-testid": "backup-status", "aria-live": "polite" });
   private readonly input = el("input", {
     type: "file",
@@ -85,6 +93,12 @@ export class BackupSection implements ProfileSection {
           { class: "hint" },
           "One file with every chat, memory, skill, workspace file, setting and tool server. Keys and tokens are never in it.",
         ),
+        el(
+          "label",
+          { class: "hint" },
+          this.withRecordings,
+          " Include the recordings (each chat's model requests and replies, no keys)",
+        ),
         this.exportButton,
         this.progress,
         this.exportStatus,
@@ -122,12 +136,18 @@ export class BackupSection implements ProfileSection {
       )?.getFileHandle(BACKUP_FILENAME, { create: true });
       const memory = file ? null : memorySink();
       const sink = file ? await opfsSink(file) : (memory as ReturnType<typeof memorySink>);
-      const summary = await writeBackup(this.deps.sources, sink, (done, total) => {
-        this.progress.value = total > 0 ? done / total : 1;
-        this.progress.dataset.done = String(done);
-      });
+      const summary = await writeBackup(
+        this.deps.sources,
+        sink,
+        (done, total) => {
+          this.progress.value = total > 0 ? done / total : 1;
+          this.progress.dataset.done = String(done);
+        },
+        { recordings: this.withRecordings.checked },
+      );
       saveFile(BACKUP_FILENAME, file ? await file.getFile() : (memory as ReturnType<typeof memorySink>).blob());
-      this.exportStatus.textContent = `Backup written: ${summary.files} workspace files, ${summary.bytes} bytes.`;
+      const recordings = this.withRecordings.checked ? `, ${summary.recordings} recordings` : "";
+      this.exportStatus.textContent = `Backup written: ${summary.files} workspace files${recordings}, ${summary.bytes} bytes.`;
       this.exportStatus.dataset.state = "ok";
       this.deps.backedUp?.();
     } catch (err) {
@@ -180,7 +200,7 @@ export class BackupSection implements ProfileSection {
         el(
           "p",
           { "data-testid": "backup-preview-counts" },
-          `${c.sessions.length} chats, ${c.memories} memories, ${c.files.length} workspace files${c.settings ? ", settings" : ""}, ${c.toolServers} tool servers.`,
+          `${c.sessions.length} chats, ${c.memories} memories, ${c.files.length} workspace files${c.settings ? ", settings" : ""}, ${c.toolServers} tool servers${c.recordings.length ? `, ${c.recordings.length} recordings` : ""}.`,
         ),
         el(
           "p",
@@ -214,19 +234,22 @@ export class BackupSection implements ProfileSection {
     this.merge.disabled = this.replace.disabled = true;
     try {
       const done = await restoreBackup(contents, mode, this.deps);
-      const text = `Restored (${mode}): ${done.sessions} chats, ${done.memories} memories, ${done.files} workspace files.`;
+      const recordings = done.recordings ? `, ${done.recordings} recordings` : "";
+      const text = `Restored (${mode}): ${done.sessions} chats, ${done.memories} memories, ${done.files} workspace files${recordings}.`;
       this.say("ok", text);
       sessionStorage.setItem(PENDING_REPORT, text);
       this.deps.restored(text);
     } catch (err) {
-      this.say("rejected", `Nothing was restored: ${message(err)}`);
+      // after the commit point part of it may have landed: say what, not "nothing"
+      if (err instanceof RestoreIncomplete) this.say("incomplete", err.message);
+      else this.say("rejected", `Nothing was restored: ${message(err)}`);
     } finally {
       this.merge.disabled = this.replace.disabled = false;
       this.preview.hidden = true;
     }
   }
 
-  private say(state: "ok" | "rejected", text: string): void {
+  private say(state: "ok" | "rejected" | "incomplete", text: string): void {
     this.report.dataset.state = state;
     this.report.textContent = text;
     this.report.hidden = false;

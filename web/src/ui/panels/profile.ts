@@ -18,6 +18,10 @@ export interface ProfileSection {
 
 /** How much the checkpoints (a turn's files kept before it changed them) take, and their bound; null: not known. */
 export type CheckpointBytes = () => Promise<{ total: number; limit: number } | null>;
+/** Set the checkpoints' bound in bytes (0: keep none); the oldest are dropped at once to fit. An error: why not. */
+export type SetCheckpointLimit = (bytes: number) => Promise<string | null>;
+
+const MB = 1024 * 1024;
 
 export class ProfilePanel {
   readonly panel: PanelHandle;
@@ -36,12 +40,32 @@ export class ProfilePanel {
   );
 
   private readonly checkpoints = el("p", { class: "hint", "data-testid": "checkpoint-storage" });
+  private readonly limit = el("input", {
+    type: "number",
+    min: "0",
+    step: "1",
+    class: "checkpoint-limit-input",
+    "data-testid": "checkpoint-limit",
+    "aria-label": "Checkpoint storage bound in MB (0 keeps none)",
+  });
+  private readonly limitRow = el(
+    "label",
+    { class: "hint checkpoint-limit" },
+    "Keep at most ",
+    this.limit,
+    " MB of checkpoints (0: keep none)",
+  );
+  private readonly limitError = el("p", { class: "hint checkpoint-limit-error", role: "alert" });
 
   constructor(
     private readonly sections: ProfileSection[] = [],
     private readonly checkpointBytes: CheckpointBytes = () => Promise.resolve(null),
+    private readonly setCheckpointLimit: SetCheckpointLimit = () => Promise.resolve("not available"),
   ) {
     this.checkpoints.hidden = true;
+    this.limitRow.hidden = true;
+    this.limitError.hidden = true;
+    this.limit.addEventListener("change", () => void this.limitChanged());
     this.keep.addEventListener("click", () => void askPersistence().then(() => this.refresh()));
     this.panel = registerPanel({
       id: "profile",
@@ -55,6 +79,8 @@ export class ProfilePanel {
             el("h3", {}, "Storage"),
             this.status,
             this.checkpoints,
+            this.limitRow,
+            this.limitError,
             this.keep,
           ),
           ...sections.map((s) => s.root),
@@ -76,12 +102,35 @@ export class ProfilePanel {
     this.keep.hidden = facts.persisted || !facts.supported;
     const kept = await this.checkpointBytes().catch(() => null);
     this.checkpoints.hidden = kept === null;
+    this.limitRow.hidden = kept === null;
     if (kept) {
+      if (document.activeElement !== this.limit) this.limit.value = String(Math.round(kept.limit / MB));
       this.checkpoints.dataset.bytes = String(kept.total);
+      this.checkpoints.dataset.limit = String(kept.limit);
       this.checkpoints.textContent =
         `Checkpoints (files kept so a turn's changes can be undone): ${formatBytes(kept.total)} of ` +
         `${formatBytes(kept.limit)}; the oldest are dropped first.`;
     }
     return facts;
+  }
+
+  private async limitChanged(): Promise<void> {
+    const mb = Number(this.limit.value);
+    if (this.limit.value.trim() === "" || !Number.isInteger(mb) || mb < 0) {
+      this.sayLimit("The bound is a whole number of MB, 0 or more.");
+      return;
+    }
+    this.limit.disabled = true;
+    try {
+      this.sayLimit(await this.setCheckpointLimit(mb * MB));
+    } finally {
+      this.limit.disabled = false;
+    }
+    await this.refresh();
+  }
+
+  private sayLimit(error: string | null): void {
+    this.limitError.hidden = error === null;
+    this.limitError.textContent = error ?? "";
   }
 }

@@ -287,12 +287,17 @@ def _aliases_in(hint: Any) -> set[str]:
 
 
 def generated() -> dict[Path, str]:
-    from scripts.gen_requests import request_shapes_ts, requests_ts  # they build on this module's spellings
+    from scripts.gen_requests import (  # they build on this module's spellings
+        request_shapes_ts,
+        request_types_ts,
+        requests_ts,
+    )
 
     return {
         OUT / "constants.gen.ts": constants_ts(),
         OUT / "messages.gen.ts": messages_ts(),
         OUT / "message-shapes.gen.ts": message_shapes_ts(),
+        OUT / "request-types.gen.ts": request_types_ts(),
         OUT / "requests.gen.ts": requests_ts(),
         OUT / "request-shapes.gen.ts": request_shapes_ts(),
     }

@@ -1,9 +1,9 @@
 """The TypeScript request map, written from the one request method table (``runtime.requests.dispatch``).
 
-``requests.gen.ts`` holds a type per params and result TypedDict, ``RequestMap`` (method → params,
-result) and the method list; ``request-shapes.gen.ts`` the field tables the page checks a reply's
-result with (``web/src/protocol/requests.ts``). Shapes that ``messages.gen.ts`` already defines are
-imported from it.
+``request-types.gen.ts`` holds a type per params and result TypedDict; ``requests.gen.ts`` re-exports
+them with ``RequestMap`` (method → params, result) and the method list; ``request-shapes.gen.ts`` the
+field tables the page checks a reply's result with (``web/src/protocol/requests.ts``). Shapes that
+``messages.gen.ts`` already defines are imported from it.
 Called by ``scripts/gen_protocol.py`` (``npm run protocol:gen`` / ``protocol:check``).
 """
 
@@ -61,9 +61,9 @@ def _params(method: Method[Any, Any]) -> str:
     return f"Omit<{name}, {' | '.join(json.dumps(f) for f in FILE_PARAMS)}>"
 
 
-def requests_ts() -> str:
-    table = methods()
-    shapes = request_shapes(table)
+def request_types_ts() -> str:
+    """``request-types.gen.ts``: a type per params and result shape (``requests.gen.ts`` re-exports them)."""
+    shapes = request_shapes(methods())
     imported = frame_shapes()
     aliases = sorted({n for c in shapes for _, h, _ in _fields(c) for n in _aliases_in(h)})
     out = [HEADER.format(source=SOURCE)]
@@ -76,6 +76,20 @@ def requests_ts() -> str:
     for cls in shapes:
         if cls.__name__ not in imported:
             out.extend(_type(cls))
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def requests_ts() -> str:
+    """``requests.gen.ts``: ``RequestMap`` and the method list; the shapes' types come from request-types.gen.ts."""
+    table = methods()
+    imported = frame_shapes()
+    used = sorted({c.__name__ for m in table.values() for c in (m.params, m.result)})
+    out = [HEADER.format(source=SOURCE)]
+    frames = [n for n in used if n in imported]
+    if frames:
+        out.append(f'import type {{ {", ".join(frames)} }} from "./messages.gen";')
+    out.append(f'import type {{ {", ".join(n for n in used if n not in imported)} }} from "./request-types.gen";')
+    out.append('export type * from "./request-types.gen";\n')
     out.append("/** Every request method: what the page sends (`params`) and what the reply's `result` is. */")
     out.append("export interface RequestMap {")
     for name, method in table.items():

@@ -1,15 +1,23 @@
 /**
  * A session's stored conversation drawn into the transcript (after boot, a reload or a session
  * switch): its messages with their reasoning, images and tool cards, "interrupted" notes after a turn
- * the page left, the button for earlier messages, and the calls still waiting for an approval.
+ * the page left, the button for earlier messages, and the calls still waiting for an approval. The
+ * last turns are drawn at once; the view's earlier ones follow above them while the page is idle
+ * (history-slices.ts), so opening a long session costs what its last screen costs.
  */
 
 import type { ChatMedia } from "../images/chat-media";
 import { markMessage, type BranchHost } from "./branches";
 import { earlierButton } from "./earlier-messages";
+import { drawEarlierSlices, sliceStart } from "./history-slices";
 import { ReasoningBlock } from "./reasoning";
 import type { SessionView } from "../../protocol/requests";
 import type { Transcript } from "./transcript";
+
+type ShownMessage = SessionView["messages"][number];
+
+/** About this many messages (whole turns) are drawn at once when a session opens: more than a screen holds. */
+export const FIRST_DRAWN = 40;
 
 export interface HistoryHost {
   transcript: Transcript;
@@ -20,15 +28,35 @@ export interface HistoryHost {
   branches: BranchHost;
 }
 
-/** Draw `view`'s messages into the (just cleared) transcript. */
-export function drawHistory(view: SessionView, host: HistoryHost): void {
+/** Draw `view`'s messages into the (just cleared) transcript; returns what stops drawing its earlier ones. */
+export function drawHistory(view: SessionView, host: HistoryHost): () => void {
+  const { transcript } = host;
+  const start = sliceStart(view.messages, view.messages.length, FIRST_DRAWN);
+  drawMessages(view.messages.slice(start), host);
+  for (const call of view.pending_approvals)
+    transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
+  const first = transcript.list.firstElementChild;
+  if (view.earlier > 0)
+    transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
+  const anchor = first instanceof HTMLElement ? first : null;
+  return drawEarlierSlices(
+    view.messages.slice(0, start),
+    anchor,
+    transcript,
+    (node, reason) => host.markEnding(node, reason),
+    (older, mark) => drawMessages(older, { ...host, markEnding: mark }),
+  );
+}
+
+/** Draw `messages` (whole turns: the first is a user message, or the session's first) at the transcript's end. */
+export function drawMessages(messages: readonly ShownMessage[], host: HistoryHost): void {
   const { transcript, media } = host;
   let interrupted = false; // the note goes after what the cut-off turn completed
   const endTurn = (): void => {
     if (interrupted) transcript.note("Interrupted when the page went away.");
     interrupted = false;
   };
-  for (const message of view.messages) {
+  for (const message of messages) {
     if (message.role === "summary") {
       transcript.note("Earlier messages were summarized for the model.");
       continue;
@@ -50,8 +78,4 @@ export function drawHistory(view: SessionView, host: HistoryHost): void {
     if (message.role === "user" && message.status === "interrupted") interrupted = true;
   }
   endTurn();
-  if (view.earlier > 0)
-    transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
-  for (const call of view.pending_approvals)
-    transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
 }

@@ -22,12 +22,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+# scripts/ (where this file is, so first on the path) goes after site-packages: scripts/mcp must not hide the
+# `mcp` SDK that scripts/mcp/python_server.py imports.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "scripts"] + [str(ROOT / "scripts")]
 
 from app_build import ensure_built  # noqa: E402
 from benchlib import (  # noqa: E402
     boot,
     growth,
+    long_session,
     mcp,
     pyodide_node,
     sandbox,
@@ -44,7 +47,7 @@ from scripts.fakes.processes import serve_process  # noqa: E402
 from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
-          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp")
+          "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "longsession", "memory")
 NODE_ONLY = {"search", "archive", "frontmatter"}
 NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
     "search": pyodide_node.measure_search,
@@ -71,6 +74,8 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "bootfiles": lambda: growth.measure_boot_files(browser, base, runs),
         "history": lambda: growth.measure_history_step(on_disk, base, fake, fake_base, runs),
         "mcp": lambda: mcp.measure_mcp(browser, base, fake, fake_base, runs),
+        "longsession": lambda: long_session.measure_open(browser, base, runs),
+        "memory": lambda: long_session.measure_memory(browser, base, fake, fake_base, runs),
     }
 
 

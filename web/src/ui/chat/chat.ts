@@ -81,7 +81,7 @@ export class ChatView {
   private canSend = false;
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
   /** Stops drawing the shown session's earlier messages (history-slices.ts). */
-  private stopHistory = (): void => undefined;
+  private stopHistory: (() => void) | null = null;
   /** The user messages that are a tool server's prompt (sent from the / menu), with their text. */
   private readonly prompts = new WeakMap<HTMLElement, { origin: McpPromptOrigin; text: string }>();
 
@@ -156,7 +156,7 @@ export class ChatView {
   /** Show a session's stored conversation (after boot or a reload), replacing what is shown. */
   showHistory(view: SessionView): void {
     this.stream.forget();
-    this.stopHistory();
+    this.stopHistory?.();
     const kept = this.transcript.clear(); // boot notices outlive the redraw
     this.stopHistory = drawHistory(view, {
       transcript: this.transcript,

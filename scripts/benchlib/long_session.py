@@ -176,8 +176,15 @@ def _memory(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, dat
         page.get_by_test_id("permission-mode").select_option("full-auto")
         fake.script([Reply.tool_call("run_python", {"code": "print(6 * 7)"}), Reply.text("Ran it: the end.")])
         send(page, "run some python")
-        page.locator('[data-testid="message"][data-role="assistant"]', has_text="Ran it: the end.").wait_for(
-            timeout=LIMIT_MS * 2)
+        done = page.locator('[data-testid="message"][data-role="assistant"]', has_text="Ran it: the end.")
+        allow = page.get_by_test_id("approval-allow")
+        for _ in range(LIMIT_MS * 2 // 500):
+            if done.count():
+                break
+            if allow.count():  # the mode did not take: allow the call (its result is what is measured)
+                allow.first.click()
+            page.wait_for_timeout(500)
+        done.wait_for(timeout=LIMIT_MS)
         status = page.locator('[data-testid="tool-call"][data-tool="run_python"]').last.get_attribute("data-status")
         if status != "ok":
             raise RuntimeError(f"run_python ended {status}, not ok: the sandbox is not up")

@@ -7,7 +7,7 @@
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
 archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); checkpoints, backup
-(issue 22); offline (issue 23); delegate (issue 24).
+(issue 22); offline (issue 23); delegate (issue 24); longsession, memory (issue 25).
 What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes from scripts/serve.py (built
 into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search` and `archive` run in Pyodide under
 Node, `delegate` in CPython.
@@ -36,6 +36,7 @@ from benchlib import (  # noqa: E402
     checkpoints,
     delegation,
     growth,
+    long_session,
     mcp,
     offline,
     pyodide_node,
@@ -54,7 +55,7 @@ from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
           "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "checkpoints", "backup", "offline",
-          "delegate")
+          "delegate", "longsession", "memory")
 NODE_ONLY = {"search", "archive", "frontmatter", "delegate"}  # no browser
 NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
     "delegate": delegation.measure_delegation,
@@ -85,6 +86,8 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "offline": lambda: offline.measure_offline(browser, dist, runs),
         "checkpoints": lambda: checkpoints.measure_checkpoints(browser, base, fake, fake_base, runs),
         "backup": lambda: backup.measure_backup(browser, base, runs, Path(tempfile.mkdtemp(prefix="tidepool-bench-"))),
+        "longsession": lambda: long_session.measure_open(browser, base, runs),
+        "memory": lambda: long_session.measure_memory(browser, base, fake, fake_base, runs),
     }
 
 

@@ -150,10 +150,12 @@ def session_view(
 ) -> SessionView:
     """The session as the UI shows it: its last ``shown`` messages (0: all) and how many come before."""
     after_seq, earlier = store.shown_from(session_id, shown) if shown > 0 else (0, 0)
-    ledger = {e.call_id: e for e in store.ledger_list(session_id)}
+    shown_messages = store.with_images(store.list_messages(session_id, after_seq=after_seq), data=False)
+    call_ids = [call.id for message in shown_messages for call in tool_calls_of(message)]
+    ledger = {e.call_id: e for e in store.ledger_calls(session_id, call_ids)}
     out: list[ViewMessage] = []
     calls: dict[str, ViewCall] = {}
-    for message in store.with_images(store.list_messages(session_id, after_seq=after_seq), data=False):
+    for message in shown_messages:
         if message.role == "tool" and message.kind == "message":
             call = calls.get(message.tool_call_id or "")
             if call is not None:

@@ -3,6 +3,7 @@ pending approvals that must survive a page reload."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ from runtime.store.values import CALL_DECISIONS, CALL_STATUSES, CallDecision, Ca
 
 RESULT_SUMMARY_CHARS = 2000
 _FINAL: frozenset[CallStatus] = frozenset({"ok", "error", "denied"})
+_IDS_PER_QUERY = 500  # bound parameters per IN (...) query, well under SQLite's limit
 
 
 def _entry(row: Row) -> LedgerEntry:
@@ -122,6 +124,20 @@ class LedgerMixin(StoreBase):
             sql += " AND turn_id = ?"
             params.append(turn_id)
         return [_entry(r) for r in self._rows(sql + " ORDER BY started, rowid", params)]
+
+    def ledger_calls(self, session_id: str, call_ids: Sequence[str]) -> list[LedgerEntry]:
+        """The entries of these calls of a session (those a view shows: not every call it ever made)."""
+        out: list[LedgerEntry] = []
+        for start in range(0, len(call_ids), _IDS_PER_QUERY):
+            ids = list(call_ids[start : start + _IDS_PER_QUERY])
+            marks = ", ".join("?" * len(ids))
+            out += [
+                _entry(r)
+                for r in self._rows(
+                    f"SELECT * FROM tool_calls WHERE session_id = ? AND call_id IN ({marks})", [session_id, *ids]
+                )
+            ]
+        return out
 
     # -- pending approvals ----------------------------------------------------------------------
 

@@ -64,8 +64,23 @@ async ([url, model]) => {
 }
 """
 
+# Whether the text in `root` ends with `marker` (as `root.textContent.trimEnd().endsWith(marker)`), read from its
+# last text nodes only: reading the whole 8 MiB reply on every DOM change cost the page as much as its rendering.
+ENDS_WITH = """
+const endsWith = (root, marker) => {
+  let node = root;
+  while (node.lastChild) node = node.lastChild;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  walker.currentNode = node;
+  let tail = node.nodeType === Node.TEXT_NODE ? node.data : "";
+  while (tail.trimEnd().length < marker.length && walker.previousNode()) tail = walker.currentNode.data + tail;
+  return tail.trimEnd().endsWith(marker);
+};
+"""
+
 THROUGH_UI = """
 async ([text, marker, limit]) => {
+""" + ENDS_WITH + """
   const input = document.querySelector('[data-testid="chat-input"]');
   input.value = text;
   input.dispatchEvent(new Event("input", { bubbles: true }));
@@ -76,7 +91,7 @@ async ([text, marker, limit]) => {
     const check = () => {
       const all = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
       const last = all[all.length - 1];
-      if (last && last.textContent.trimEnd().endsWith(marker)) {
+      if (last && endsWith(last, marker)) {
         clearTimeout(timer); observer.disconnect(); resolve(performance.now() - t0);
       }
     };

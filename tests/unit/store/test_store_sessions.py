@@ -147,3 +147,15 @@ def test_open_on_a_bytearray(store: Store) -> None:
     store.memory_save("kept")
     assert Store(bytearray(store.serialize())).memory_count() == 1
     assert Store(memoryview(store.serialize())).memory_count() == 1
+
+
+def test_ledger_calls_reads_only_the_calls_asked_for_in_their_session(store: Store) -> None:
+    sid = store.create_session("calls").id
+    other = store.create_session("other").id
+    for n in range(1200):  # more than one IN (...) query's worth
+        store.ledger_append(sid, f"c{n}", "read_file", {"path": f"{n}.md"})
+    store.ledger_append(other, "x1", "read_file", {"path": "x.md"})
+    wanted = [f"c{n}" for n in range(0, 1200, 2)] + ["x1", "missing"]
+    found = {entry.call_id for entry in store.ledger_calls(sid, wanted)}
+    assert found == {f"c{n}" for n in range(0, 1200, 2)}
+    assert store.ledger_calls(sid, []) == []

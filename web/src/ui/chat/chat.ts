@@ -83,6 +83,8 @@ export class ChatView {
   private running = false;
   private canSend = false;
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Stops drawing the shown session's earlier messages (history-slices.ts). */
+  private stopHistory: (() => void) | null = null;
   /** The user messages that are a tool server's prompt (sent from the / menu), with their text. */
   private readonly prompts = new WeakMap<HTMLElement, { origin: McpPromptOrigin; text: string }>();
 
@@ -160,8 +162,9 @@ export class ChatView {
   /** Show a session's stored conversation (after boot or a reload), replacing what is shown. */
   showHistory(view: SessionView): void {
     this.stream.forget();
+    this.stopHistory?.();
     const kept = this.transcript.clear(); // boot notices outlive the redraw
-    drawHistory(view, {
+    this.stopHistory = drawHistory(view, {
       transcript: this.transcript,
       media: this.media,
       markEnding: (node, reason) => this.markEnding(node, reason),

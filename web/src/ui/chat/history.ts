@@ -1,16 +1,24 @@
 /**
  * A session's stored conversation drawn into the transcript (after boot, a reload or a session
  * switch): its messages with their reasoning, images and tool cards, "interrupted" notes after a turn
- * the page left, the button for earlier messages, and the calls still waiting for an approval.
+ * the page left, the button for earlier messages, and the calls still waiting for an approval. The
+ * last turns are drawn at once; the view's earlier ones follow above them while the page is idle
+ * (history-slices.ts), so opening a long session costs what its last screen costs.
  */
 
 import type { ChatMedia } from "../images/chat-media";
 import { markMessage, type BranchHost } from "./branches";
 import { earlierButton } from "./earlier-messages";
+import { drawEarlierSlices, sliceStart } from "./history-slices";
 import { ReasoningBlock } from "./reasoning";
 import type { SessionView } from "../../protocol/requests";
 import type { Transcript } from "./transcript";
 import { showTask, type ReadSession } from "./agent-tasks";
+
+type ShownMessage = SessionView["messages"][number];
+
+/** About this many messages (whole turns) are drawn at once when a session opens: more than a screen holds. */
+export const FIRST_DRAWN = 40;
 
 export interface HistoryHost {
   transcript: Transcript;
@@ -20,17 +28,40 @@ export interface HistoryHost {
   showEarlier(count: number): void;
   branches: BranchHost;
   readSession: ReadSession;
+  /** The session's delegated tasks: each is shown on its delegate call's card when that card is drawn. */
+  agentTasks?: SessionView["agent_tasks"];
 }
 
-/** Draw `view`'s messages into the (just cleared) transcript. */
-export function drawHistory(view: SessionView, host: HistoryHost): void {
+/** Draw `view`'s messages into the (just cleared) transcript; returns what stops drawing its earlier ones. */
+export function drawHistory(view: SessionView, host: HistoryHost): () => void {
+  const { transcript } = host;
+  const start = sliceStart(view.messages, view.messages.length, FIRST_DRAWN);
+  host = { ...host, agentTasks: view.agent_tasks };
+  drawMessages(view.messages.slice(start), host);
+  for (const call of view.pending_approvals)
+    transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
+  const first = transcript.list.firstElementChild;
+  if (view.earlier > 0)
+    transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
+  const anchor = first instanceof HTMLElement ? first : null;
+  return drawEarlierSlices(
+    view.messages.slice(0, start),
+    anchor,
+    transcript,
+    (node, reason) => host.markEnding(node, reason),
+    (older, mark) => drawMessages(older, { ...host, markEnding: mark }),
+  );
+}
+
+/** Draw `messages` (whole turns: the first is a user message, or the session's first) at the transcript's end. */
+export function drawMessages(messages: readonly ShownMessage[], host: HistoryHost): void {
   const { transcript, media } = host;
   let interrupted = false; // the note goes after what the cut-off turn completed
   const endTurn = (): void => {
     if (interrupted) transcript.note("Interrupted when the page went away.");
     interrupted = false;
   };
-  for (const message of view.messages) {
+  for (const message of messages) {
     if (message.role === "summary") {
       transcript.note("Earlier messages were summarized for the model.");
       continue;
@@ -45,17 +76,13 @@ export function drawHistory(view: SessionView, host: HistoryHost): void {
       if (message.role === "assistant" && message.finish_reason) host.markEnding(node, message.finish_reason);
       media?.showStored(node, message.images);
     }
-    for (const call of message.tool_calls)
-      transcript
-        .card(call.call_id, call.name, call.arguments, true)
-        .restore(call.status, call.result, call.images, media?.loader);
+    for (const call of message.tool_calls) {
+      const card = transcript.card(call.call_id, call.name, call.arguments, true);
+      card.restore(call.status, call.result, call.images, media?.loader);
+      for (const task of host.agentTasks ?? [])
+        if (task.call_id === call.call_id) showTask(card.root, task, host.readSession);
+    }
     if (message.role === "user" && message.status === "interrupted") interrupted = true;
   }
   endTurn();
-  if (view.earlier > 0)
-    transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
-  for (const call of view.pending_approvals)
-    transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
-  for (const task of view.agent_tasks)
-    showTask(transcript.card(task.call_id, "delegate", undefined).root, task, host.readSession);
 }

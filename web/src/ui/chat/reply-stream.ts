@@ -9,7 +9,7 @@ import { onHighlighterReady } from "../markdown/highlight-loader";
 import { rerenderCode } from "../markdown/markdown";
 import { setSource, sourceOf } from "./message-actions";
 import { ReasoningBlock } from "./reasoning";
-import { renderSegment, renderWhole, startSegment, type Segment } from "./streaming-reply";
+import { renderSegment, renderWhole, segmentText, startSegment, type Segment } from "./streaming-reply";
 import type { Transcript } from "./transcript";
 
 export class ReplyStream {
@@ -32,14 +32,14 @@ export class ReplyStream {
       // The first piece is painted at once (time to first token); the rest is batched per frame.
       const node = this.transcript.addMessage("assistant", "");
       const segment = startSegment(node, text);
-      setSource(node, () => segment.text);
+      setSource(node, () => segmentText(segment));
       this.segment = segment;
       this.lastReply = node;
       renderSegment(segment);
       this.streamed.push(segment);
       return;
     }
-    this.segment.text += text;
+    this.segment.pending += text;
     this.dirty.add(this.segment);
     if (this.frame === 0) this.frame = requestAnimationFrame(() => this.flush());
   }

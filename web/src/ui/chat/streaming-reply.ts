@@ -13,8 +13,12 @@ const FINAL_RENDER_MAX = 200_000;
 
 export interface Segment {
   node: HTMLElement;
-  text: string;
-  stable: number; // characters already rendered for good into `done` (see stableCut)
+  /** The text rendered for good into `done`, piece by piece (see stableCut); joined when read. */
+  stable: string[];
+  stableLength: number;
+  /** The text after it: the unfinished tail, rendered again each frame. Only this string grows per frame, so
+   * no frame copies the whole reply (a string built by `+=` is flattened by the first `slice` or `indexOf`). */
+  pending: string;
   lineCut: boolean; // a piece ended at a line end, not a blank line (one endless paragraph)
   plainCode: boolean; // a piece shows code drawn before the highlighter had loaded
   done: HTMLElement;
@@ -27,21 +31,30 @@ export function startSegment(node: HTMLElement, text: string): Segment {
   const done = el("div", { class: "md-done" });
   const tail = el("div", { class: "md-tail" });
   body.replaceChildren(done, tail);
-  return { node, text, stable: 0, lineCut: false, plainCode: false, done, tail };
+  return { node, stable: [], stableLength: 0, pending: text, lineCut: false, plainCode: false, done, tail };
+}
+
+/** The whole text of the reply so far (its markdown source). */
+export function segmentText(seg: Segment): string {
+  if (seg.stable.length > 1) seg.stable = [seg.stable.join("")];
+  return (seg.stable[0] ?? "") + seg.pending;
 }
 
 /** Render what arrived: completed blocks once (appended), the unfinished rest again each time. */
 export function renderSegment(seg: Segment): void {
-  const cut = stableCut(seg.text, seg.stable);
-  if (cut > seg.stable) {
+  const cut = stableCut(seg.pending, 0);
+  if (cut > 0) {
+    const piece = seg.pending.slice(0, cut);
     const block = el("div", { class: "md-block" });
-    renderInto(block, seg.text.slice(seg.stable, cut));
+    renderInto(block, piece);
     seg.done.append(block);
     seg.plainCode ||= !highlighterLoaded() && block.querySelector("pre") !== null;
-    seg.stable = cut;
-    seg.lineCut ||= !/\n[ \t]*\n$/.test(seg.text.slice(Math.max(0, cut - 80), cut));
+    seg.stable.push(piece);
+    seg.stableLength += cut;
+    seg.pending = seg.pending.slice(cut);
+    seg.lineCut ||= !/\n[ \t]*\n$/.test(piece.slice(-80));
   }
-  withoutGuessing(() => renderInto(seg.tail, seg.text.slice(seg.stable)));
+  withoutGuessing(() => renderInto(seg.tail, seg.pending));
 }
 
 /**
@@ -53,10 +66,10 @@ export function renderSegment(seg: Segment): void {
 export function renderWhole(seg: Segment): void {
   const body = seg.node.querySelector(".message-body");
   if (!(body instanceof HTMLElement)) return;
-  if (seg.lineCut || seg.plainCode || piecesDiffer(seg.text)) {
-    if (seg.text.length <= FINAL_RENDER_MAX) renderInto(body, seg.text);
+  if (seg.lineCut || seg.plainCode || piecesDiffer(segmentText(seg))) {
+    if (seg.stableLength + seg.pending.length <= FINAL_RENDER_MAX) renderInto(body, segmentText(seg));
   } else {
-    renderInto(seg.tail, seg.text.slice(seg.stable));
+    renderInto(seg.tail, seg.pending);
   }
 }
 

@@ -26,19 +26,22 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 
 // No images: a model could be steered into "showing" an image whose URL carries data out. Set once:
 // a configuration passed to every `sanitize` call is parsed again each time (once per streamed frame).
+// The sanitized nodes themselves are kept (a fragment): not written out as HTML and parsed once more.
 DOMPurify.setConfig({
   USE_PROFILES: { html: true },
   FORBID_TAGS: ["img", "style", "form", "input"],
   FORBID_ATTR: ["style"],
+  RETURN_DOM_FRAGMENT: true,
 });
 
-export function renderMarkdown(text: string): string {
-  return DOMPurify.sanitize(md.render(text));
+/** `text` as markdown: sanitized nodes, ready to insert. */
+export function renderMarkdown(text: string): DocumentFragment {
+  return DOMPurify.sanitize(md.render(text), { RETURN_DOM_FRAGMENT: true });
 }
 
 /** Show `text` as markdown inside `target`, code blocks with their copy buttons. */
 export function renderInto(target: HTMLElement, text: string): void {
-  target.innerHTML = renderMarkdown(text);
+  target.replaceChildren(renderMarkdown(text));
   decorateCodeBlocks(target);
 }
 

@@ -1,0 +1,217 @@
+"""Issue 25: a long session's view and the tab's memory.
+
+Opening: one state database (the runtime's schema, `Store`) with a 50-message and a 5,000-message session
+(user questions, markdown answers), put in OPFS before boot; in the booted app, click the session's
+`session-entry` → its last answer in the DOM and the next frame painted. The two are opened in turn,
+`runs` times each; median; baseline the 50-message session. The newest session (a short one) is open after boot.
+
+Memory: after a fresh boot and after opening a session of 1,000 or 5,000 stored messages with tool calls
+(a `read_file` call, its result and an answer per turn), then one real turn that runs `run_python`
+(so the sandbox and its Pyodide are up in every case); page JS heap after a GC (CDP
+`Performance.getMetrics`) and the private memory of the browser's renderer processes (`/proc/<pid>/
+smaps_rollup`, pids from CDP `SystemInfo.getProcessInfo`): the page and its workers — JS heaps, the
+runtime's and the sandbox's Wasm memories, the DOM. Only this context's tab is open while it is read.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from runtime.store.store import Store
+from scripts.fakes.replies import Reply
+
+from .common import BLANK, READY_WATCH, Row, Samples, boot_ready_ms, configure, send, wait_idle
+from .tools import TimedFakeLLM
+
+LIMIT_MS = 120_000
+MIB = 1 << 20
+
+SEED = """
+async (url) => {
+  let dir = await navigator.storage.getDirectory();
+  for (const p of ["tidepool", "workspaces", "default", "state"]) {
+    dir = await dir.getDirectoryHandle(p, { create: true });
+  }
+  const response = await fetch(url);
+  const writable = await (await dir.getFileHandle("current.sqlite", { create: true })).createWritable();
+  await response.body.pipeTo(writable);
+}
+"""
+
+OPEN = """
+async ([id, text, limit]) => {
+  const entry = document.querySelector(`[data-testid="session-entry"][data-session-id="${id}"]`);
+  if (!entry) throw new Error(`no session-entry ${id}`);
+  const shown = () => {
+    const all = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
+    return all.length > 0 && all[all.length - 1].textContent.includes(text);
+  };
+  const t0 = performance.now();
+  entry.click();
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${text} not shown after ${limit} ms`)), limit);
+    const observer = new MutationObserver(() => {
+      if (shown()) { clearTimeout(timer); observer.disconnect(); resolve(); }
+    });
+    observer.observe(document.querySelector(".messages"), { childList: true, subtree: true });
+  });
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // painted
+  return performance.now() - t0;
+}
+"""
+
+ANSWER = "Answer {turn} of {title}.\n\n- the first point, with `code`\n- a **second** point\n\nAnd a closing line."
+
+
+def seed_sessions(path: Path, sessions: list[tuple[str, int, bool]]) -> dict[str, str]:
+    """Sessions of `messages` stored messages each (`tools`: with a `read_file` call per turn); title → id."""
+    store = Store(path)
+    ids: dict[str, str] = {}
+    try:
+        for title, messages, tools in sessions:
+            session = store.create_session(title)
+            ids[title] = session.id
+            per_turn = 4 if tools else 2
+            with store.atomic():
+                for turn in range(1, messages // per_turn + 1):
+                    tid = f"{session.id}-t{turn}"
+                    store.append_message(session.id, "user", f"Question {turn} of {title}?", turn_id=tid)
+                    if tools:
+                        cid = f"{session.id}-c{turn}"
+                        call = {"id": cid, "type": "function",
+                                "function": {"name": "read_file", "arguments": '{"path": "notes.md"}'}}
+                        store.append_message(session.id, "assistant", "", turn_id=tid, tool_calls=[call])
+                        store.ledger_append(session.id, cid, "read_file", {"path": "notes.md"}, turn_id=tid)
+                        store.ledger_update(cid, status="ok", result_summary="notes")
+                        store.append_message(session.id, "tool", f"notes, read in turn {turn}", turn_id=tid,
+                                             tool_call_id=cid, name="read_file", meta={"ok": True, "status": "ok"})
+                    store.append_message(session.id, "assistant", ANSWER.format(turn=turn, title=title), turn_id=tid)
+    finally:
+        store.close()
+    return ids
+
+
+def _seeded_page(browser: Browser, base: str, database: Path | None) -> tuple[BrowserContext, Page]:
+    ctx = browser.new_context()
+    ctx.add_init_script(READY_WATCH)
+    page = ctx.new_page()
+    if database is not None:
+        ctx.route("**/__seed/current.sqlite", lambda route: route.fulfill(path=str(database)))
+        page.goto(base + BLANK)
+        page.evaluate(SEED, base + "/__seed/current.sqlite")
+    boot_ready_ms(page, base)
+    wait_idle(page, LIMIT_MS)
+    return ctx, page
+
+
+def open_ms(page: Page, session_id: str, text: str) -> float:
+    entry = f'[data-testid="session-entry"][data-session-id="{session_id}"]'
+    page.wait_for_selector(entry, state="attached", timeout=LIMIT_MS)  # the list is filled after `ready`
+    return float(page.evaluate(OPEN, [session_id, text, LIMIT_MS]))
+
+
+def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
+    with tempfile.TemporaryDirectory() as tmp:
+        database = Path(tmp) / "current.sqlite"
+        ids = seed_sessions(database, [("short chat", 50, False), ("long chat", 5000, False), ("other", 2, False)])
+        ctx, page = _seeded_page(browser, base, database)
+        short: list[float] = []
+        long: list[float] = []
+        try:
+            # `other` (the newest) is open after boot; a warm-up open loads the highlighter and draws once
+            open_ms(page, ids["long chat"], "Answer 2500 of long chat")
+            for _ in range(runs * 2):
+                short.append(open_ms(page, ids["short chat"], "Answer 25 of short chat"))
+                page.wait_for_timeout(300)
+                long.append(open_ms(page, ids["long chat"], "Answer 2500 of long chat"))
+                page.wait_for_timeout(300)
+        finally:
+            ctx.close()
+    return [Row("opening a 5,000-message session (click → its last answer painted)", "same, a 50-message session",
+                Samples(short), Samples(long), "median", "≤ 1.1 ×",
+                note=f"{runs * 2} opens each, in turn; the view holds its last 200 messages")]
+
+
+def _renderers_private_bytes(browser: Browser) -> int:
+    cdp = browser.new_browser_cdp_session()
+    try:
+        processes = cdp.send("SystemInfo.getProcessInfo")["processInfo"]
+    finally:
+        cdp.detach()
+    total = 0
+    for proc in processes:
+        if proc.get("type") != "renderer":
+            continue
+        try:
+            rollup = Path(f"/proc/{int(proc['id'])}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        for line in rollup.splitlines():
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                total += int(line.split()[1]) * 1024
+    return total
+
+
+def _page_heap(ctx: BrowserContext, page: Page) -> int:
+    cdp = ctx.new_cdp_session(page)
+    try:
+        cdp.send("HeapProfiler.collectGarbage")
+        cdp.send("Performance.enable")
+        metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    finally:
+        cdp.detach()
+    return int(metrics["JSHeapUsedSize"])
+
+
+def _memory(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, database: Path | None,
+            open_id: str | None, last: str) -> tuple[int, int]:
+    ctx, page = _seeded_page(browser, base, database)
+    try:
+        if open_id is not None:
+            open_ms(page, open_id, last)
+        configure(page, fake_base)
+        page.get_by_test_id("permission-mode").select_option("full-auto")
+        fake.script([Reply.tool_call("run_python", {"code": "print(6 * 7)"}), Reply.text("Ran it: the end.")])
+        send(page, "run some python")
+        done = page.locator('[data-testid="message"][data-role="assistant"]', has_text="Ran it: the end.")
+        allow = page.get_by_test_id("approval-allow")
+        for _ in range(LIMIT_MS * 2 // 500):
+            if done.count():
+                break
+            if allow.count():  # the mode did not take: allow the call (its result is what is measured)
+                allow.first.click()
+            page.wait_for_timeout(500)
+        done.wait_for(timeout=LIMIT_MS)
+        status = page.locator('[data-testid="tool-call"][data-tool="run_python"]').last.get_attribute("data-status")
+        if status != "ok":
+            raise RuntimeError(f"run_python ended {status}, not ok: the sandbox is not up")
+        wait_idle(page, LIMIT_MS)
+        page.wait_for_timeout(2000)  # the history's idle slices and the state save
+        return _page_heap(ctx, page), _renderers_private_bytes(browser)
+    finally:
+        ctx.close()
+
+
+def measure_memory(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        database = Path(tmp) / "current.sqlite"
+        ids = seed_sessions(database, [("tools 1k", 1000, True), ("tools 5k", 5000, True), ("other", 2, False)])
+        fresh = [_memory(browser, base, fake, fake_base, None, None, "") for _ in range(runs)]
+        cases = {n: [_memory(browser, base, fake, fake_base, database, ids[f"tools {n}"],
+                             f"Answer {1000 * int(n[0]) // 4} of tools {n}") for _ in range(runs)]
+                 for n in ("1k", "5k")}
+    base_heap = Samples([h / MIB for h, _ in fresh])
+    base_tab = Samples([t / MIB for _, t in fresh])
+    for n, label in (("1k", "1,000"), ("5k", "5,000")):
+        heap = Samples([h / MIB for h, _ in cases[n]])
+        tab = Samples([t / MIB for _, t in cases[n]])
+        rows.append(Row(f"tab memory after a {label}-message session with tool calls (MiB, renderer private)",
+                        "fresh boot, same turn", base_tab, tab, "median", "growth with what is shown",
+                        ratio_text=f"+{tab.stat('median') - base_tab.stat('median'):.0f} MiB",
+                        note=f"page JS heap {heap.stat('median'):.1f} vs {base_heap.stat('median'):.1f} MiB; "
+                             "200 messages shown; one `run_python` turn in each"))
+    return rows

@@ -67,10 +67,15 @@ async function showStatus(status: HTMLElement, build: string | null): Promise<vo
   status.dataset.cached = String(cached);
   status.hidden = !offline && cached === 0;
   const size = formatBytes(cached);
-  status.textContent = offline ? `Offline: running from its cache (${size})` : `Works offline (${size} cached)`;
+  const long = offline ? `Offline: running from its cache (${size})` : `Works offline (${size} cached)`;
+  // A narrower window shows the short form (phone.css), and nothing while the server answers.
+  status.replaceChildren(
+    Object.assign(document.createElement("span"), { className: "offline-long", textContent: long }),
+    Object.assign(document.createElement("span"), { className: "offline-short", textContent: "Offline" }),
+  );
   status.title = offline
-    ? "The app's server does not answer: the app runs from what this browser cached. Web access, skill import by URL and OpenRouter need it."
-    : "This build is cached in the browser: the app starts even when its server is not running.";
+    ? `${long}. The app's server does not answer: the app runs from what this browser cached. Web access, skill import by URL and OpenRouter need it.`
+    : `${long}: this build is cached in the browser, so the app starts even when its server is not running.`;
 }
 
 function offerInstall(): void {

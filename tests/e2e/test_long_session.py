@@ -8,20 +8,9 @@ from pathlib import Path
 from playwright.sync_api import Browser, expect
 
 from runtime.store.store import Store
+from scripts.benchlib.long_session import SEED  # the same seeding as the bench's long-session rows
 from tests.e2e.conftest import guarded_context
 from tests.e2e.ui import messages, wait_ready
-
-SEED = """
-async (url) => {
-  let dir = await navigator.storage.getDirectory();
-  for (const p of ["tidepool", "workspaces", "default", "state"]) {
-    dir = await dir.getDirectoryHandle(p, { create: true });
-  }
-  const response = await fetch(url);
-  const writable = await (await dir.getFileHandle("current.sqlite", { create: true })).createWritable();
-  await response.body.pipeTo(writable);
-}
-"""
 
 
 def long_session(path: Path, turns: int) -> None:

@@ -223,6 +223,7 @@ def test_hostile_and_damaged_files_are_refused_whole_and_change_nothing(
     with running_app(browser, server + "/") as app:
         page: Page = app.page
         wait_ready(page)
+        expect(page.get_by_test_id("session-entry")).to_have_count(1)  # the fresh chat, listed soon after ready
         open_profile(page)
         sessions_before = page.get_by_test_id("session-entry").count()
         for name, (data, reason) in _hostile(backup).items():

@@ -235,13 +235,16 @@ _TAGS: dict[str, tuple[Any, str]] = {
 }
 
 
-def messages_ts() -> str:
-    """The frame and event types, the unions of both directions and their tag lists."""
-    shapes = _message_shapes()
-    aliases = sorted({n for c in shapes.order for _, h, _ in _fields(c) for n in _aliases_in(h)})
-    out = [HEADER.format(source="runtime/host/messages.py and runtime/host/events.py")]
-    out.append(f'import type {{ {", ".join(aliases)} }} from "./constants.gen";\n')
-    for cls in shapes.order:
+_EVENTS = "UiEvent"  # the union (and its shapes, defined in runtime/host/events.py) that events.gen.ts holds
+
+
+def _is_event(cls: type) -> bool:
+    return cls.__module__ == events.__name__
+
+
+def _types_ts(classes: list[type]) -> list[str]:
+    out: list[str] = []
+    for cls in classes:
         doc = _doc(cls)
         if doc:
             out.append(f"/** {doc} */")
@@ -249,12 +252,50 @@ def messages_ts() -> str:
         for name, hint, required in _fields(cls):
             out.append(f"  {name}{'' if required else '?'}: {ts_type(hint)};")
         out.append("};\n")
-    for name, union in UNIONS.items():
-        out.append(f"export type {name} = {' | '.join(a.__name__ for a in get_args(union))};")
-    out.append("")
+    return out
+
+
+def _tags_ts(names: list[str]) -> list[str]:
+    out = []
     for const, (union, tag) in _TAGS.items():
-        values = ", ".join(json.dumps(_tag_value(a, tag)) for a in get_args(union))
-        out.append(f"export const {const} = [{values}] as const;")
+        if const in names:
+            values = ", ".join(json.dumps(_tag_value(a, tag)) for a in get_args(union))
+            out.append(f"export const {const} = [{values}] as const;")
+    return out
+
+
+def _aliases_of(classes: list[type]) -> list[str]:
+    return sorted({n for c in classes for _, h, _ in _fields(c) for n in _aliases_in(h)})
+
+
+def events_ts() -> str:
+    """The UI events (runtime/host/events.py): their types, their union and its tag list."""
+    classes = [c for c in _message_shapes().order if _is_event(c)]
+    out = [HEADER.format(source="runtime/host/events.py")]
+    aliases = _aliases_of(classes)
+    if aliases:
+        out.append(f'import type {{ {", ".join(aliases)} }} from "./constants.gen";\n')
+    out.extend(_types_ts(classes))
+    out.append(f"export type {_EVENTS} = {' | '.join(a.__name__ for a in get_args(UNIONS[_EVENTS]))};\n")
+    out.extend(_tags_ts(["UI_EVENT_KINDS"]))
+    return "\n".join(out) + "\n"
+
+
+def messages_ts() -> str:
+    """The frame types, the unions of both directions and their tag lists; the UI events come from
+    events.gen.ts and are re-exported, so the frames have one module to import from."""
+    classes = [c for c in _message_shapes().order if not _is_event(c)]
+    out = [HEADER.format(source="runtime/host/messages.py")]
+    out.append(f'import type {{ {", ".join(_aliases_of(classes))} }} from "./constants.gen";')
+    out.append(f'import type {{ {_EVENTS} }} from "./events.gen";')
+    out.append('export type * from "./events.gen";')
+    out.append('export { UI_EVENT_KINDS } from "./events.gen";\n')
+    out.extend(_types_ts(classes))
+    for name, union in UNIONS.items():
+        if name != _EVENTS:
+            out.append(f"export type {name} = {' | '.join(a.__name__ for a in get_args(union))};")
+    out.append("")
+    out.extend(_tags_ts(["HOST_MESSAGE_TYPES", "RUNTIME_MESSAGE_TYPES"]))
     return "\n".join(out) + "\n"
 
 
@@ -295,6 +336,7 @@ def generated() -> dict[Path, str]:
 
     return {
         OUT / "constants.gen.ts": constants_ts(),
+        OUT / "events.gen.ts": events_ts(),
         OUT / "messages.gen.ts": messages_ts(),
         OUT / "message-shapes.gen.ts": message_shapes_ts(),
         OUT / "request-types.gen.ts": request_types_ts(),

@@ -151,16 +151,13 @@ def app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
 def connected_app(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
     """One app for the module (its state carries over between tests), connected to the fake OpenRouter
     with KEY and MODEL chosen."""
-    from playwright.sync_api import expect
 
-    from tests.e2e.ui import choose_model, configure_provider, wait_ready
+    from tests.e2e.ui import connect_openrouter, wait_ready
 
     fake.reset(api_key=KEY)
     with running_app(browser, server + "/") as app:
         wait_ready(app.page)
-        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
-        choose_model(app.page, MODEL)
+        connect_openrouter(app.page, f"{fake.base_url}/api/v1", KEY, MODEL)
         yield app
 
 

@@ -14,7 +14,7 @@ from scripts.benchlib.common import BLANK, seed_opfs
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, MODEL, RESULTS, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, eventually, send_for_reply, wait_ready
+from tests.e2e.ui import REPLY_TIMEOUT_MS, connect_openrouter, eventually, send_for_reply, wait_ready
 
 COMPLETIONS = "/api/v1/chat/completions"
 REVIEWER = (
@@ -57,9 +57,7 @@ def test_profiles_panel_select_and_narrowed_request(browser: Browser, server: st
         seed_opfs(page, server, {"files": files})
         page.goto(server + "/")
         wait_ready(page)
-        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
-        choose_model(page, MODEL)
+        connect_openrouter(page, f"{fake.base_url}/api/v1", KEY, MODEL)
         page.get_by_test_id("permission-mode").select_option("ask")
 
         page.get_by_test_id("agents-open").click()

@@ -27,7 +27,7 @@ from scripts.fakes.fake_llm import FakeLLM
 from tests.e2e.conftest import KEY, MODEL, App, guarded_context
 from tests.e2e.test_recording import export_recording
 from tests.e2e.test_tool_servers import add_server, entry, model_calls, open_panel, tool_message
-from tests.e2e.ui import choose_model, configure_provider, dump_storage, wait_ready
+from tests.e2e.ui import connect_openrouter, dump_storage, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "scripts" / "mcp" / "oauth_servers.mjs"
@@ -104,9 +104,7 @@ def watched(browser: Browser, server: str, fake: FakeLLM) -> Iterator[Watched]:
         page = context.new_page()
         page.goto(server + "/")
         wait_ready(page)
-        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
-        choose_model(page, MODEL)
+        connect_openrouter(page, f"{fake.base_url}/api/v1", KEY, MODEL)
         yield Watched(page, context, traffic, server + "/", console)
     finally:
         context.close()

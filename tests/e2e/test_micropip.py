@@ -37,7 +37,7 @@ from scripts.fakes.processes import serve_process
 from tests.e2e.conftest import KEY, MODEL, App, running_app
 from tests.e2e.test_sandbox import DRIVER
 from tests.e2e.test_tools import call, result_text, tool_message
-from tests.e2e.ui import choose_model, configure_provider, wait_ready
+from tests.e2e.ui import connect_openrouter, wait_ready
 from tests.support.serve import serve_in_thread
 
 DEMO = "tidepool-demo"
@@ -165,9 +165,7 @@ def index_app_page(browser: Browser, index_server: str, fake: FakeLLM, package_i
     fake.reset(api_key=KEY)
     with running_app(browser, index_server + "/") as app:
         wait_ready(app.page)
-        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
-        choose_model(app.page, MODEL)
+        connect_openrouter(app.page, f"{fake.base_url}/api/v1", KEY, MODEL)
         yield app
 
 

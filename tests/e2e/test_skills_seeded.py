@@ -16,7 +16,7 @@ from tests import skill_archives
 from tests.e2e.conftest import KEY, MODEL, RESULTS, running_app
 from tests.e2e.skills_ui import entries, entry, open_skills
 from tests.e2e.test_skills import catalog_of, chat_turn, prompt_of
-from tests.e2e.ui import choose_model, configure_provider, wait_ready
+from tests.e2e.ui import connect_openrouter, wait_ready
 
 GOOD = "---\nname: good\ndescription: A fine skill.\n---\nBody.\n"
 
@@ -39,9 +39,7 @@ def test_a_hostile_skill_md_in_the_workspace_is_skipped_and_the_chat_answers(
         seed_opfs(page, server, {"files": files})
         page.goto(server + "/")
         wait_ready(page)
-        configure_provider(page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
-        choose_model(page, MODEL)
+        connect_openrouter(page, f"{fake.base_url}/api/v1", KEY, MODEL)
         fake.script([Reply.text("Done.")])
         started = time.monotonic()
         chat_turn(page, fake, "Which skills do you have?", 1)

@@ -15,7 +15,7 @@ from scripts.benchlib.common import BLANK, seed_opfs
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
 from tests.e2e.conftest import KEY, MODEL, App, running_app
-from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, last_message, send, wait_ready
+from tests.e2e.ui import REPLY_TIMEOUT_MS, connect_openrouter, last_message, send, wait_ready
 
 RUN_TIMEOUT_MS = 120_000
 NOTES = "# Plan\nalpha\nbeta\n"
@@ -34,9 +34,7 @@ def seeded(browser: Browser, server: str, fake: FakeLLM) -> Iterator[App]:
         seed_opfs(app.page, server, {"prefix": "seed", "count": SEEDED, "perDir": 100, "bytes": 32, "files": files})
         app.page.goto(server + "/")
         wait_ready(app.page)
-        configure_provider(app.page, "openrouter", f"{fake.base_url}/api/v1", KEY)
-        expect(app.page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
-        choose_model(app.page, MODEL)
+        connect_openrouter(app.page, f"{fake.base_url}/api/v1", KEY, MODEL)
         app.page.get_by_test_id("permission-mode").select_option("full-auto")
         yield app
 

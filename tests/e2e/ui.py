@@ -44,6 +44,14 @@ def configure_provider(page: Page, kind: str, base_url: str, key: str | None = N
     page.get_by_test_id("settings-save").click()
 
 
+def connect_openrouter(page: Page, base_url: str, key: str, model_id: str) -> None:
+    """Connect to an OpenRouter-compatible provider at ``base_url`` (the fake's ``/api/v1``), wait for the
+    connection to check out, and choose ``model_id``."""
+    configure_provider(page, "openrouter", base_url, key)
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "ok", timeout=60_000)
+    choose_model(page, model_id)
+
+
 def model_option(page: Page, model_id: str) -> Locator:
     return page.locator(f'[data-testid="model-select"] option[value="{model_id}"]')
 

@@ -83,7 +83,9 @@ def test_a_prompt_with_arguments_asks_refuses_then_goes_to_the_model(page: Page,
     assert '<untrusted_content source="mcp:everything:args-prompt" kind="prompt">' in sent  # outside text
     fake.script([Reply.text("Cloudy in Lisbon.")])
     page.get_by_test_id("message-regenerate").click()  # the same prompt again: still outside text
-    expect(last_message(page, "assistant")).to_have_text("Cloudy in Lisbon.", timeout=REPLY_TIMEOUT_MS)
+    regenerated = last_message(page, "assistant")
+    expect(regenerated.locator(".message-body")).to_have_text("Cloudy in Lisbon.", timeout=REPLY_TIMEOUT_MS)
+    expect(regenerated).to_have_attribute("data-branch", "2/2")
     assert last_user_content(fake) == sent
     wait_ready(page)
 

@@ -13,10 +13,17 @@ export interface SlashCommand {
 }
 
 const byServer = new Map<string, McpPromptInfo[]>();
+const watchers = new Set<() => void>();
 
 export function setServerPrompts(server: string, prompts: readonly McpPromptInfo[]): void {
   if (prompts.length) byServer.set(server, [...prompts]);
   else byServer.delete(server);
+  for (const watcher of watchers) watcher();
+}
+
+/** Call `watcher` whenever a server's prompts change (a `/` typed before they were listed then finds them). */
+export function watchSlashCommands(watcher: () => void): void {
+  watchers.add(watcher);
 }
 
 export function slashCommands(): SlashCommand[] {

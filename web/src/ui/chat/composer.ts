@@ -17,6 +17,8 @@ export interface ComposerHost {
   running(): boolean;
   /** The `/` commands offered now. */
   commands(): SlashCommand[];
+  /** Call `changed` when the commands change. */
+  watchCommands?(changed: () => void): void;
   /** Run a chosen prompt with its arguments; resolves with why it failed, or null once its turn went out. */
   runPrompt(command: SlashCommand, args: Record<string, string>): Promise<string | null>;
 }
@@ -38,7 +40,11 @@ export class Composer {
         this.input.focus();
       },
     });
-    this.menu = new SlashMenu(this.input, { commands: () => host.commands(), choose: (c) => this.choose(c) });
+    this.menu = new SlashMenu(this.input, {
+      commands: () => host.commands(),
+      choose: (c) => this.choose(c),
+      watch: (changed) => host.watchCommands?.(changed),
+    });
     this.input.addEventListener("keydown", (e) => {
       if (this.menu.key(e)) return;
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {

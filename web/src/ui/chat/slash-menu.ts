@@ -43,6 +43,8 @@ export function moveIndex(index: number, count: number, key: string): number | n
 export interface SlashMenuHost {
   commands(): SlashCommand[];
   choose(command: SlashCommand): void;
+  /** Call `changed` when the commands change. */
+  watch?(changed: () => void): void;
 }
 
 export class SlashMenu {
@@ -64,6 +66,9 @@ export class SlashMenu {
     (input.closest(".composer") ?? input.parentElement)?.append(this.menu);
     input.addEventListener("input", () => this.update());
     input.addEventListener("blur", () => this.close());
+    host.watch?.(() => {
+      if (document.activeElement === input) this.update(); // what is typed may match the new list
+    });
   }
 
   get open(): boolean {

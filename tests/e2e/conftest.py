@@ -174,12 +174,14 @@ def asking_app(connected_app: App, fake: FakeLLM) -> App:
 
 @pytest.fixture
 def chat(connected_app: App, fake: FakeLLM) -> Page:
-    """The module's connected app, ready, in full-auto (tools run without asking); test_openrouter.py has its own."""
-    from tests.e2e.ui import wait_ready
+    """The module's connected app, ready, in full-auto (tools run without asking), settings closed (on a phone
+    they cover the chat); test_openrouter.py has its own."""
+    from tests.e2e.ui import close_settings, wait_ready
 
     fake.reset(api_key=KEY)
     page = connected_app.page
     wait_ready(page)
+    close_settings(page)
     page.get_by_test_id("permission-mode").select_option("full-auto")
     return page
 

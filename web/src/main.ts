@@ -107,7 +107,7 @@ const chat = new ChatView(
       return null;
     },
     fork: (seq) =>
-      void switchingChats("session_fork", client.request("session_fork", { seq })).then((answer) => {
+      void client.request("session_fork", { seq }).then((answer) => {
         if (!answer.ok) chat.showError(`Could not fork the chat: ${answer.message}`);
       }), // the fork opens with session_opened
     readSession: async (sessionId) => {
@@ -150,7 +150,7 @@ const filesPanel = new FilesPanel((request) => client.workspace(request), {
 });
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels(
-  (method, params) => switchingChats(method, client.request(method, params)),
+  (method, params) => client.request(method, params),
   (text) => chat.showError(text),
 );
 const skillsPanel = mountSkillsPanel({
@@ -311,13 +311,6 @@ function showView(answer: RequestAnswer<"session_current">): boolean {
     checkpoints.refresh();
   }
   return answer.ok;
-}
-
-/** A request that may open another chat holds the composer until it is answered (after its `session_opened`). */
-function switchingChats<T>(method: string, answer: Promise<T>): Promise<T> {
-  if (method === "session_new" || method === "session_open" || method === "session_delete" || method === "session_fork")
-    chat.switchHold.hold(answer);
-  return answer;
 }
 
 function whenReady(): Promise<void> {

@@ -22,7 +22,6 @@ import { markStored, switchBranch } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
-import { SwitchHold } from "./switch-hold";
 import { ReplyStream } from "./reply-stream";
 import type { SessionView } from "../../protocol/requests";
 import { newTurnId } from "./streaming-reply";
@@ -83,12 +82,6 @@ export class ChatView {
   private readonly composer: Composer;
   private running = false;
   private canSend = false;
-  private available = false;
-  /** No message goes out while another chat is being opened (switch-hold.ts). */
-  readonly switchHold = new SwitchHold(
-    () => this.setAvailable(this.available),
-    () => this.submit(), // Enter pressed while the chat opened: it goes to the chat now in view
-  );
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
   /** Stops drawing the shown session's earlier messages (history-slices.ts). */
   private stopHistory: (() => void) | null = null;
@@ -113,8 +106,7 @@ export class ChatView {
 
   /** Whether the runtime can take a message now (ready, not booting). */
   setAvailable(available: boolean): void {
-    this.available = available;
-    this.canSend = available && !this.switchHold.held;
+    this.canSend = available;
     this.composer.sync(this.canSend, this.running);
   }
 
@@ -244,7 +236,6 @@ export class ChatView {
   }
 
   private submit(): void {
-    if (this.switchHold.held && this.available) return this.switchHold.sendLater();
     const text = this.composer.text;
     const attachments = this.media?.attachments;
     const held = this.media?.resources;

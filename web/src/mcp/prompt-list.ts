@@ -16,9 +16,11 @@ const byServer = new Map<string, McpPromptInfo[]>();
 const watchers = new Set<() => void>();
 
 export function setServerPrompts(server: string, prompts: readonly McpPromptInfo[]): void {
+  const before = JSON.stringify(byServer.get(server) ?? []);
   if (prompts.length) byServer.set(server, [...prompts]);
   else byServer.delete(server);
-  for (const watcher of watchers) watcher();
+  // Every status carries the prompts: tell the menu only of a real change (an Esc-closed menu stays closed).
+  if (JSON.stringify(prompts) !== before) for (const watcher of watchers) watcher();
 }
 
 /** Call `watcher` whenever a server's prompts change (a `/` typed before they were listed then finds them). */

@@ -12,8 +12,6 @@ cut at the token or time budget; the outcome is bounded text, never the transcri
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -26,6 +24,7 @@ from runtime.agent.live_output import LiveOutput
 from runtime.agent.loop import TurnDeps, run_turn
 from runtime.agent.tool_context import AgentToolContext
 from runtime.agents.profiles import AgentProfile
+from runtime.agents.write_locks import WriteLocks
 from runtime.chat.messages import ToolCall
 from runtime.checkpoints.store import CHECKPOINTS_DIR
 from runtime.host.messages import Event, TurnEndReason
@@ -123,27 +122,6 @@ class ChildParts:
     locks: WriteLocks = field(default_factory=lambda: WriteLocks())
 
 
-class WriteLocks:
-    """One lock per workspace path: children's writes to the same file run one at a time."""
-
-    def __init__(self) -> None:
-        self._locks: dict[str, asyncio.Lock] = {}
-
-    def serialized(self, definition: ToolDefinition) -> ToolDefinition:
-        """``definition`` whose calls hold the locks of the paths they name while they run."""
-
-        async def run(*args: Any, **arguments: Any) -> Any:
-            paths = sorted(set(definition.reach(arguments).paths))
-            locks = [self._locks.setdefault(p, asyncio.Lock()) for p in paths]
-            async with contextlib.AsyncExitStack() as held:
-                for lock in locks:
-                    await held.enter_async_context(lock)
-                result = definition.func(*args, **arguments)
-                return await result if inspect.isawaitable(result) else result
-
-        return replace(definition, func=run)
-
-
 @dataclass(frozen=True)
 class ChildOutcome:
     reason: TurnEndReason | str  # the loop's, or "tokens" / "time" when the budget cut it
@@ -159,12 +137,8 @@ def child_tools(tools: Registry, profile: AgentProfile, skills: tuple[str, ...] 
     """The profile's view of the session's tools; ``activate_skill`` limited to the profile's skills, and
     the write tools serialized per path."""
     view = tools if profile.tools is None else tools.view(profile.tools)
-    out: list[ToolDefinition] = []
-    for t in view:
-        if t.name == "activate_skill" and skills is not None:
-            t = _only_skills(t, skills)
-        out.append(locks.serialized(t) if t.effect == "write" else t)
-    return Registry(out)
+    only = (_only_skills(t, skills) if t.name == "activate_skill" and skills is not None else t for t in view)
+    return locks.registry(Registry(only))
 
 
 def _only_skills(definition: ToolDefinition, allowed: tuple[str, ...]) -> ToolDefinition:

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from runtime.agent.approvals import Approvals
 from runtime.agent.gate import Gate
 from runtime.agents import profiles
-from runtime.agents.child import Budget, ChildOutcome, ChildParts, ChildSpec, WriteLocks, run_child
+from runtime.agents.child import Budget, ChildOutcome, ChildParts, ChildSpec, run_child
 from runtime.agents.gate import narrowed
 from runtime.agents.profiles import AgentProfile
+from runtime.agents.write_locks import WriteLocks
 from runtime.errors import ProviderError
 from runtime.host.events import AgentTask, AgentTaskStatus
 from runtime.host.messages import Event
@@ -89,6 +90,7 @@ class DelegationParts:
     approvals: Approvals
     hooks: Hooks
     emit: Callable[[Event], None]
+    locks: WriteLocks = field(default_factory=WriteLocks)  # the chat's turns take the same ones
 
 
 @dataclass
@@ -105,22 +107,23 @@ class Delegation:
         self.parts = parts
         self.budget = budget
         self.tasks: dict[str, _Task] = {}
-        self.locks = WriteLocks()  # every child's writes, one per path at a time
+        self.locks = parts.locks  # every write (the chat's and each child's), one per path at a time
         self.closing = False  # the host went away: a task stopped now stays ``running`` for the reload to mark
 
     # ---- the tools' side --------------------------------------------------------------------------
 
     async def delegate(self, ctx: AgentToolContext, agent: str, task: str, background: bool) -> ToolOutput:
-        profile = self._check(ctx.agents, agent, task)
+        store = await self.parts.state.store()
+        parent_session = ctx.session_id() or self.parts.state.session_id
+        if parent_session is None:
+            raise ToolError("No session is open to delegate from; try again in a moment.")
+        chat_agent = store.session_agent(store.task_chat(parent_session))  # the chat's own profile is in the chain
+        profile = self._check((chat_agent, *ctx.agents), agent, task)
         turn_id, call_id = ctx.live.current or ("", "")
         if background and sum(1 for t in self.tasks.values() if t.event["status"] == "running") >= MAX_BACKGROUND:
             raise ToolError(
                 f"{MAX_BACKGROUND} tasks run already. Wait for one to finish (task_result) before starting another."
             )
-        store = await self.parts.state.store()
-        parent_session = ctx.session_id() or self.parts.state.session_id
-        if parent_session is None:
-            raise ToolError("No session is open to delegate from; try again in a moment.")
         child = store.create_session(title=f"{profile.name}: {' '.join(task.split())[:60]}")
         task_id = f"task-{secrets.token_hex(4)}"
         store.agent_task_add(task_id, parent_session, turn_id, call_id, profile.name, child.id, background)
@@ -189,15 +192,20 @@ class Delegation:
     # ---- inside ----------------------------------------------------------------------------------
 
     def _check(self, chain: tuple[str, ...], agent: str, task: str) -> AgentProfile:
-        """The profile to run, or a ToolError saying why not and what to do."""
+        """The profile to run, or a ToolError saying why not and what to do. ``chain``: the chat's profile,
+        then each delegated agent down to the one delegating now."""
         agent = agent.strip()
         if agent in chain:
             path = " → ".join((*chain, agent))
-            raise ToolError(f"Not delegated: {path} is a loop ({agent!r} is already running this work). Do it here.")
-        if len(chain) >= MAX_DEPTH:
+            raise ToolError(
+                f"Not delegated: {path} is a loop ({agent!r} is already running this work: "
+                f"{'this chat runs under it' if chain[0] == agent else 'it delegated this task'}). Do it here."
+            )
+        depth = len(chain) - 1  # the chat's own agent is depth 0
+        if depth >= MAX_DEPTH:
             raise ToolError(
                 f"Not delegated: agents delegate at most {MAX_DEPTH} levels deep and this one is at depth "
-                f"{len(chain)}. Do the task with your own tools."
+                f"{depth}. Do the task with your own tools."
             )
         if not task.strip():
             raise ToolError("Not delegated: the task is empty. Say what the agent should do.")

@@ -21,6 +21,7 @@ from runtime import __version__
 from runtime.agent.approvals import Approvals
 from runtime.agent.tool_context import AgentToolContext
 from runtime.agents.delegation import Delegation, DelegationParts
+from runtime.agents.write_locks import WriteLocks
 from runtime.conversation.context_meter import ContextMeter
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration, GateFactory
@@ -83,7 +84,8 @@ class Conversation:
         self.configuration = Configuration(gate_factory)
         self.providers = ProviderCache(providers, self.http, lambda: self.configuration.settings, self._open_store)
         hooks = hooks or Hooks()
-        parts = TurnParts(workspace, tools, self.context, self.approvals, hooks, max_rounds, self.emit)
+        locks = WriteLocks()  # one per path: the chat's writes and its children's take turns
+        parts = TurnParts(workspace, tools, self.context, self.approvals, hooks, max_rounds, self.emit, locks)
         self.delegation = Delegation(
             DelegationParts(
                 workspace,
@@ -95,6 +97,7 @@ class Conversation:
                 self.approvals,
                 hooks,
                 self.emit,
+                locks,
             )
         )
         self.context.delegation = self.delegation  # the delegate and task_result tools reach it here

@@ -13,7 +13,7 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.agent.approvals import Approvals
@@ -23,6 +23,7 @@ from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
 from runtime.agent.tool_context import AgentToolContext
 from runtime.agents.gate import narrowed
 from runtime.agents.turn import ProfileMissing, TurnAgent, general, turn_agent
+from runtime.agents.write_locks import WriteLocks
 from runtime.chat.messages import ImagePart, ToolCall
 from runtime.conversation.prepared import Prepared, Preparer, build_ready, workspace_stamp
 from runtime.conversation.providers import ProviderCache
@@ -54,6 +55,7 @@ class TurnParts:
     hooks: Hooks
     max_rounds: int
     emit: Callable[[Event], None]
+    locks: WriteLocks = field(default_factory=WriteLocks)  # the delegated children's: writes to a file in turn
 
 
 class TurnRunner:
@@ -264,7 +266,7 @@ class TurnRunner:
         deps = TurnDeps(
             provider,
             model or "",
-            plan.tools,
+            parts.locks.registry(plan.tools),  # a write waits for a background child's write to the same file
             narrowed(self._configuration.gate, settings.permission_mode, agent.mode, agent.profile.name),
             parts.context,
             parts.emit,

@@ -93,6 +93,19 @@ class AgentTasksMixin(StoreBase):
                 self.agent_task_finish(row["id"], "stopped", STOPPED_BY_RELOAD)
         return [self.agent_task(r["id"]) for r in rows]
 
+    def task_chat(self, session_id: str) -> str:
+        """The chat a child session works for (its parent's parent, up to a session no task made);
+        ``session_id`` itself when it is a chat."""
+        seen = {session_id}
+        while (
+            row := self._one("SELECT session_id FROM agent_tasks WHERE child_session = ?", [session_id])
+        ) is not None:
+            if row["session_id"] in seen:  # a cycle cannot be made here; a damaged store must not hang
+                break
+            session_id = row["session_id"]
+            seen.add(session_id)
+        return session_id
+
     def child_sessions(self, session_id: str) -> list[str]:
         return [
             r["child_session"]

@@ -1,12 +1,14 @@
 """The whole store as one JSON value (``backup_dump``) and that value put back (``backup_restore``):
-every session with all its rows (messages of every branch, images, the tool ledger, pending approvals)
-and every memory. docs/storage.md, "Backup", has the format.
+every session with all its rows (messages of every branch, images, the tool ledger, pending approvals),
+the agent profile it runs under and the tasks it delegated, and every memory. docs/storage.md, "Backup",
+has the format.
 
 JSON, not a copy of the SQLite file: it crosses the request boundary like any other result, it is
 read by people and other tools, a restore never asks SQLite to open a file someone else made, and
 a merge goes row by row (sessions and memories by id, the newer ``updated`` wins). Rows keep their
 columns by name; a dump of an older schema restores with the newer columns' defaults, a newer one is
-refused. A restore is one transaction: it all lands or nothing changes.
+refused. A restore is one transaction: it all lands or nothing changes. Version 1 dumps (before the
+profile and the tasks were kept) restore as before: their sessions run under ``general``.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from typing import Any, Literal
 from runtime.store.base import StoreBase
 from runtime.store.errors import StoreError
 from runtime.store.migrations import SCHEMA_VERSION, schema_version
+from runtime.store.session_agents import AGENT_KEY
 
 DUMP_FORMAT = "tidepool.state"
-DUMP_VERSION = 1
+DUMP_VERSION = 2  # 2: each session's "agent" and "agent_tasks" (a version 1 dump has neither)
 RestoreMode = Literal["merge", "replace"]
 
 # A session's rows, child tables first when deleting (foreign keys), in this order when inserting.
 _SESSION_TABLES = ("messages", "message_images", "tool_calls", "approvals")
+_AGENT, _TASKS = "agent", "agent_tasks"  # a session's profile (a settings row) and the tasks it delegated
 _B64 = "$b64"
 
 
@@ -67,6 +71,11 @@ class BackupMixin(StoreBase):
                 order = "seq" if table == "messages" else "rowid"
                 rows = self._rows(f"SELECT * FROM {table} WHERE session_id = ? ORDER BY {order}", [session["id"]])
                 entry[table] = [_plain(r) for r in rows]
+            agent = self._one("SELECT value FROM settings WHERE key = ?", [AGENT_KEY + session["id"]])
+            if agent is not None:
+                entry[_AGENT] = agent["value"]
+            tasks = self._rows("SELECT * FROM agent_tasks WHERE session_id = ? ORDER BY rowid", [session["id"]])
+            entry[_TASKS] = [_plain(r) for r in tasks]
             sessions.append(entry)
         memories = [_plain(r) for r in self._rows("SELECT * FROM memories ORDER BY id")]
         return {
@@ -79,8 +88,9 @@ class BackupMixin(StoreBase):
 
     def backup_restore(self, dump: Any, mode: RestoreMode, *, dry_run: bool = False) -> dict[str, int]:
         """Put a dump back: ``replace`` empties the store first; ``merge`` keeps what is newer here.
-        Returns how many sessions and memories were (``dry_run``: would be) written. One transaction;
-        a dry run rolls it back, so it proves the dump restores without changing anything."""
+        Returns how many chats (sessions other than delegated tasks' child sessions) and memories were
+        (``dry_run``: would be) written. One transaction; a dry run rolls it back, so it proves the dump
+        restores without changing anything."""
         sessions, memories = _checked(dump)
         try:
             return self._restore_all(sessions, memories, mode, dry_run)
@@ -93,7 +103,10 @@ class BackupMixin(StoreBase):
         written = {"sessions": 0, "memories": 0}
         try:
             with self._db.atomic():
+                # a session taken whole is deleted and inserted again while tasks name it: checked at the end
+                self._db.execute("PRAGMA defer_foreign_keys = ON")
                 self._restore_rows(sessions, memories, mode, written)
+                _check_links(self._rows("PRAGMA foreign_key_check"))
                 if dry_run:
                     raise _RolledBack
         except _RolledBack:
@@ -104,10 +117,14 @@ class BackupMixin(StoreBase):
         self, sessions: list[dict[str, Any]], memories: list[dict[str, Any]], mode: RestoreMode, written: dict[str, int]
     ) -> None:
         if mode == "replace":
-            for table in (*_SESSION_TABLES, "sessions", "memories"):
+            for table in (_TASKS, *_SESSION_TABLES, "sessions", "memories"):
                 self._db.execute(f"DELETE FROM {table}")
+            self._db.execute("DELETE FROM settings WHERE substr(key, 1, ?) = ?", [len(AGENT_KEY), AGENT_KEY])
+        children = {t.get("child_session") for s in sessions for t in _rows_of(s.get(_TASKS, []), "tasks")}
         for session in sessions:
-            written["sessions"] += self._restore_session(session)
+            taken = self._restore_session(session)
+            if session.get("id") not in children:  # a child session comes with its task, not as a chat
+                written["sessions"] += taken
         for memory in memories:
             written["memories"] += self._restore_memory(memory)
 
@@ -122,11 +139,25 @@ class BackupMixin(StoreBase):
             for table in _SESSION_TABLES:
                 self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", [sid])
             self._db.execute("DELETE FROM sessions WHERE id = ?", [sid])
-        self._insert("sessions", {k: v for k, v in session.items() if k not in _SESSION_TABLES})
+        self._insert("sessions", {k: v for k, v in session.items() if k not in (*_SESSION_TABLES, _AGENT, _TASKS)})
         for table in _SESSION_TABLES:
             for row in _rows_of(session.get(table, []), f"{table} of session {sid}"):
                 self._insert(table, {**row, "session_id": sid})
+        self._restore_agent(sid, session.get(_AGENT))
+        for task in _rows_of(session.get(_TASKS, []), f"delegated tasks of session {sid}"):
+            self._db.execute(
+                "DELETE FROM agent_tasks WHERE id = ? OR child_session = ?", [task.get("id"), task.get("child_session")]
+            )
+            self._insert(_TASKS, {**task, "session_id": sid})  # tasks only here stay: their sessions are here
         return 1
+
+    def _restore_agent(self, sid: str, agent: Any) -> None:
+        """The session's profile as in the backup (none there: ``general``, the row here removed)."""
+        if agent is not None and (not isinstance(agent, str) or not agent):
+            raise StoreError("invalid", f"the backup's agent profile of session {sid} is not a name")
+        self._db.execute("DELETE FROM settings WHERE key = ?", [AGENT_KEY + sid])
+        if agent is not None:
+            self._insert("settings", {"key": AGENT_KEY + sid, "value": agent, "updated": self._now()})
 
     def _restore_memory(self, memory: dict[str, Any]) -> int:
         mid = memory.get("id")
@@ -149,6 +180,13 @@ class BackupMixin(StoreBase):
         marks = ", ".join("?" for _ in names)
         columns = ", ".join(f'"{n}"' for n in names)
         self._db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", [_stored(row[n]) for n in names])
+
+
+def _check_links(broken: list[Any]) -> None:
+    """Every delegated task names sessions the restored store has (``PRAGMA foreign_key_check``)."""
+    if broken:
+        tables = sorted({str(row["table"]) for row in broken})
+        raise StoreError("invalid", f"the backup's {', '.join(tables)} rows name sessions it does not hold")
 
 
 def _checked(dump: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

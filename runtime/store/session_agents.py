@@ -9,13 +9,13 @@ from __future__ import annotations
 from runtime.store.base import StoreBase
 
 DEFAULT_AGENT = "general"
-_PREFIX = "agent:"
+AGENT_KEY = "agent:"  # the settings key of a session's profile: AGENT_KEY + session id
 
 
 class SessionAgentsMixin(StoreBase):
     def session_agent(self, session_id: str) -> str:
         """The profile the session runs under (``general`` when none was chosen)."""
-        row = self._one("SELECT value FROM settings WHERE key = ?", [_PREFIX + session_id])
+        row = self._one("SELECT value FROM settings WHERE key = ?", [AGENT_KEY + session_id])
         return str(row["value"]) if row else DEFAULT_AGENT
 
     def set_session_agent(self, session_id: str, name: str) -> None:
@@ -23,5 +23,5 @@ class SessionAgentsMixin(StoreBase):
         self._db.execute(
             "INSERT INTO settings (key, value, updated) VALUES (?, ?, ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated = excluded.updated",
-            [_PREFIX + session_id, name, self._now()],
+            [AGENT_KEY + session_id, name, self._now()],
         )

@@ -11,6 +11,7 @@ from runtime.store.base import Row, dumps, loads
 from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
 from runtime.store.images import ImagesMixin
+from runtime.store.session_agents import AGENT_KEY
 from runtime.store.values import (
     MESSAGE_KINDS,
     MESSAGE_STATUSES,
@@ -108,7 +109,7 @@ class SessionsMixin(ImagesMixin):
             for table in ("message_images", "messages", "tool_calls", "approvals"):
                 self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
             self._db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
-            self._db.execute("DELETE FROM settings WHERE key = ?", [f"agent:{session_id}"])  # session_agents.py
+            self._db.execute("DELETE FROM settings WHERE key = ?", [AGENT_KEY + session_id])
 
     # -- messages -------------------------------------------------------------------------------
 

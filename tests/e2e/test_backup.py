@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ MEMORY = "The user keeps bees on the roof"
 NOTE = "# Hive log\n\nSpring inspection done.\n"
 BINARY = bytes(range(256)) * 64
 RESTORE_TIMEOUT_MS = 120_000
+EXPLORE_TASK = "List the notes folder."
 
 
 def open_profile(page: Page) -> None:
@@ -90,6 +92,22 @@ def backups(
             "Noted the hive.", timeout=REPLY_TIMEOUT_MS
         )
         wait_ready(page)
+        fake.script(  # a delegated task: its child session goes into the backup with its chat
+            [
+                Reply.tool_call("delegate", {"agent": "explore", "task": EXPLORE_TASK}, call_id="call_b3"),
+                Reply.text("The notes hold hive.md."),
+                Reply.text("The explorer found the hive log."),
+            ]
+        )
+        expect(send_for_reply(page, "Which notes are there?")).to_have_text(
+            "The explorer found the hive log.", timeout=REPLY_TIMEOUT_MS
+        )
+        wait_ready(page)
+        expect(page.locator('[data-testid="agent-task"][data-agent="explore"]')).to_have_attribute(
+            "data-status", "done"
+        )
+        page.get_by_test_id("agent-select").select_option("researcher")  # the chat's profile goes in too
+        expect(page.get_by_test_id("agent-select")).to_have_value("researcher")
         folder = tmp_path_factory.mktemp("backup")
         open_skills(page)
         import_archive(page, brand_guidelines_zip().write(folder), "ok")
@@ -166,6 +184,13 @@ def test_a_fresh_profile_restored_from_the_backup_has_everything_again(
         assert set(backups["recorded"]) <= set(page.evaluate(RECORDINGS_IN_OPFS))
         expect(page.get_by_test_id("session-entry").filter(has_text="Log the hive inspection")).to_have_count(1)
         expect(page.get_by_test_id("message").filter(has_text="Noted the hive.")).to_have_count(1)
+        expect(page.get_by_test_id("agent-select")).to_have_value("researcher")  # it runs under its profile again
+        task = page.locator('[data-testid="agent-task"][data-agent="explore"]')
+        expect(task).to_have_attribute("data-status", "done")  # its delegated task, not a chat of its own
+        expect(page.get_by_test_id("session-entry").filter(has_text="explore:")).to_have_count(0)
+        task.click()
+        expect(page.locator("dialog.agent-session")).to_contain_text("The notes hold hive.md.", timeout=10_000)
+        page.locator("dialog.agent-session").get_by_role("button", name="Close").click()
         page.get_by_test_id("memory-open").click()
         expect(page.get_by_test_id("memory-entry").filter(has_text=MEMORY)).to_have_count(1)
         page.get_by_test_id("files-open").click()
@@ -176,6 +201,73 @@ def test_a_fresh_profile_restored_from_the_backup_has_everything_again(
         page.get_by_test_id("tool-servers-open").click()
         expect(page.locator('[data-testid="tool-server-entry"][data-name="hive"]')).to_be_visible()
         assert export_backup(page).count(b"Spring inspection done.") == 1  # and it backs up again
+
+
+# A worker of the test's own (not the app's) that holds a workspace file open with createSyncAccessHandle:
+# OPFS then refuses any other writer of that file (NoModificationAllowedError), a real cause of a failed write.
+LOCK_WORKER = """
+onmessage = async (e) => {
+  try {
+    if (e.data === "release") { self.held.close(); postMessage("released"); return; }
+    let dir = await navigator.storage.getDirectory();
+    const parts = e.data.split("/");
+    for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p, { create: true });
+    const file = await dir.getFileHandle(parts[parts.length - 1], { create: true });
+    self.held = await file.createSyncAccessHandle();
+    postMessage("locked");
+  } catch (err) { postMessage(String(err)); }
+};
+"""
+TELL_LOCKER = """async ([source, message]) => {
+  if (!window.locker) window.locker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
+  const answer = new Promise((resolve) => { window.locker.onmessage = (e) => resolve(e.data); });
+  window.locker.postMessage(message);
+  return await answer;
+}"""
+READ_OPFS = """async (path) => {
+  let dir = await navigator.storage.getDirectory();
+  const parts = path.split("/");
+  try {
+    for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p);
+    return await (await (await dir.getFileHandle(parts[parts.length - 1])).getFile()).text();
+  } catch { return null; }
+}"""
+WORKSPACE_OPFS = "tidepool/workspaces/default/files/"
+
+
+def test_a_restore_that_fails_after_its_commit_point_says_what_landed_and_a_reload_completes_it(
+    backup: bytes, browser: Browser, server: str, tmp_path: Path
+) -> None:
+    with running_app(browser, server + "/") as app:
+        page = app.page
+        wait_ready(page)
+        locked = page.evaluate(TELL_LOCKER, [LOCK_WORKER, WORKSPACE_OPFS + "notes/hive.md"])
+        assert locked == "locked"
+        choose(page, tmp_path, "tidepool-backup.zip", backup)
+        expect(page.get_by_test_id("backup-preview")).to_be_visible(timeout=RESTORE_TIMEOUT_MS)
+        page.get_by_test_id("backup-restore-merge").click()  # the merge writes notes/hive.md: it is held open
+        report = page.get_by_test_id("backup-report")
+        expect(report).to_have_attribute("data-state", "incomplete", timeout=RESTORE_TIMEOUT_MS)
+        text = report.inner_text()
+        assert "Nothing was restored" not in text
+        assert "Already restored: the chats and memories, the settings and tool servers, " in text
+        assert re.search(r"\d+ of \d+ workspace files", text), text  # how many files landed before the failure
+        assert (
+            "the rest of this profile is as it was" in text
+            and "applied again, completely, when the page reloads" in text
+        )
+        assert page.evaluate(READ_OPFS, WORKSPACE_OPFS + "notes/hive.md") == ""  # the held file: unchanged
+        assert page.evaluate(READ_OPFS, "tidepool/restore/plan.json") is not None  # the staged copy is kept
+
+        assert page.evaluate(TELL_LOCKER, [LOCK_WORKER, "release"]) == "released"
+        page.reload()  # applies the staged copy again, then reloads once more to read it all
+        expect(report).to_have_attribute("data-state", "ok", timeout=RESTORE_TIMEOUT_MS)
+        expect(report).to_contain_text("Restored (completed at the reload)")
+        wait_ready(page)
+        assert page.evaluate(READ_OPFS, WORKSPACE_OPFS + "notes/hive.md") == NOTE
+        assert page.evaluate(READ_OPFS, WORKSPACE_OPFS + "frames.bin") is not None
+        assert page.evaluate(READ_OPFS, "tidepool/restore/plan.json") is None  # staging removed once applied
+        expect(page.get_by_test_id("session-entry").filter(has_text="Log the hive inspection")).to_have_count(1)
 
 
 def _zip(files: dict[str, bytes], manifest: dict[str, object] | None = None, level: int = zipfile.ZIP_STORED) -> bytes:

@@ -77,3 +77,22 @@ def test_a_reload_leaves_a_running_background_task_stopped(asking_app: App, fake
     entry = page.locator('[data-testid="agent-task"][data-agent="explore"]').last
     expect(entry).to_have_attribute("data-status", "stopped", timeout=REPLY_TIMEOUT_MS)
     expect(entry).to_contain_text("the page was reloaded")
+
+
+def test_a_chat_delegating_to_its_own_profile_is_refused_as_a_loop(asking_app: App, fake: FakeLLM) -> None:
+    page = asking_app.page
+    expect(page.get_by_test_id("agent-select")).to_have_value("general")
+    fake.script(
+        [
+            Reply.tool_call("delegate", {"agent": "general", "task": "Do it all again."}, call_id="call_g1"),
+            Reply.text("I will do it here."),
+        ]
+    )
+    send(page, "Hand this to a general agent")
+    expect(last_message(page, "assistant")).to_have_text("I will do it here.", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    requests = [r.json() for r in fake.requests_to(COMPLETIONS, "POST")]
+    assert len(requests) == 2  # no child ran: the refusal cost no model call
+    result = next(m for m in requests[1]["messages"] if m.get("tool_call_id") == "call_g1")
+    assert "general → general is a loop" in result["content"] and "this chat runs under it" in result["content"]
+    expect(page.locator('[data-testid="agent-task"][data-agent="general"]')).to_have_count(0)

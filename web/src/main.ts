@@ -289,7 +289,11 @@ function onReady(): void {
   if (!resumedRestore && holdsWorkspace) {
     resumedRestore = true; // a restore cut off after its commit point is completed now (profile/backup-restore.ts)
     void applyStaged(restoring).then(
-      (done) => done && location.reload(),
+      (done) => {
+        if (!done) return;
+        BackupSection.keepReport("completed at the reload", done); // the reload shows it in the profile panel
+        location.reload();
+      },
       (err: unknown) => chat.showError(err instanceof Error ? err.message : String(err)),
     );
   }

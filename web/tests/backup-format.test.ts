@@ -95,6 +95,21 @@ describe("backup format", () => {
     expect(contents.recordings).toEqual([]); // not asked for: not in it
   });
 
+  it("counts a delegated task's child session with its chat, not as a chat of its own", async () => {
+    const dump = {
+      ...STATE,
+      version: 2,
+      sessions: [
+        { id: "s-1", title: "Hi", updated: "2026", agent: "researcher", agent_tasks: [{ child_session: "s-2" }] },
+        { id: "s-2", title: "explore: tides", updated: "2026", agent_tasks: [] },
+      ],
+    };
+    const contents = await verifyBackup(
+      new Blob([(await craft({ "state.json": strToU8(JSON.stringify(dump)) })) as BlobPart]),
+    );
+    expect(contents.sessions.map((s) => s.id)).toEqual(["s-1"]);
+  });
+
   it("holds the recordings when asked to, listed in the manifest, and only files shaped like them", async () => {
     const contents = await verifyBackup(new Blob([(await goodBackup(true)) as BlobPart]));
     const paths = contents.manifest.entries.map((e) => e.path);

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from runtime.agents.child import Budget, WriteLocks
+from runtime.agents.child import Budget
+from runtime.agents.write_locks import WriteLocks
 from runtime.chat.messages import ChatMessage, SystemMessage, ToolResultMessage
 from runtime.providers.base import StreamEvent
 from runtime.tools import delegate
@@ -178,6 +179,26 @@ async def test_depth_limit_and_loops_are_refused(rig: StateRig) -> None:
     assert [t["agent"] for t in rig.events("agent_task")] == ["boss", "boss"]  # the chat shows its own tasks
 
 
+@pytest.mark.parametrize(
+    ("chain", "refused"),
+    [
+        pytest.param({"parent": ("boss", "d1")}, "boss → boss is a loop", id="the-chat-to-its-own-profile"),
+        pytest.param({"parent": ("boss2", "d1"), "boss2": ("boss", "c1")}, "boss → boss2 → boss", id="through-a-child"),
+    ],
+)
+async def test_the_chats_own_profile_counts_in_the_loop_check(
+    rig: StateRig, chain: dict[str, tuple[str, str]], refused: str
+) -> None:
+    assert (await rig.request("session_agent_set", agent="boss"))["ok"]  # the chat runs under boss
+    for who, (agent, call_id) in chain.items():
+        routes(rig)[who] = [says("", call("delegate", {"agent": agent, "task": "again"}, call_id)), says(f"{who} ok.")]
+    await rig.turn("go")
+    who, (agent, call_id) = list(chain.items())[-1]
+    result = next(m for m in seen(rig, who)[-1][0] if isinstance(m, ToolResultMessage) and m.call_id == call_id)
+    assert not result.ok and refused in result.content and "Do it here." in result.content
+    assert not seen(rig, "boss")  # nothing ran as boss but the chat itself
+
+
 async def test_a_child_that_never_stops_ends_at_its_rounds(rig: StateRig) -> None:
     routes(rig)["parent"] = [says("", call("delegate", {"agent": "looper", "task": "forever"}, "d1")), says("Ok.")]
     routes(rig)["looper"] = [says("Still going.", call("lookup", {"key": "k"}, "l1"))]
@@ -315,3 +336,60 @@ async def test_childrens_writes_to_one_file_run_one_at_a_time(tmp_path: Path) ->
     order.clear()
     await asyncio.gather(locked.call(ctx, {"path": "a.md", "tag": "a"}), locked.call(ctx, {"path": "b.md", "tag": "b"}))
     assert order == ["a+", "b+", "a-", "b-"]  # other files go on at once
+
+
+async def test_a_background_childs_usage_counts_in_the_parents_usage(rig: StateRig) -> None:
+    gate = Pause()
+    routes(rig)["parent"] = [
+        says("", call("delegate", {"agent": "reader", "task": "later", "background": True}, "d1")),
+        says("Started."),
+    ]
+    routes(rig)["reader"] = [[gate, *says("", call("lookup", {"key": "k"}, "r1"))], says("k is value-of-k.")]
+    await rig.turn("go")
+    assert [e["turn_id"] for e in rig.events("usage")] == ["t1", "t1"]  # the parent's own two rounds
+    gate.gate.set()  # the child runs after the parent's turn ended
+    await rig.host.wait_for(lambda: rig.events("agent_task")[-1]["status"] == "done")
+    usage = rig.events("usage")
+    assert [e["turn_id"] for e in usage] == ["t1"] * 4  # and its two rounds, under the turn that delegated it
+    assert sum(e["total_tokens"] for e in usage) == 60 and sum(e["cost"] for e in usage) == pytest.approx(0.004)
+    store = rig.conversation.state.opened.store  # type: ignore[union-attr]
+    (task,) = store.agent_tasks(store.list_sessions()[0].id)
+    assert "tokens: 30, cost $0.0020" in (task.result or "")  # the delegate call's result names what it cost
+
+
+async def test_the_chats_writes_and_a_background_childs_to_one_file_take_turns(tmp_path: Path) -> None:
+    inside: list[str] = []
+    overlapped: list[str] = []
+
+    @tool("write")
+    async def slow_note(ctx: ToolContext, path: WorkspacePath, text: str) -> str:
+        """Write a note slowly."""
+        if inside:
+            overlapped.append(f"{text} while {inside[0]}")
+        inside.append(text)
+        await asyncio.sleep(0.5)
+        (ctx.workspace / path).write_text(text)
+        inside.remove(text)
+        return "saved"
+
+    workspace = tmp_path / "ws"
+    (workspace / ".agents" / "agents").mkdir(parents=True)
+    (workspace / ".agents" / "agents" / "noter.md").write_text(
+        "---\nname: noter\ndescription: Notes.\ntools: slow_note\n---\n"
+    )
+    tools = lambda: Registry([*_tools(), slow_note])  # noqa: E731
+    rig = await StateRig(workspace, tmp_path / "state", provider=RoutedProvider(), tools=tools).start()
+    try:
+        rig.host.send({"type": "config", "permission_mode": "full-auto"})
+        routes(rig)["parent"] = [
+            says("", call("delegate", {"agent": "noter", "task": "note", "background": True}, "d1")),
+            says("", call("slow_note", {"path": "n.md", "text": "parent"}, "p1")),
+            says("Saved."),
+        ]
+        routes(rig)["noter"] = [says("", call("slow_note", {"path": "n.md", "text": "child"}, "c1")), says("Done.")]
+        await rig.turn("go")
+        await rig.host.wait_for(lambda: rig.events("agent_task")[-1]["status"] == "done")
+        assert (workspace / "n.md").read_text() in ("parent", "child")  # both ran: one of them last
+        assert overlapped == []  # one write to n.md at a time, the chat's too
+    finally:
+        await rig.stop()

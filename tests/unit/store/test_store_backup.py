@@ -26,7 +26,7 @@ def _profile(store: Store) -> str:
 
 def _rows(store: Store) -> dict[str, list[tuple[object, ...]]]:
     db = store._db  # the test compares every row of every table the dump covers
-    tables = ("sessions", "messages", "message_images", "tool_calls", "approvals", "memories")
+    tables = ("sessions", "messages", "message_images", "tool_calls", "approvals", "memories", "agent_tasks")
     return {t: [tuple(r) for r in db.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()] for t in tables}
 
 
@@ -115,3 +115,94 @@ def test_a_dry_run_says_what_would_be_written_and_changes_nothing(clock: Steppin
     before = _rows(target)
     assert target.backup_restore(source.backup_dump(), "replace", dry_run=True) == {"sessions": 1, "memories": 1}
     assert _rows(target) == before
+
+
+def _delegating(store: Store, agent: str = "researcher") -> tuple[str, str]:
+    """A chat under ``agent`` that delegated one task (its child session answered): (chat id, child id)."""
+    chat = store.create_session(title="tides")
+    store.set_session_agent(chat.id, agent)
+    store.append_message(chat.id, "user", "find the tides", turn_id="t1")
+    child = store.create_session(title="explore: tides")
+    store.append_message(child.id, "user", "read the tide tables", turn_id="task-1-turn")
+    store.agent_task_add("task-1", chat.id, "t1", "call_d1", "explore", child.id, background=True)
+    store.agent_task_finish("task-1", "done", "High water at 06:12.")
+    return chat.id, child.id
+
+
+def _links(store: Store) -> dict[str, list[tuple[object, ...]]]:
+    db = store._db  # the rows the profile choice and the tasks live in
+    return {
+        "agent_tasks": [tuple(r) for r in db.execute("SELECT * FROM agent_tasks ORDER BY rowid").fetchall()],
+        "settings": [tuple(r) for r in db.execute("SELECT key, value FROM settings ORDER BY key").fetchall()],
+    }
+
+
+@pytest.mark.parametrize("target_has_tasks", [pytest.param(False, id="empty"), pytest.param(True, id="with-tasks")])
+def test_a_sessions_profile_and_its_delegated_tasks_come_back(clock: SteppingClock, target_has_tasks: bool) -> None:
+    source = Store(clock=clock)
+    chat, child = _delegating(source)
+    dump = json.loads(json.dumps(source.backup_dump()))
+    assert dump["version"] == 2 and dump["sessions"][0]["agent"] == "researcher"
+    target = Store(clock=clock)
+    if target_has_tasks:  # a replace empties tasks and profile choices too (a task's session is not in the way)
+        _delegating(target, "worker")
+    assert target.backup_restore(dump, "replace") == {"sessions": 1, "memories": 0}  # the child is no chat
+    assert _links(target) == _links(source) and _rows(target) == _rows(source)
+    assert target.session_agent(chat) == "researcher"
+    assert [s.id for s in target.list_sessions()] == [chat]  # the child session is a task's again, not listed
+    (task,) = target.agent_tasks(chat)
+    assert (task.child_session, task.status, task.result) == (child, "done", "High water at 06:12.")
+
+
+def test_merge_takes_the_profile_and_tasks_with_the_newer_session(clock: SteppingClock) -> None:
+    store = Store(clock=clock)
+    chat, _ = _delegating(store, "worker")
+    older = store.backup_dump()
+    store.set_session_agent(chat, "explore")
+    store.append_message(chat, "user", "newer here", turn_id="t2")
+    assert store.backup_restore(older, "merge") == {"sessions": 0, "memories": 0}
+    assert store.session_agent(chat) == "explore"  # the session here is newer: its choice stays
+
+    newer = store.backup_dump()
+    for entry in newer["sessions"]:
+        entry["updated"] = "2999-01-01T00:00:00Z"
+    newer["sessions"][0]["agent"] = "researcher"
+    newer["sessions"][0]["agent_tasks"][0]["status"] = "failed"
+    store.backup_restore(newer, "merge")
+    assert store.session_agent(chat) == "researcher" and store.agent_tasks(chat)[0].status == "failed"
+    assert [s.id for s in store.list_sessions()] == [chat]
+
+
+def test_a_version_1_dump_restores_its_sessions_under_general(clock: SteppingClock) -> None:
+    source = Store(clock=clock)
+    sid = _profile(source)
+    dump = source.backup_dump()
+    dump["version"] = 1  # what the app wrote before profiles and tasks were kept
+    for entry in dump["sessions"]:
+        del entry["agent_tasks"]
+    target = Store(clock=clock)
+    assert target.backup_restore(dump, "replace") == {"sessions": 1, "memories": 1}
+    assert target.session_agent(sid) == "general" and target.agent_tasks(sid) == []
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda d: d["sessions"].pop(1), id="child-session-missing"),
+        pytest.param(lambda d: d["sessions"][0].update(agent=["x"]), id="agent-not-a-name"),
+        pytest.param(lambda d: d["sessions"][0]["agent_tasks"][0].update(status=None), id="task-without-status"),
+    ],
+)
+def test_a_bad_task_or_profile_in_a_dump_is_refused_and_nothing_changes(clock: SteppingClock, damage: object) -> None:
+    source = Store(clock=clock)
+    _delegating(source)
+    dump = source.backup_dump()
+    damage(dump)  # type: ignore[operator]
+    target = Store(clock=clock)
+    _delegating(target, "worker")
+    before = (_rows(target), _links(target))
+    for dry_run in (True, False):
+        with pytest.raises(StoreError) as refused:
+            target.backup_restore(dump, "replace", dry_run=dry_run)
+        assert refused.value.code == "invalid"
+    assert (_rows(target), _links(target)) == before

@@ -117,14 +117,26 @@ function readState(contents: BackupContents, data: Uint8Array): void {
   if (state.format !== "tidepool.state" || !sessions || !memories)
     throw new BackupRefused("damaged", "its state.json is not a Tidepool state dump");
   contents.memories = memories.length;
-  for (const raw of sessions) {
-    const s = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  const rows = sessions.map((raw) => (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>);
+  const children = new Set(rows.flatMap(childSessions)); // a delegated task's session comes with its chat
+  for (const s of rows) {
+    if (typeof s.id === "string" && children.has(s.id)) continue;
     contents.sessions.push({
       id: typeof s.id === "string" ? s.id : "",
       title: typeof s.title === "string" ? s.title : "",
       updated: typeof s.updated === "string" ? s.updated : "",
     });
   }
+}
+
+/** The child sessions of the tasks a session delegated (state format 2: its `agent_tasks`). */
+function childSessions(session: Record<string, unknown>): string[] {
+  const tasks = Array.isArray(session.agent_tasks) ? (session.agent_tasks as unknown[]) : [];
+  return tasks.flatMap((t) =>
+    typeof t === "object" && t !== null && typeof (t as Record<string, unknown>).child_session === "string"
+      ? [(t as Record<string, unknown>).child_session as string]
+      : [],
+  );
 }
 
 function readSettings(contents: BackupContents, data: Uint8Array): void {

@@ -15,6 +15,7 @@ import {
   restoreBackup,
   RestoreIncomplete,
   type RestoreDeps,
+  type RestoreOutcome,
   type RestoreMode,
 } from "../../profile/backup-restore";
 import { appDir } from "../../profile/opfs";
@@ -122,6 +123,14 @@ export class BackupSection implements ProfileSection {
   /** A report kept across the reload that follows a restore (main.ts opens the panel to show it). */
   static pendingReport(): boolean {
     return sessionStorage.getItem(PENDING_REPORT) !== null;
+  }
+
+  /** Keep what a restore did for the page the reload after it opens (`how`: the mode, or how it ended). */
+  static keepReport(how: string, done: RestoreOutcome): string {
+    const recordings = done.recordings ? `, ${done.recordings} recordings` : "";
+    const text = `Restored (${how}): ${done.sessions} chats, ${done.memories} memories, ${done.files} workspace files${recordings}.`;
+    sessionStorage.setItem(PENDING_REPORT, text);
+    return text;
   }
 
   private async exportAll(): Promise<void> {
@@ -233,11 +242,8 @@ export class BackupSection implements ProfileSection {
     }
     this.merge.disabled = this.replace.disabled = true;
     try {
-      const done = await restoreBackup(contents, mode, this.deps);
-      const recordings = done.recordings ? `, ${done.recordings} recordings` : "";
-      const text = `Restored (${mode}): ${done.sessions} chats, ${done.memories} memories, ${done.files} workspace files${recordings}.`;
+      const text = BackupSection.keepReport(mode, await restoreBackup(contents, mode, this.deps));
       this.say("ok", text);
-      sessionStorage.setItem(PENDING_REPORT, text);
       this.deps.restored(text);
     } catch (err) {
       // after the commit point part of it may have landed: say what, not "nothing"

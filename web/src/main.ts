@@ -9,7 +9,7 @@ import { checkAnswer, type RequestAnswer } from "./protocol/requests";
 import { SnapshotScheduler } from "./snapshot-scheduler";
 import { streamProbe, type StreamProbe } from "./ui/chat/stream-probe";
 import { SettingsController } from "./settings/controller";
-import { handleSignInReturn } from "./mcp/oauth-return";
+import { carriesSignInAnswer, handleSignInReturn } from "./mcp/oauth-return";
 import { callbackUrl } from "./settings/oauth";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat/chat";
@@ -41,6 +41,11 @@ import { backupSources, restoreDeps, type Requester } from "./profile/backup-dep
 import { applyStaged } from "./profile/backup-restore";
 import { startOffline } from "./offline/page";
 
+// Python loads for seconds: the worker starts before the page builds its views (what it says meanwhile
+// waits for init), unless this page is a sign-in's answer, which may be a popup that must not boot (init).
+const client = new RuntimeClient(onWorker);
+const startedEarly = !carriesSignInAnswer();
+if (startedEarly) client.start();
 fillSettingsOptions(); // before anything reads or sets the settings selects
 let ready = false;
 const readyWaiters: (() => void)[] = [];
@@ -65,7 +70,6 @@ const snapshot = new SnapshotScheduler({
   busy: () => chat.isRunning,
   log: (text) => console.info(`[snapshot] ${text}`),
 });
-const client = new RuntimeClient(onWorker);
 const settings = new SettingsController({
   client,
   whenReady,
@@ -347,7 +351,7 @@ async function init(): Promise<void> {
   const signInReturn = await handleSignInReturn();
   if (signInReturn.kind === "popup") return;
   toolServers.signInReturned(signInReturn); // a redirect sign-in: its entry says how it ended
-  client.start(); // Python loads for seconds: start it before anything else is awaited
+  if (!startedEarly) client.start(); // before anything else is awaited
   const testConfig = readTestConfig(); // the page's URL configures nothing
   if (testConfig.streamProbe) {
     probe = streamProbe();

@@ -11,6 +11,11 @@ import { CHANNEL, readAnswer, takePending, type SignInOutcome } from "./oauth-an
 /** `popup`: this page was the sign-in popup (stop booting); otherwise, after a redirect, how it ended and for which server. */
 export type SignInReturn = { kind: "none" } | { kind: "popup" } | (SignInOutcome & { serverUrl: string });
 
+/** Whether this page's address carries a sign-in's answer (then `handleSignInReturn` decides whether it boots). */
+export function carriesSignInAnswer(loc: Location = window.location): boolean {
+  return readAnswer(new URL(loc.href)) !== null;
+}
+
 /**
  * Call first thing at boot. When this page is the authorization server's answer to an MCP sign-in, it
  * cleans the address bar and either passes the answer to the tab that opened this popup (then closes

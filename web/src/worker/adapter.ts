@@ -24,7 +24,7 @@ import { RecordReplay } from "./record-replay";
 import { UiRequests } from "./ui-requests";
 import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
 import { FirstTokenHold } from "./first-token";
-import { McpHost } from "../mcp/host";
+import { LazyMcpHost } from "../mcp/lazy-host";
 
 export const HOST_CAPABILITIES = ["http", "events", "approvals"];
 /**
@@ -65,11 +65,11 @@ export class Adapter {
   private flusher: Flusher | null = null;
   private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
   private readonly firstToken = new FirstTokenHold();
-  private readonly mcp: McpHost; // tool servers (web/src/mcp/): their tokens stay in there
+  private readonly mcp: LazyMcpHost; // tool servers (web/src/mcp/): their tokens stay in there
 
   constructor(private readonly io: AdapterIO) {
     this.uiRequests = new UiRequests((message) => io.toMain(message), io.incoming);
-    this.mcp = new McpHost({
+    this.mcp = new LazyMcpHost({
       send: (m) => this.send(m),
       status: (status) => io.toMain({ type: "mcp_status", status }),
       appOrigin: io.appOrigin,

@@ -15,8 +15,8 @@ import {
   type MainToWorker,
   type WorkerToMain,
 } from "../protocol/main-worker-messages";
-import { Persistence } from "./persistence";
-import { acquireWorkspaceLock } from "./workspace-lock";
+import { Persistence, type WorkspaceFolders } from "./persistence";
+import { acquireWorkspaceLock, type LockState } from "./workspace-lock";
 import { SandboxRunner } from "../sandbox/runner";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
@@ -99,11 +99,14 @@ interface LoadedPython {
  * Load Pyodide: from the stored memory snapshot for this manifest when there is one that checks out
  * (its sha256, a heap Pyodide can restore, the runtime's modules present), otherwise plainly; a
  * snapshot that fails any of these is dropped. The page makes a new one after `ready` (snapshot
- * worker). The manifest is fetched alongside.
+ * worker). The manifest is fetched alongside. The snapshot is read and checked while Pyodide fetches
+ * and compiles its wasm: Pyodide waits for the checked bytes only to restore them, and a check that
+ * fails fails the load (then the boot goes on plainly).
  */
 async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
   progress("load-pyodide");
   const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as PyodideModule;
+  mark("pyodide-imported");
   const key = await manifest
     .then((m) =>
       snapshotKey(
@@ -112,16 +115,21 @@ async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
       ),
     )
     .catch(() => null);
-  const stored = key && snapshots ? await snapshots.load(key).catch(dropped) : null;
+  const stored = key && snapshots ? await snapshots.find(key).catch(dropped) : null;
   if (key && stored) {
     try {
-      mark("snapshot-read");
-      const check = checkSnapshot(stored);
-      if (!check.ok) throw new Error(check.reason);
-      const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _loadSnapshot: stored });
+      const checked = stored.read().then((bytes) => {
+        mark("snapshot-read");
+        const check = checkSnapshot(bytes);
+        if (!check.ok) throw new Error(check.reason);
+        return bytes;
+      });
+      checked.catch(() => undefined); // awaited by loadPyodide, unless it failed before it got there
+      const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _loadSnapshot: checked });
       mark("snapshot-restored");
       // A heap that loads but lacks the runtime's modules is no use: the entry checks before it is trusted.
       pyodideEntry(pyodide).check_snapshot();
+      mark("snapshot-checked");
       return { pyodide: withStdio(pyodide), mode: "from-snapshot", key };
     } catch (err) {
       await dropped(err);
@@ -164,14 +172,36 @@ async function keepRecordings(): Promise<void> {
   }
 }
 
+/** What a boot opens while Python loads (neither needs it): the workspace's OPFS folders and its lock. */
+interface EarlyStorage {
+  folders: Promise<WorkspaceFolders | null>;
+  lock: Promise<LockState>;
+  /** `handler` runs when another tab takes the workspace over (at once if one already has). */
+  onLost(handler: () => void): void;
+}
+
+function openStorage(): EarlyStorage {
+  let lost = false;
+  let handler: (() => void) | null = null;
+  const lock = acquireWorkspaceLock("default", scope.name === TAKE_OVER_NAME, () => {
+    lost = true;
+    handler?.();
+  });
+  const onLost = (then: () => void): void => {
+    handler = then;
+    if (lost) then();
+  };
+  return { folders: Persistence.folders(), lock, onLost };
+}
+
 /**
  * Open the saved state on OPFS and the workspace on demand (nothing of it is read here). Only the
  * tab holding the workspace's lock saves; without OPFS nothing is saved.
  */
-async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
+async function restoreStorage(pyodide: PyodideAPI, storage: EarlyStorage): Promise<void> {
   progress("restore-storage");
   const fs = fsOf(pyodide);
-  const persistence = await Persistence.open(fs);
+  const persistence = await Persistence.open(fs, storage.folders);
   if (!persistence) {
     fs.mkdirTree("/workspace");
     workspaceFiles = new WorkspaceFiles(fs, null);
@@ -179,12 +209,14 @@ async function restoreStorage(pyodide: PyodideAPI): Promise<void> {
     return;
   }
   let saving = true;
-  const lock = await acquireWorkspaceLock("default", scope.name === TAKE_OVER_NAME, () => {
+  const lock = await storage.lock;
+  mark("storage-opened");
+  post({ type: "workspace_lock", state: lock });
+  storage.onLost(() => {
     saving = false;
     persistence.release(); // the tab taking over opens the state's files
     post({ type: "workspace_lock", state: "lost" });
   });
-  post({ type: "workspace_lock", state: lock });
   const restored = await persistence.restore(lock === "held");
   adapter.enableWorkspaceFetch(persistence.workspace);
   const saveWorkspace = (paths: string[]) =>
@@ -232,6 +264,7 @@ async function boot(): Promise<void> {
   let step: BootStep = "load-pyodide";
   let loaded: LoadedPython | null = null;
   try {
+    const storage = openStorage();
     const manifestPromise = fetchManifest();
     // The wheels download while Python loads.
     const wheelsPromise = manifestPromise.then(fetchWheels);
@@ -261,7 +294,7 @@ async function boot(): Promise<void> {
       snapshotWanted: mode === "plain" && key !== null && snapshots !== null,
     });
     step = "restore-storage";
-    await restoreStorage(pyodide);
+    await restoreStorage(pyodide, storage);
     step = "start-runtime";
     adapter.start();
     startRuntime(pyodide);

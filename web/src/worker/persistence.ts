@@ -25,6 +25,12 @@ export interface PyFS {
   readdir(path: string): string[];
 }
 
+/** Where a workspace lives on OPFS: its saved state and its files. */
+export interface WorkspaceFolders {
+  state: FileSystemDirectoryHandle;
+  files: FileSystemDirectoryHandle;
+}
+
 export type FlushOutcome = { ok: true } | { ok: false; code: string; message: string };
 
 export interface FlushRequest {
@@ -50,8 +56,11 @@ export class Persistence {
     this.workspace = new LazyWorkspace(fs as unknown as LazyFS, filesDir);
   }
 
-  /** Null when this browser gives us no OPFS (then nothing is saved, and the runtime is told so). */
-  static async open(fs: PyFS, workspace = "default"): Promise<Persistence | null> {
+  /**
+   * The workspace's folders on OPFS (made when missing), or null when this browser gives us no OPFS.
+   * Python is not needed for this: a boot opens them while Python loads.
+   */
+  static async folders(workspace = "default"): Promise<WorkspaceFolders | null> {
     try {
       const root = await navigator.storage.getDirectory();
       const app = await root.getDirectoryHandle("tidepool", { create: true });
@@ -59,10 +68,16 @@ export class Persistence {
       const ws = await all.getDirectoryHandle(workspace, { create: true });
       const state = await ws.getDirectoryHandle("state", { create: true });
       const files = await ws.getDirectoryHandle("files", { create: true });
-      return new Persistence(fs, state, files);
+      return { state, files };
     } catch {
       return null;
     }
+  }
+
+  /** Null when this browser gives us no OPFS (then nothing is saved, and the runtime is told so). */
+  static async open(fs: PyFS, folders = Persistence.folders()): Promise<Persistence | null> {
+    const found = await folders;
+    return found ? new Persistence(fs, found.state, found.files) : null;
   }
 
   /**

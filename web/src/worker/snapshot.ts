@@ -46,9 +46,15 @@ export function checkSnapshot(bytes: Uint8Array, limit = RESTORABLE_HEAP_BYTES):
 /** What the store holds for a key: a snapshot, a record that one was refused (too big), or nothing. */
 export type SnapshotState = "stored" | "refused" | "absent";
 
+/** A snapshot found in the store, not read yet. */
+export interface StoredSnapshot {
+  /** Its bytes, read and checked against the sha256 stored beside them; rejects when they do not match. */
+  read(): Promise<Uint8Array>;
+}
+
 export interface SnapshotStore {
-  /** The snapshot for `key`; throws when it is damaged (its sha256 does not match). */
-  load(key: string): Promise<Uint8Array | null>;
+  /** The snapshot for `key`, or null: found without reading it, so a boot can start Pyodide meanwhile. */
+  find(key: string): Promise<StoredSnapshot | null>;
   state(key: string): Promise<SnapshotState>;
   save(key: string, bytes: Uint8Array): Promise<void>;
   /** Remember that no snapshot can be made for `key` (so later visits do not try again). */
@@ -72,14 +78,18 @@ export function cacheSnapshotStore(origin: string): SnapshotStore | null {
   if (typeof caches === "undefined") return null;
   const url = (key: string): string => new URL(key, origin).href;
   return {
-    async load(key) {
+    async find(key) {
       const cache = await caches.open(CACHE_NAME);
       const response = await cache.match(url(key));
       if (!response) return null;
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      if ((await sha256Hex(bytes)) !== response.headers.get(DIGEST_HEADER))
-        throw new Error("the stored snapshot is damaged (sha256 mismatch)");
-      return bytes;
+      return {
+        async read() {
+          const bytes = new Uint8Array(await response.arrayBuffer());
+          if ((await sha256Hex(bytes)) !== response.headers.get(DIGEST_HEADER))
+            throw new Error("the stored snapshot is damaged (sha256 mismatch)");
+          return bytes;
+        },
+      };
     },
     async state(key) {
       const cache = await caches.open(CACHE_NAME);

@@ -333,7 +333,7 @@ def test_hostile_and_damaged_files_are_refused_whole_and_change_nothing(
             " const a = await r.getDirectoryHandle('tidepool');"
             " try { await a.getDirectoryHandle('restore'); return true } catch { return false } }"
         )
-        assert staged is False  # nothing was even staged
+        assert staged is False  # what was staged as it was checked is gone with the refusal
 
 
 def test_a_week_without_a_backup_is_reminded_until_one_is_made(browser: Browser, server: str) -> None:

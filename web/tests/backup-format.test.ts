@@ -5,7 +5,9 @@
  */
 
 import { strToU8, zipSync, type Zippable } from "fflate";
+import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { crc32 } from "../src/profile/crc32";
 import { BackupRefused, BACKUP_FORMAT, sha256Hex } from "../src/profile/backup-format";
 import { memorySink, writeBackup } from "../src/profile/backup-export";
 import { verifyBackup } from "../src/profile/backup-verify";
@@ -21,9 +23,9 @@ const STATE = {
 };
 
 /** A flat folder as OPFS hands it out (only what walkFiles uses: entries() and getFile()). */
-function folder(files: Record<string, string>): FileSystemDirectoryHandle {
+function folder(files: Record<string, string | Uint8Array>): FileSystemDirectoryHandle {
   const handles = Object.entries(files).map(
-    ([name, text]) => [name, { kind: "file", getFile: () => Promise.resolve(new Blob([text])) }] as const,
+    ([name, data]) => [name, { kind: "file", getFile: () => Promise.resolve(new Blob([data as BlobPart])) }] as const,
   );
   return {
     entries: async function* () {
@@ -35,14 +37,17 @@ function folder(files: Record<string, string>): FileSystemDirectoryHandle {
 
 const RECORDINGS = { "s-1.jsonl": '{"request":1}\n', "model-lists.json": "{}", "notes.txt": "not a recording" };
 
-async function goodBackup(recordings?: boolean): Promise<Uint8Array> {
+async function goodBackup(
+  recordings?: boolean,
+  workspace: FileSystemDirectoryHandle | null = null,
+): Promise<Uint8Array> {
   const sink = memorySink();
   await writeBackup(
     {
       state: () => Promise.resolve({ app_version: "0.1.0", dump: STATE }),
       settings: () =>
         Promise.resolve({ settings: { provider: "ollama" }, tool_servers: [{ name: "a", url: "http://x/" }] }),
-      workspace: () => Promise.resolve(null),
+      workspace: () => Promise.resolve(workspace),
       recordings: () => Promise.resolve(folder(RECORDINGS)),
     },
     sink,
@@ -121,6 +126,34 @@ describe("backup format", () => {
     expect((await refusal(odd)).code).toBe("unsafe");
   });
 
+  it("stores the workspace files with the zip format's CRC-32, and stages each entry as it passes", async () => {
+    const big = Uint8Array.from({ length: 9 * 1024 * 1024 + 5 }, (_, i) => (i * 7919) % 251); // over a piece
+    const files = { "big.bin": big, "empty.txt": "", "a.txt": "one" };
+    const zip = await goodBackup(false, folder(files));
+    const crcs = centralCrcs(zip);
+    expect(crcs.get("workspace/big.bin")).toBe(zlib.crc32(big));
+    expect(crcs.get("workspace/empty.txt")).toBe(0);
+    expect(crcs.get("workspace/a.txt")).toBe(zlib.crc32("one"));
+    const staged = new Map<string, Uint8Array>();
+    const contents = await verifyBackup(new Blob([zip as BlobPart]), undefined, (path, data) => {
+      staged.set(path, data);
+      return Promise.resolve();
+    });
+    expect(contents.files).toEqual(["a.txt", "big.bin", "empty.txt"]);
+    expect([...staged.keys()]).toEqual(contents.manifest.entries.map((e) => e.path));
+    expect(Buffer.from(staged.get("workspace/big.bin") ?? []).equals(big)).toBe(true); // (toEqual: slow on 9 MB)
+    expect(staged.get("workspace/empty.txt")?.length).toBe(0);
+  });
+
+  it("computes CRC-32 as zlib does, whole or continued chunk by chunk", () => {
+    const data = Uint8Array.from({ length: 100_003 }, (_, i) => (i * 31 + (i >> 8)) & 255);
+    for (const n of [0, 1, 15, 16, 17, 33, 100_003])
+      expect(crc32(data.subarray(0, n))).toBe(zlib.crc32(data.subarray(0, n)));
+    let running = 0;
+    for (let at = 0; at < data.length; at += 4099) running = crc32(data.subarray(at, at + 4099), running);
+    expect(running).toBe(zlib.crc32(data));
+  });
+
   it("refuses a file that is not a zip, and one cut short", async () => {
     expect((await refusal(strToU8("hello"))).code).toBe("not_zip");
     const good = await goodBackup();
@@ -189,6 +222,19 @@ describe("backup format", () => {
     expect((await storageFacts({})).supported).toBe(false);
   });
 });
+
+/** Each entry's CRC-32 as the zip's central directory gives it. */
+function centralCrcs(zip: Uint8Array): Map<string, number> {
+  const view = new DataView(zip.buffer, zip.byteOffset);
+  const out = new Map<string, number>();
+  for (let at = findCentral(zip); view.getUint32(at, true) === 0x02014b50;) {
+    const nameLen = view.getUint16(at + 28, true);
+    const name = new TextDecoder().decode(zip.subarray(at + 46, at + 46 + nameLen));
+    out.set(name, view.getUint32(at + 16, true));
+    at += 46 + nameLen + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return out;
+}
 
 function findCentral(zip: Uint8Array): number {
   const view = new DataView(zip.buffer, zip.byteOffset);

@@ -1,13 +1,14 @@
 /**
  * Writes the whole profile as one backup file (docs/storage.md, "Backup"), streaming: fflate's `Zip`
- * emits the file in chunks as entries are pushed, and each chunk goes to the sink (an OPFS file, written
- * with createWritable) before the next file is read. Workspace files are stored (not deflated: most
- * large files are packed already, and storing keeps the backup near copy speed); the JSON parts are
- * deflated. One workspace file is in memory at a time (its sha256 needs all of it: WebCrypto has no
- * streaming digest); the workspace as a whole never is.
- */
+ * emits the file in chunks as entries are pushed, gathered into writes of a few MB to the sink (an OPFS
+ * file, written with createWritable); the next file is read while one is hashed and written. Workspace
+ * files are stored (not deflated: most large files are packed already, and storing keeps the backup
+ * near copy speed), with their CRC-32 from crc32.ts; the JSON parts are deflated. At most two workspace
+ * files are in memory at a time (a sha256 needs all of a file: WebCrypto has no streaming digest); the
+ * workspace as a whole never is. */
 
-import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
+import { Zip, ZipDeflate, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
+import { crc32 } from "./crc32";
 import {
   entryKind,
   manifestBytes,
@@ -20,6 +21,7 @@ import {
   type ManifestEntry,
 } from "./backup-format";
 import { walkFiles, type OpfsFile } from "./opfs";
+import { IN_FLIGHT, readAhead } from "./pipeline";
 
 export interface ByteSink {
   write(chunk: Uint8Array): Promise<void>;
@@ -49,47 +51,112 @@ export interface ExportSummary {
   bytes: number;
 }
 
-const CHUNK = 1024 * 1024;
+/** The sink gets writes of about this size: each write is a round trip to the browser's storage. */
+const WRITE_BYTES = 8 * 1024 * 1024;
+/** A stored entry is pushed in pieces of this size (the CRC and the sink keep pace with each). */
+const PIECE = 8 * 1024 * 1024;
 
-/** Push entries into one zip, each chunk written to the sink in order. */
+/**
+ * A stored (not deflated) entry for fflate's `Zip`, with its CRC-32 computed here (crc32.ts): fflate's
+ * `ZipInputFile` lets the entry bring its own, and fflate's byte-a-step CRC was the backup's largest cost.
+ */
+class StoredEntry implements ZipInputFile {
+  readonly compression = 0;
+  size = 0;
+  crc = 0;
+  private running = 0;
+  ondata?: AsyncFlateStreamHandler;
+
+  constructor(readonly filename: string) {}
+
+  push(chunk: Uint8Array, final: boolean): void {
+    this.running = crc32(chunk, this.running);
+    this.size += chunk.length;
+    if (final) this.crc = this.running;
+    this.ondata?.(null, chunk, final);
+  }
+}
+
+/**
+ * Push entries into one zip; its chunks (a header, the data, a descriptor per entry) are gathered into
+ * writes of about WRITE_BYTES, each written to the sink in order while the next one fills: at most one
+ * write in flight and one filling, so the backup's memory stays bounded.
+ */
 class ZipStream {
   private readonly zip: Zip;
-  private writes: Promise<void> = Promise.resolve();
+  private writing: Promise<void> = Promise.resolve();
+  private gathered: Uint8Array[] = [];
+  private gatheredBytes = 0;
   private error: Error | null = null;
   readonly entries: ManifestEntry[] = [];
   written = 0;
 
-  constructor(sink: ByteSink) {
+  constructor(private readonly sink: ByteSink) {
     this.zip = new Zip((err, chunk) => {
       if (err) this.error = err;
       else {
         this.written += chunk.length;
-        this.writes = this.writes.then(() => sink.write(chunk));
+        this.gathered.push(chunk);
+        this.gatheredBytes += chunk.length;
       }
     });
   }
 
-  async add(path: string, data: Uint8Array, deflate: boolean, listed = true): Promise<void> {
+  /** A JSON part: deflated, in memory already. */
+  async addDeflated(path: string, data: Uint8Array, listed = true): Promise<void> {
     if (listed) this.entries.push({ path, size: data.length, sha256: await sha256Hex(data) });
-    const entry = deflate ? new ZipDeflate(path, { level: 6 }) : new ZipPassThrough(path);
+    const entry = new ZipDeflate(path, { level: 6 });
     this.zip.add(entry);
-    if (data.length === 0) entry.push(new Uint8Array(0), true);
-    for (let at = 0; at < data.length; at += CHUNK) {
-      entry.push(data.subarray(at, at + CHUNK), at + CHUNK >= data.length);
-      await this.flushed(); // backpressure: the sink has taken this chunk before the next is made
+    entry.push(data, true);
+    await this.drain(false);
+  }
+
+  /** A file's bytes (and their sha256, taken as it was read), stored. */
+  async addStored(path: string, data: Uint8Array, sha256: string): Promise<void> {
+    const entry = new StoredEntry(path);
+    this.zip.add(entry);
+    if (data.length === 0) entry.push(data, true);
+    for (let at = 0; at < data.length; at += PIECE) {
+      entry.push(data.subarray(at, at + PIECE), at + PIECE >= data.length);
+      await this.drain(false);
     }
-    await this.flushed();
+    this.entries.push({ path, size: data.length, sha256 });
   }
 
   async end(): Promise<void> {
     this.zip.end();
-    await this.flushed();
-  }
-
-  private async flushed(): Promise<void> {
-    await this.writes;
+    await this.drain(true);
+    await this.writing;
     if (this.error) throw this.error;
   }
+
+  /** Hand what was gathered to the sink once there is a write's worth (or all of it, at the end). */
+  private async drain(all: boolean): Promise<void> {
+    if (this.error) throw this.error;
+    if (this.gatheredBytes === 0 || (!all && this.gatheredBytes < WRITE_BYTES)) return;
+    const parts = this.gathered;
+    const chunk = parts.length === 1 ? (parts[0] as Uint8Array) : concat(parts, this.gatheredBytes);
+    this.gathered = [];
+    this.gatheredBytes = 0;
+    await this.writing; // backpressure: the sink has taken the last write before this one is handed over
+    this.writing = this.sink.write(chunk);
+  }
+}
+
+/** A file's bytes and their sha256 (WebCrypto: off this thread, so the next files hash while one is zipped). */
+async function readHashed(file: FileSystemFileHandle): Promise<{ data: Uint8Array; sha256: string }> {
+  const data = new Uint8Array(await (await file.getFile()).arrayBuffer());
+  return { data, sha256: await sha256Hex(data) };
+}
+
+function concat(parts: Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 export async function writeBackup(
@@ -114,16 +181,22 @@ export async function writeBackup(
   const zip = new ZipStream(sink);
   let done = 0;
   const step = (bytes: number): void => progress((done += bytes), total);
-  await zip.add(STATE_ENTRY, stateBytes, true);
+  await zip.addDeflated(STATE_ENTRY, stateBytes);
   step(stateBytes.length);
-  await zip.add(SETTINGS_ENTRY, settingsBytes, true);
+  await zip.addDeflated(SETTINGS_ENTRY, settingsBytes);
   step(settingsBytes.length);
-  for (const file of files) {
-    const data = new Uint8Array(await (await file.handle.getFile()).arrayBuffer());
-    await zip.add(file.entry, data, false);
+  // The next files are read and hashed while one is zipped and written (IN_FLIGHT bounds the bytes held).
+  const sized = files.map((f, i) => ({ ...f, size: sizes[i] ?? 0 }));
+  for await (const [file, { data, sha256 }] of readAhead(
+    sized,
+    (f) => f.size,
+    (f) => readHashed(f.handle),
+    IN_FLIGHT,
+  )) {
+    await zip.addStored(file.entry, data, sha256);
     step(data.length);
   }
-  await zip.add(MANIFEST, manifestBytes(state.app_version, zip.entries), true, false);
+  await zip.addDeflated(MANIFEST, manifestBytes(state.app_version, zip.entries), false);
   await zip.end();
   await sink.close();
   return {

@@ -2,7 +2,7 @@
  * Everything a backup must pass before anything is written (docs/storage.md, "Restore"): the zip's
  * directory (zip-read.ts), every entry's name, the manifest, and every entry's size and sha256 against
  * it; no entry the manifest does not list, none it lists missing. What comes out is what the preview
- * shows. Each entry is read once here, one at a time (the file is never loaded whole).
+ * shows. Each entry is read once here, the next one while one is hashed (the file is never loaded whole).
  */
 
 import {
@@ -19,6 +19,7 @@ import {
   WORKSPACE_PREFIX,
   type Manifest,
 } from "./backup-format";
+import { IN_FLIGHT, readAhead, Window } from "./pipeline";
 import { ZipReader, type ZipEntry } from "./zip-read";
 
 export interface BackupContents {
@@ -36,9 +37,14 @@ export interface BackupContents {
   entries: Map<string, ZipEntry>;
 }
 
+/**
+ * Verify `blob` whole; `stage` gets each entry's bytes once they passed their sha256 (the restore's
+ * staging area, backup-staging.ts), so what is restored is what was checked, read once.
+ */
 export async function verifyBackup(
   blob: Blob,
   progress: (done: number, total: number) => void = () => undefined,
+  stage?: (path: string, data: Uint8Array) => Promise<void>,
 ): Promise<BackupContents> {
   const reader = await ZipReader.open(blob);
   if (!reader.entries.some((e) => e.name === MANIFEST))
@@ -70,24 +76,45 @@ export async function verifyBackup(
     toolServers: 0,
     entries: new Map(),
   };
-  const total = manifest.entries.reduce((sum, e) => sum + e.size, 0);
-  let done = 0;
-  for (const item of manifest.entries) {
+  const items = manifest.entries.map((item) => {
     const entry = byName.get(item.path);
     if (!entry) throw new BackupRefused("mismatch", `${item.path} is listed in its manifest but missing (truncated?)`);
     if (entry.size !== item.size)
       throw new BackupRefused("mismatch", `${item.path} is ${entry.size} bytes, its manifest says ${item.size}`);
-    const data = await reader.read(entry);
-    if ((await sha256Hex(data)) !== item.sha256)
-      throw new BackupRefused(
-        "mismatch",
-        `${item.path} does not match its sha256 in the manifest (damaged or altered)`,
-      );
-    describe(contents, item.path, data);
-    contents.entries.set(item.path, entry);
-    done += item.size;
-    progress(done, total);
+    return { item, entry };
+  });
+  const total = manifest.entries.reduce((sum, e) => sum + e.size, 0);
+  let done = 0;
+  // Pipelined: the next entries are read and hashed while one is checked, and the checked ones staged
+  // meanwhile (IN_FLIGHT bounds the bytes held by each).
+  const staging = new Window(IN_FLIGHT);
+  try {
+    const readHashed = async (entry: ZipEntry): Promise<{ data: Uint8Array; sha256: string }> => {
+      const data = await reader.read(entry);
+      return { data, sha256: await sha256Hex(data) };
+    };
+    for await (const [{ item, entry }, { data, sha256 }] of readAhead(
+      items,
+      (i) => i.entry.packed,
+      (i) => readHashed(i.entry),
+      IN_FLIGHT,
+    )) {
+      if (sha256 !== item.sha256)
+        throw new BackupRefused(
+          "mismatch",
+          `${item.path} does not match its sha256 in the manifest (damaged or altered)`,
+        );
+      describe(contents, item.path, data);
+      contents.entries.set(item.path, entry);
+      if (stage) await staging.add(data.length, () => stage(item.path, data));
+      done += item.size;
+      progress(done, total);
+    }
+  } catch (err) {
+    await staging.settle(); // no staged write lands after the caller removed staging
+    throw err;
   }
+  await staging.drain();
   if (!contents.entries.has(STATE_ENTRY)) throw new BackupRefused("damaged", "it holds no state.json");
   return contents;
 }

@@ -18,6 +18,7 @@ import {
   type RestoreOutcome,
   type RestoreMode,
 } from "../../profile/backup-restore";
+import { openStaging, removeStaging } from "../../profile/backup-staging";
 import { appDir } from "../../profile/opfs";
 import { el } from "../common/dom";
 import { saveFile } from "../common/save-file";
@@ -73,6 +74,8 @@ export class BackupSection implements ProfileSection {
     "aria-live": "polite",
   });
   private contents: BackupContents | null = null;
+  /** The staging area the chosen file was verified into (backup-staging.ts). */
+  private staged: string | null = null;
 
   constructor(private readonly deps: BackupDeps) {
     this.progress.hidden = true;
@@ -170,11 +173,20 @@ export class BackupSection implements ProfileSection {
   private async chosen(): Promise<void> {
     const file = this.input.files?.[0];
     this.contents = null;
+    this.staged = null;
     this.preview.hidden = true;
     this.report.hidden = true;
     if (!file) return;
+    this.input.disabled = true; // one verification at a time: each stages into the one staging area
     try {
-      const contents = await verifyBackup(file);
+      const staging = await openStaging();
+      const contents = await verifyBackup(
+        file,
+        undefined,
+        staging ? (path, data) => staging.put(path, data) : undefined,
+      );
+      await staging?.seal();
+      this.staged = staging?.id ?? null;
       const [overwritten, removed] = await Promise.all([
         affectedFiles(contents, "merge"),
         affectedFiles(contents, "replace"),
@@ -182,12 +194,14 @@ export class BackupSection implements ProfileSection {
       this.contents = contents;
       this.showPreview(file.name, contents, overwritten, removed);
     } catch (err) {
+      await removeStaging();
       this.say(
         "rejected",
         `Nothing was restored: ${file.name} ${err instanceof BackupRefused ? err.reason : `could not be read (${message(err)})`}.`,
       );
     } finally {
       this.input.value = "";
+      this.input.disabled = false;
     }
   }
 
@@ -242,13 +256,16 @@ export class BackupSection implements ProfileSection {
     }
     this.merge.disabled = this.replace.disabled = true;
     try {
-      const text = BackupSection.keepReport(mode, await restoreBackup(contents, mode, this.deps));
+      const text = BackupSection.keepReport(mode, await restoreBackup(contents, this.staged, mode, this.deps));
       this.say("ok", text);
       this.deps.restored(text);
     } catch (err) {
       // after the commit point part of it may have landed: say what, not "nothing"
       if (err instanceof RestoreIncomplete) this.say("incomplete", err.message);
-      else this.say("rejected", `Nothing was restored: ${message(err)}`);
+      else {
+        await removeStaging(); // before the commit point: the checked copy goes, as the profile never changed
+        this.say("rejected", `Nothing was restored: ${message(err)}`);
+      }
     } finally {
       this.merge.disabled = this.replace.disabled = false;
       this.preview.hidden = true;

@@ -135,20 +135,3 @@ async def test_a_conversation_lists_what_its_requests_and_calls_use(tmp_path: Pa
     assert done["ok"] is True, done
     assert (host.workspace / "a/b/c/new.md").read_text() == "new" and (host.workspace / "a/b/c/old.md").is_file()
     assert any("a/b/c" in m["dirs"] for m in rig.host.listed)
-
-
-async def test_the_skills_tree_is_asked_for_first_at_ready(tmp_path: Path, host: ListingHost) -> None:
-    """Before anything asks for it: the host lists it (and reads each SKILL.md) while the store opens, so the
-    skills panel and the first prompt find it listed."""
-    (host.store / ".agents/skills/tea/SKILL.md").write_text("---\nname: tea\ndescription: Brew tea.\n---\nBoil.\n")
-    capabilities = ("http", "flush", "workspace_fetch")
-    rig = await StateRig(host.workspace, tmp_path / "state", capabilities=capabilities, storage=host.store).start()
-    try:
-        await rig.host.wait_for(lambda: rig.host.listed)
-        first = rig.host.listed[0]
-        assert (first["dirs"], first["depth"], first.get("load")) == ([".agents/skills"], None, list(SKILLS_LOAD))
-        await rig.host.wait_for(lambda: (host.workspace / ".agents/skills/tea/SKILL.md").is_file())
-        assert [s["name"] for s in (await rig.result("skills_list"))["skills"]] == ["tea"]
-    finally:
-        await rig.stop()
-    assert sum(m["dirs"] == [".agents/skills"] for m in rig.host.listed) == 1  # asked for once

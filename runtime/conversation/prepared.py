@@ -29,9 +29,9 @@ from pathlib import Path
 from runtime.agent.context import Ready
 from runtime.agents.profiles import PROFILES_DIR
 from runtime.chat.history import model_view
-from runtime.host.workspace_fetch import SKILLS_DIR
 from runtime.prompts.fit import PromptPlan
 from runtime.prompts.render import workspace_map
+from runtime.skills.layout import catalog_stamp
 from runtime.store.values import StoredMessage
 
 log = logging.getLogger(__name__)
@@ -56,17 +56,13 @@ def _stat(path: Path) -> Stat:
     return (s.st_ino, s.st_size, s.st_mtime_ns)
 
 
-def _skills_stamp(root: Path) -> tuple[object, ...]:
-    """Every entry of the skills folder (state.json, origins) and each skill's SKILL.md, by identity."""
+def _profiles_stamp(root: Path) -> tuple[object, ...]:
+    """Every entry of the agent profiles' folder, by identity."""
     try:
         names = sorted(os.listdir(root))
     except OSError:
         return ()
-    out: list[object] = []
-    for name in names:
-        entry = root / name
-        out.append((name, _stat(entry), _stat(entry / "SKILL.md") if entry.is_dir() else None))
-    return tuple(out)
+    return tuple((name, _stat(root / name)) for name in names)
 
 
 def workspace_stamp(workspace: Path) -> tuple[object, ...]:
@@ -74,8 +70,8 @@ def workspace_stamp(workspace: Path) -> tuple[object, ...]:
     if not workspace.is_dir():
         return ()
     paths, truncated = workspace_map(workspace)
-    agents = _skills_stamp(workspace / PROFILES_DIR)  # the chat's profile file (its tools, prompt, skills)
-    return (tuple(paths), truncated, _stat(workspace / "AGENTS.md"), _skills_stamp(workspace / SKILLS_DIR), agents)
+    agents = _profiles_stamp(workspace / PROFILES_DIR)  # the chat's profile file (its tools, prompt, skills)
+    return (tuple(paths), truncated, _stat(workspace / "AGENTS.md"), catalog_stamp(workspace), agents)
 
 
 class Preparer:

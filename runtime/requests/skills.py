@@ -161,8 +161,8 @@ async def skill_import(ports: "Ports", params: SkillImportParams) -> SkillImport
     await ports.on_demand.tree(SKILLS_TREE)
     await ports.on_demand.tree(AGENTS_TREE)
     from runtime.agents.imports import import_with_agents
-    from runtime.skills.importer import SKILLS_DIR, skills_dir
-    from runtime.skills.origins import ORIGINS_FILE, record_origin
+    from runtime.skills.layout import ORIGINS_FILE, SKILLS_DIR, skills_dir
+    from runtime.skills.origins import record_origin
 
     origin = _origin(params)
     path = Path(text(params, "path"))
@@ -223,8 +223,8 @@ def _listed(tools: frozenset[str], skill: "InstalledSkill") -> ListedSkill:
 
 async def skill_set_enabled(ports: "Ports", params: SkillEnabledParams) -> SkillList:
     await ports.on_demand.tree(SKILLS_TREE)
-    from runtime.skills.catalog import STATE_FILE, set_enabled
-    from runtime.skills.importer import SKILLS_DIR
+    from runtime.skills.catalog import set_enabled
+    from runtime.skills.layout import SKILLS_DIR, STATE_FILE
 
     set_enabled(ports.workspace, text(params, "name"), flag(params, "enabled"))
     await ports.state.flusher.workspace([str(SKILLS_DIR / STATE_FILE)])
@@ -233,11 +233,11 @@ async def skill_set_enabled(ports: "Ports", params: SkillEnabledParams) -> Skill
 
 async def skill_remove(ports: "Ports", params: SkillName) -> SkillRemoved:
     await ports.on_demand.tree(SKILLS_TREE)
-    from runtime.skills.catalog import STATE_FILE, forget
-    from runtime.skills.importer import SKILLS_DIR, skills_dir
+    from runtime.skills.catalog import forget
+    from runtime.skills.layout import ORIGINS_FILE, SKILLS_DIR, STATE_FILE, skills_dir
+    from runtime.skills.origins import record_origin
 
     name = _installed(ports, text(params, "name")).name
-    from runtime.skills.origins import ORIGINS_FILE, record_origin
 
     shutil.rmtree(skills_dir(ports.workspace) / name)
     forget(ports.workspace, name)
@@ -250,7 +250,7 @@ async def skill_remove(ports: "Ports", params: SkillName) -> SkillRemoved:
 
 async def skill_show(ports: "Ports", params: SkillName) -> SkillDetail:
     await ports.on_demand.tree(SKILLS_TREE)
-    from runtime.skills.importer import SKILL_FILE, skills_dir
+    from runtime.skills.layout import SKILL_FILE, skills_dir
     from runtime.skills.spec import InvalidSkill, check_skill_bytes
 
     skill = _installed(ports, text(params, "name"))

@@ -11,6 +11,10 @@ system prompt (nothing when no skill is enabled); ``activate`` returns a skill's
 A folder whose SKILL.md is missing or invalid (one written before a check existed, say a frontmatter
 past the caps) is left out of the catalog, logged once per version and listed by ``skipped_skills`` with
 the reason, so the skills panel can say why; its check is bounded like every frontmatter's.
+
+The catalog is read by every turn's system prompt and tool schemas and by the skills panel: it is built
+once and kept until something it reads changes (``layout.catalog_stamp``); a rebuild parses again only
+the SKILL.md files that changed.
 """
 
 from __future__ import annotations
@@ -24,13 +28,11 @@ from xml.sax.saxutils import escape
 
 from runtime.names import MAX_SHOWN_NAME_CHARS, one_line
 from runtime.skills.errors import SkillError
-from runtime.skills.importer import SKILL_FILE, SKILLS_DIR, skills_dir
+from runtime.skills.layout import SKILL_FILE, SKILLS_DIR, STATE_FILE, Identity, Stamp, catalog_stamp, skills_dir
 from runtime.skills.origins import Origin, read_origins
 from runtime.skills.spec import MAX_DESCRIPTION, InvalidSkill, SpecWarning, check_skill_bytes
 
 log = logging.getLogger(__name__)
-
-STATE_FILE = "state.json"
 
 
 @dataclass(frozen=True)
@@ -76,62 +78,78 @@ def skipped_skills(workspace: Path) -> tuple[SkippedSkill, ...]:
     return read_catalog(workspace)[1]
 
 
-def read_catalog(workspace: Path) -> tuple[tuple[InstalledSkill, ...], tuple[SkippedSkill, ...]]:
-    """The installed skills and the folders that are not skills (with why), in one pass over the folders."""
-    root = skills_dir(workspace)
-    if not root.is_dir():
+Catalog = tuple[tuple[InstalledSkill, ...], tuple[SkippedSkill, ...]]
+_KEPT_CATALOGS = 4  # workspaces (one in the app; tests make many)
+_catalogs: dict[str, tuple[Stamp, Catalog]] = {}
+
+
+def read_catalog(workspace: Path) -> Catalog:
+    """The installed skills and the folders that are not skills (with why), in one pass over the folders.
+
+    Kept until what it reads changes (``layout.catalog_stamp``): a turn's prompt, its tool schemas and the
+    skills panel all ask, and with 200 skills each build read 200 files."""
+    stamp = catalog_stamp(workspace)
+    if stamp is None:
         return (), ()
-    disabled = _disabled(workspace)
+    root = skills_dir(workspace)
+    kept = _catalogs.get(str(root))
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    catalog = _build(root, stamp)
+    _catalogs.pop(str(root), None)
+    _catalogs[str(root)] = (stamp, catalog)
+    while len(_catalogs) > _KEPT_CATALOGS:
+        del _catalogs[next(iter(_catalogs))]
+    return catalog
+
+
+def _build(root: Path, stamp: Stamp) -> Catalog:
+    disabled = _disabled_in(root)
     origins = read_origins(root)
     out: list[InstalledSkill] = []
     skipped: list[SkippedSkill] = []
-    for folder in sorted(root.iterdir()):
-        if folder.name.startswith("."):
+    for name, is_dir, skill_md in stamp[2]:
+        if name.startswith(".") or not is_dir:
             continue
-        summary = _summary(folder / SKILL_FILE, folder.name)
+        summary = _summary(root / name / SKILL_FILE, name, skill_md)
         if not isinstance(summary, _Summary):
-            if folder.is_dir():
-                skipped.append(SkippedSkill(folder.name, summary))
+            skipped.append(SkippedSkill(name, summary))
             continue
-        location = str(SKILLS_DIR / folder.name / SKILL_FILE)
-        enabled = folder.name not in disabled
+        location = f"{SKILLS_DIR}/{name}/{SKILL_FILE}"
+        enabled = name not in disabled
         out.append(
             InstalledSkill(
-                folder.name,
-                summary.description,
-                location,
-                enabled,
-                summary.allowed_tools,
-                summary.warnings,
-                origins.get(folder.name),
+                name, summary.description, location, enabled, summary.allowed_tools, summary.warnings, origins.get(name)
             )
         )
     return tuple(out), tuple(skipped)
 
 
-# The catalog is rendered into every turn's system prompt: a SKILL.md is parsed again only when its
-# size or modification time changed (path -> (mtime_ns, size, summary, or why it is invalid)).
-_parsed: dict[str, tuple[int, int, _Summary | str]] = {}
+# A SKILL.md is parsed again only when its identity (inode, size, modification time) changed
+# (path -> (identity, summary, or why it is invalid)).
+_parsed: dict[str, tuple[Identity, _Summary | str]] = {}
 
 
-def _summary(skill_md: Path, folder_name: str) -> _Summary | str:
+def _summary(skill_md: Path, folder_name: str, seen: Identity | None) -> _Summary | str:
     """What the list shows of a valid SKILL.md; why not (logged once per version) when missing or invalid."""
-    try:
-        stat = skill_md.stat()
-    except OSError:
+    if seen is None:
         return f"The folder has no {SKILL_FILE}."
     key = str(skill_md)
     cached = _parsed.get(key)
-    if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
-        return cached[2]
-    check = check_skill_bytes(skill_md.read_bytes(), folder_name)
+    if cached is not None and cached[0] == seen:
+        return cached[1]
+    try:
+        data = skill_md.read_bytes()
+    except OSError as exc:
+        return f"{SKILL_FILE} could not be read ({exc.strerror or exc})."
+    check = check_skill_bytes(data, folder_name)
     summary: _Summary | str
     if isinstance(check, InvalidSkill):
         log.warning("skill folder %s skipped: %s", folder_name, check.message)
         summary = check.message
     else:
         summary = _Summary(check.spec.description, check.spec.allowed_tools, check.warnings)
-    _parsed[key] = (stat.st_mtime_ns, stat.st_size, summary)
+    _parsed[key] = (seen, summary)
     return summary
 
 
@@ -198,7 +216,11 @@ def activate(workspace: Path, name: str) -> Activation:
 
 
 def _disabled(workspace: Path) -> frozenset[str]:
-    path = skills_dir(workspace) / STATE_FILE
+    return _disabled_in(skills_dir(workspace))
+
+
+def _disabled_in(root: Path) -> frozenset[str]:
+    path = root / STATE_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

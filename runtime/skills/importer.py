@@ -27,13 +27,12 @@ from typing import Any, Literal
 
 from runtime.skills.archive import Archive, Entry, Limits, first_missing_ancestor, read_archive, write_tree
 from runtime.skills.errors import ArchiveError
+from runtime.skills.layout import SKILL_FILE, SKILLS_DIR, skills_dir
 from runtime.skills.scan import ScanResult, scan_skill
 from runtime.skills.spec import InvalidSkill, SpecWarning, check_skill_bytes
 
 log = logging.getLogger(__name__)
 
-SKILLS_DIR = PurePosixPath(".agents") / "skills"
-SKILL_FILE = "SKILL.md"
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip", ".tar", ".skill")  # a .skill file is a zip
 
 SkillStatus = Literal["installed", "replaced", "exists", "skipped"]
@@ -76,10 +75,6 @@ class ImportReport:
 class _Plan:
     outcome: SkillOutcome
     entries: tuple[Entry, ...] = field(default=(), repr=False)
-
-
-def skills_dir(workspace: Path) -> Path:
-    return workspace.joinpath(*SKILLS_DIR.parts)
 
 
 def import_archive(

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runtime.names import MAX_SHOWN_NAME_CHARS
+from runtime.skills.layout import ORIGINS_FILE
 
 log = logging.getLogger(__name__)
 
-ORIGINS_FILE = "origins.json"
 MAX_URI_CHARS = 1000
 
 

@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 
 from runtime.host.workspace_fetch import SKILLS_LOAD, OnDemand, Reach
-from runtime.skills.catalog import STATE_FILE
-from runtime.skills.importer import SKILL_FILE
-from runtime.skills.origins import ORIGINS_FILE
+from runtime.skills.layout import ORIGINS_FILE, SKILL_FILE, STATE_FILE
 from runtime.tools.registry import builtin_registry
 from tests.support.listing_host import ListingHost
 from tests.support.rigs import StateRig

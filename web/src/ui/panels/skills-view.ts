@@ -69,6 +69,28 @@ export interface EntryActions {
   remove(name: string): void;
 }
 
+/**
+ * The entries' controls answer through one listener per kind on the list (`data-action` on each control,
+ * the skill's name on its entry): 200 skills are 200 rows to build, not 600 listeners too.
+ */
+export function wireEntries(list: HTMLElement, actions: EntryActions): void {
+  const target = (event: Event): { control: HTMLElement; name: string } | null => {
+    const control = event.target instanceof HTMLElement ? event.target.closest<HTMLElement>("[data-action]") : null;
+    const name = control?.closest<HTMLElement>(".skill-entry")?.dataset.name;
+    return control && name !== undefined && list.contains(control) ? { control, name } : null;
+  };
+  list.addEventListener("change", (event) => {
+    const hit = target(event);
+    if (hit?.control.dataset.action === "toggle" && hit.control instanceof HTMLInputElement)
+      actions.toggle(hit.name, hit.control.checked);
+  });
+  list.addEventListener("click", (event) => {
+    const hit = target(event);
+    if (hit?.control.dataset.action === "show") actions.show(hit.name);
+    else if (hit?.control.dataset.action === "remove") actions.remove(hit.name);
+  });
+}
+
 function outcomeItem(outcome: SkillOutcome): HTMLElement {
   const done = outcome.status === "installed" || outcome.status === "replaced";
   const item = el(
@@ -192,24 +214,31 @@ export function renderSkipped(skipped: SkippedSkill): HTMLElement {
   );
 }
 
-/** One installed skill: name, description, enable toggle, Show and Remove. */
-export function renderEntry(skill: ListedSkill, actions: EntryActions): HTMLElement {
+/** One installed skill: name, description, enable toggle, Show and Remove (wired by `wireEntries`). */
+export function renderEntry(skill: ListedSkill): HTMLElement {
   const toggle = el("input", {
     type: "checkbox",
     class: "skill-toggle",
     "data-testid": "skill-toggle",
+    "data-action": "toggle",
     "aria-label": `Enable ${skill.name}`,
   });
   toggle.checked = skill.enabled;
-  toggle.addEventListener("change", () => actions.toggle(skill.name, toggle.checked));
-  const show = el("button", { type: "button", class: "btn btn-small skill-show", "data-testid": "skill-show" }, "Show");
-  show.addEventListener("click", () => actions.show(skill.name));
+  const show = el(
+    "button",
+    { type: "button", class: "btn btn-small skill-show", "data-testid": "skill-show", "data-action": "show" },
+    "Show",
+  );
   const remove = el(
     "button",
-    { type: "button", class: "btn btn-small btn-danger skill-remove", "data-testid": "skill-remove" },
+    {
+      type: "button",
+      class: "btn btn-small btn-danger skill-remove",
+      "data-testid": "skill-remove",
+      "data-action": "remove",
+    },
     "Remove",
   );
-  remove.addEventListener("click", () => actions.remove(skill.name));
   return el(
     "li",
     {

@@ -17,6 +17,7 @@ import {
   renderSkipped,
   reportSection,
   unansweredSection,
+  wireEntries,
 } from "./skills-view";
 import { download, watchDrops, type Archive } from "./skills-input";
 import "./skills.css";
@@ -66,6 +67,11 @@ class SkillsPanel {
     this.report.hidden = true;
     this.error.hidden = true;
     this.progress.hidden = true;
+    wireEntries(this.list, {
+      toggle: (name, enabled) => void this.setEnabled(name, enabled),
+      show: (name) => void this.toggleDetail(name),
+      remove: (name) => void this.remove(name),
+    });
   }
 
   mount(body: HTMLElement): void {
@@ -124,15 +130,7 @@ class SkillsPanel {
     this.skipped.replaceChildren(...skipped.map(renderSkipped));
     const names = new Set(skills.map((s) => s.name));
     for (const name of [...this.shown]) if (!names.has(name)) this.shown.delete(name);
-    this.list.replaceChildren(
-      ...skills.map((skill) =>
-        renderEntry(skill, {
-          toggle: (name, enabled) => void this.setEnabled(name, enabled),
-          show: (name) => void this.toggleDetail(name),
-          remove: (name) => void this.remove(name),
-        }),
-      ),
-    );
+    this.list.replaceChildren(...skills.map(renderEntry));
     this.empty.hidden = skills.length > 0;
     for (const name of this.shown) void this.loadDetail(name);
   }

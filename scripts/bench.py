@@ -44,6 +44,7 @@ from benchlib import (  # noqa: E402
     skills_ui,
     state_step,
     storage,
+    tab_memory,
     throughput,
     tools,
 )
@@ -87,7 +88,7 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "checkpoints": lambda: checkpoints.measure_checkpoints(browser, base, fake, fake_base, runs),
         "backup": lambda: backup.measure_backup(browser, base, runs, Path(tempfile.mkdtemp(prefix="tidepool-bench-"))),
         "longsession": lambda: long_session.measure_open(browser, base, runs),
-        "memory": lambda: long_session.measure_memory(browser, base, fake, fake_base, runs),
+        "memory": lambda: tab_memory.measure_memory(browser, base, fake, fake_base, runs),
     }
 
 

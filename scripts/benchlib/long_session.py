@@ -1,16 +1,9 @@
-"""Issue 25: a long session's view and the tab's memory.
+"""Issue 25: a long session's view (the tab's memory with it: `tab_memory.py`).
 
 Opening: one state database (the runtime's schema, `Store`) with a 50-message and a 5,000-message session
 (user questions, markdown answers), put in OPFS before boot; in the booted app, click the session's
 `session-entry` → its last answer in the DOM and the next frame painted. The two are opened in turn,
 `runs` times each; median; baseline the 50-message session. The newest session (a short one) is open after boot.
-
-Memory: after a fresh boot and after opening a session of 1,000 or 5,000 stored messages with tool calls
-(a `read_file` call, its result and an answer per turn), then one real turn that runs `run_python`
-(so the sandbox and its Pyodide are up in every case); page JS heap after a GC (CDP
-`Performance.getMetrics`) and the private memory of the browser's renderer processes (`/proc/<pid>/
-smaps_rollup`, pids from CDP `SystemInfo.getProcessInfo`): the page and its workers — JS heaps, the
-runtime's and the sandbox's Wasm memories, the DOM. Only this context's tab is open while it is read.
 """
 
 from __future__ import annotations
@@ -21,10 +14,8 @@ from pathlib import Path
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from runtime.store.store import Store
-from scripts.fakes.replies import Reply
 
-from .common import BLANK, READY_WATCH, Row, Samples, boot_ready_ms, configure, send, wait_idle
-from .tools import TimedFakeLLM
+from .common import BLANK, READY_WATCH, Row, Samples, boot_ready_ms, wait_idle
 
 LIMIT_MS = 120_000
 MIB = 1 << 20
@@ -94,7 +85,7 @@ def seed_sessions(path: Path, sessions: list[tuple[str, int, bool]]) -> dict[str
     return ids
 
 
-def _seeded_page(browser: Browser, base: str, database: Path | None) -> tuple[BrowserContext, Page]:
+def seeded_page(browser: Browser, base: str, database: Path | None) -> tuple[BrowserContext, Page]:
     ctx = browser.new_context()
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
@@ -117,7 +108,7 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
     with tempfile.TemporaryDirectory() as tmp:
         database = Path(tmp) / "current.sqlite"
         ids = seed_sessions(database, [("short chat", 50, False), ("long chat", 5000, False), ("other", 2, False)])
-        ctx, page = _seeded_page(browser, base, database)
+        ctx, page = seeded_page(browser, base, database)
         short: list[float] = []
         long: list[float] = []
         try:
@@ -133,85 +124,3 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
     return [Row("opening a 5,000-message session (click → its last answer painted)", "same, a 50-message session",
                 Samples(short), Samples(long), "median", "≤ 1.1 ×",
                 note=f"{runs * 2} opens each, in turn; the view holds its last 200 messages")]
-
-
-def _renderers_private_bytes(browser: Browser) -> int:
-    cdp = browser.new_browser_cdp_session()
-    try:
-        processes = cdp.send("SystemInfo.getProcessInfo")["processInfo"]
-    finally:
-        cdp.detach()
-    total = 0
-    for proc in processes:
-        if proc.get("type") != "renderer":
-            continue
-        try:
-            rollup = Path(f"/proc/{int(proc['id'])}/smaps_rollup").read_text()
-        except OSError:
-            continue
-        for line in rollup.splitlines():
-            if line.startswith(("Private_Clean:", "Private_Dirty:")):
-                total += int(line.split()[1]) * 1024
-    return total
-
-
-def _page_heap(ctx: BrowserContext, page: Page) -> int:
-    cdp = ctx.new_cdp_session(page)
-    try:
-        cdp.send("HeapProfiler.collectGarbage")
-        cdp.send("Performance.enable")
-        metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    finally:
-        cdp.detach()
-    return int(metrics["JSHeapUsedSize"])
-
-
-def _memory(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, database: Path | None,
-            open_id: str | None, last: str) -> tuple[int, int]:
-    ctx, page = _seeded_page(browser, base, database)
-    try:
-        if open_id is not None:
-            open_ms(page, open_id, last)
-        configure(page, fake_base)
-        page.get_by_test_id("permission-mode").select_option("full-auto")
-        fake.script([Reply.tool_call("run_python", {"code": "print(6 * 7)"}), Reply.text("Ran it: the end.")])
-        send(page, "run some python")
-        done = page.locator('[data-testid="message"][data-role="assistant"]', has_text="Ran it: the end.")
-        allow = page.get_by_test_id("approval-allow")
-        for _ in range(LIMIT_MS * 2 // 500):
-            if done.count():
-                break
-            if allow.count():  # the mode did not take: allow the call (its result is what is measured)
-                allow.first.click()
-            page.wait_for_timeout(500)
-        done.wait_for(timeout=LIMIT_MS)
-        status = page.locator('[data-testid="tool-call"][data-tool="run_python"]').last.get_attribute("data-status")
-        if status != "ok":
-            raise RuntimeError(f"run_python ended {status}, not ok: the sandbox is not up")
-        wait_idle(page, LIMIT_MS)
-        page.wait_for_timeout(2000)  # the history's idle slices and the state save
-        return _page_heap(ctx, page), _renderers_private_bytes(browser)
-    finally:
-        ctx.close()
-
-
-def measure_memory(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
-    rows: list[Row] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        database = Path(tmp) / "current.sqlite"
-        ids = seed_sessions(database, [("tools 1k", 1000, True), ("tools 5k", 5000, True), ("other", 2, False)])
-        fresh = [_memory(browser, base, fake, fake_base, None, None, "") for _ in range(runs)]
-        cases = {n: [_memory(browser, base, fake, fake_base, database, ids[f"tools {n}"],
-                             f"Answer {1000 * int(n[0]) // 4} of tools {n}") for _ in range(runs)]
-                 for n in ("1k", "5k")}
-    base_heap = Samples([h / MIB for h, _ in fresh])
-    base_tab = Samples([t / MIB for _, t in fresh])
-    for n, label in (("1k", "1,000"), ("5k", "5,000")):
-        heap = Samples([h / MIB for h, _ in cases[n]])
-        tab = Samples([t / MIB for _, t in cases[n]])
-        rows.append(Row(f"tab memory after a {label}-message session with tool calls (MiB, renderer private)",
-                        "fresh boot, same turn", base_tab, tab, "median", "growth with what is shown",
-                        ratio_text=f"+{tab.stat('median') - base_tab.stat('median'):.0f} MiB",
-                        note=f"page JS heap {heap.stat('median'):.1f} vs {base_heap.stat('median'):.1f} MiB; "
-                             "200 messages shown; one `run_python` turn in each"))
-    return rows

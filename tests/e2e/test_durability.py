@@ -212,14 +212,15 @@ def test_damaged_save_restores_the_previous_one_with_a_notice(
 
 def test_a_full_disk_is_shown_not_swallowed(tab: tuple[BrowserContext, Page], fake: FakeLLM, server: str) -> None:
     context, page = tab
-    # A fresh visit: the state's files are open with no room to grow beyond their size.
-    page.reload()
-    wait_ready(page)
-    expect(messages(page, "assistant").first).to_be_visible()  # the open session is shown
     cdp = context.new_cdp_session(page)
     origin = server.rstrip("/")
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 1})
     try:
+        # A visit with the disk already full: the state's files open with no room to grow (a handle
+        # opened earlier may keep room it was granted, about 1 MiB in Chromium).
+        page.reload()
+        wait_ready(page)
+        expect(messages(page, "assistant").first).to_be_visible()  # the open session is shown
         fake.script([Reply.text("Stored nowhere.")])
         reply = send_for_reply(page, "Save this if you can")
         expect(reply).to_have_text("Stored nowhere.", timeout=REPLY_TIMEOUT_MS)

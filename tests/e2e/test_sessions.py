@@ -177,3 +177,39 @@ def test_delete_asks_then_removes(two_sessions: tuple[App, str, str], fake: Fake
     # The deleted session was current: the other one is open now.
     expect(entry(page, first)).to_have_attribute("aria-current", "true")
     expect(messages(page, "user")).to_have_text(["Plan a trip to Lisbon"])
+
+
+# Hold each `session_new` request 400 ms on its way to the worker, as a busy machine would.
+SLOW_NEW_SESSION_JS = """
+() => {
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === "request" && message.method === "session_new") {
+      setTimeout(() => post.call(this, message, ...rest), 400);
+      return;
+    }
+    return post.call(this, message, ...rest);
+  };
+}
+"""
+
+
+def test_a_message_typed_the_moment_a_new_chat_is_asked_for_goes_to_it(
+    two_sessions: tuple[App, str, str], fake: FakeLLM
+) -> None:
+    app, first, _ = two_sessions
+    page = app.page
+    entry(page, first).click()
+    expect(messages(page, "user")).to_have_text(["Plan a trip to Lisbon"])
+    page.evaluate(SLOW_NEW_SESSION_JS)
+    fake.script([Reply.text("Tea is brewed.")])
+    page.get_by_test_id("session-new").click()
+    box = page.get_by_test_id("chat-input")
+    box.fill("Brew some tea")
+    box.press("Enter")  # at once: the new chat is not open yet
+    expect(messages(page, "assistant")).to_have_text(["Tea is brewed."], timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "user")).to_have_text(["Brew some tea"])
+    expect(current_entry(page)).to_contain_text("Brew some tea")
+    expect(current_entry(page)).not_to_have_attribute("data-session-id", first)
+    entry(page, first).click()  # the chat that was open is as it was
+    expect(messages(page, "user")).to_have_text(["Plan a trip to Lisbon"])

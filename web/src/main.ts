@@ -94,9 +94,11 @@ const chat = new ChatView(
     prompt: (server, name, args) => client.mcpPrompt(server, name, args),
     stop: () => client.post({ type: "abort_turn" }),
     decide: (callId, decision) => client.post({ type: "approval", callId, decision }),
-    turnChanged: (running) => {
+    turnChanged: (running, waiting) => {
       if (status.state !== "ready" && status.state !== "busy") return;
-      if (running) status.busy();
+      // a turn resumed at its approval after a reload waits for the person: "ready" whether it was
+      // reopened before or after the runtime said ready (the order of the two is not fixed)
+      if (running && !waiting) status.busy();
       else status.ready();
     },
     showEarlier: (count) => void showSession(count),
@@ -111,7 +113,7 @@ const chat = new ChatView(
       return null;
     },
     fork: (seq) =>
-      void client.request("session_fork", { seq }).then((answer) => {
+      void switchingChats("session_fork", client.request("session_fork", { seq })).then((answer) => {
         if (!answer.ok) chat.showError(`Could not fork the chat: ${answer.message}`);
       }), // the fork opens with session_opened
     readSession: async (sessionId) => {
@@ -154,7 +156,7 @@ const filesPanel = new FilesPanel((request) => client.workspace(request), {
 });
 // Sessions sidebar and memory panel (they follow the worker's messages).
 const followPanels = mountConversationPanels(
-  (method, params) => client.request(method, params),
+  (method, params) => switchingChats(method, client.request(method, params)),
   (text) => chat.showError(text),
 );
 const skillsPanel = mountSkillsPanel({
@@ -319,6 +321,13 @@ function showView(answer: RequestAnswer<"session_current">): boolean {
     checkpoints.refresh();
   }
   return answer.ok;
+}
+
+/** A request that may open another chat holds the composer until it is answered (after its `session_opened`). */
+function switchingChats<T>(method: string, answer: Promise<T>): Promise<T> {
+  if (method === "session_new" || method === "session_open" || method === "session_delete" || method === "session_fork")
+    chat.switchHold.hold(answer);
+  return answer;
 }
 
 function whenReady(): Promise<void> {

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { accessHandleBacking, BackingFailed, type SyncAccessHandle } from "../src/worker/backings";
 
-/** An OPFS sync access handle over bytes in memory, counting `getSize` calls; `room`: a disk that fills. */
-function memoryHandle(room = Infinity): SyncAccessHandle & { sizeCalls: number } {
+/**
+ * An OPFS sync access handle over bytes in memory, counting `getSize` calls; `room`: a disk that
+ * fills; `full`: what `write` returns once it is full (Chromium 156 returns an error code as a count).
+ */
+function memoryHandle(room = Infinity, full?: number): SyncAccessHandle & { sizeCalls: number } {
   let data = new Uint8Array(0);
   return {
     sizeCalls: 0,
@@ -12,6 +15,7 @@ function memoryHandle(room = Infinity): SyncAccessHandle & { sizeCalls: number }
       return part.length;
     },
     write(from, { at }) {
+      if (full !== undefined && at + from.length > room) return full;
       const n = Math.max(0, Math.min(from.length, room - at));
       if (at + n > data.length) {
         const grown = new Uint8Array(at + n);
@@ -57,5 +61,24 @@ describe("a backing on a sync access handle", () => {
     expect(() => backing.write(new Uint8Array(4096), 0)).toThrow(BackingFailed);
     expect(backing.size()).toBe(1000);
     expect(handle.sizeCalls).toBe(2);
+  });
+
+  it("reports Chromium's no-space code returned as a count as a full disk", () => {
+    const backing = accessHandleBacking(memoryHandle(1000, 2 ** 32 - 8));
+    backing.write(new Uint8Array(500), 0);
+    let thrown: unknown = null;
+    try {
+      backing.write(new Uint8Array(4096), 500);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(DOMException);
+    expect((thrown as DOMException).name).toBe("QuotaExceededError");
+    expect(backing.size()).toBe(500);
+  });
+
+  it("reports another error code returned as a count as a failed write", () => {
+    const backing = accessHandleBacking(memoryHandle(0, 2 ** 32 - 2));
+    expect(() => backing.write(new Uint8Array(10), 0)).toThrow(/error -2/);
   });
 });

@@ -5,8 +5,11 @@
 
 import type { Backing } from "./state-fs";
 
-/** Thrown when a handle wrote less than it was given (Chromium reports a full disk this way). */
+/** Thrown when a handle wrote less than it was given. */
 export class BackingFailed extends Error {}
+
+/** Chromium's `base::File::FILE_ERROR_NO_SPACE`, which some versions return from `write` (as an unsigned count) instead of throwing. */
+const NO_SPACE = 2 ** 32 - 8;
 
 /** An OPFS `FileSystemSyncAccessHandle` (dedicated workers only; not in TypeScript's DOM library). */
 export interface SyncAccessHandle {
@@ -29,13 +32,14 @@ export function accessHandleBacking(handle: SyncAccessHandle): Backing {
   return {
     read: (into, at) => handle.read(into, { at }),
     write: (from, at) => {
-      const n = handle.write(from, { at });
-      if (n !== from.length) {
+      try {
+        writeAll(handle, from, at);
+      } catch (err) {
         size = null;
-        throw new BackingFailed(`wrote ${n} of ${from.length} bytes`);
+        throw err;
       }
-      if (size !== null) size = Math.max(size, at + n);
-      return n;
+      if (size !== null) size = Math.max(size, at + from.length);
+      return from.length;
     },
     size: () => (size ??= handle.getSize()),
     truncate: (to) => {
@@ -46,6 +50,18 @@ export function accessHandleBacking(handle: SyncAccessHandle): Backing {
     flush: () => handle.flush(),
     close: () => handle.close(),
   };
+}
+
+/**
+ * Write all of `from` at `at`, or throw: a `QuotaExceededError` for a full disk whether the handle
+ * throws it or returns Chromium's error code as a count (Chromium 156 in a private profile does).
+ */
+export function writeAll(handle: SyncAccessHandle, from: Uint8Array, at: number): void {
+  const n = handle.write(from, { at });
+  if (n === from.length) return;
+  if (n === NO_SPACE) throw new DOMException("there is no room left to write to", "QuotaExceededError");
+  if (n > from.length) throw new BackingFailed(`the write failed (error ${n - 2 ** 32})`);
+  throw new BackingFailed(`wrote ${n} of ${from.length} bytes`);
 }
 
 /** A backing on bytes in memory (tests, and a disk image in the benchmarks). */

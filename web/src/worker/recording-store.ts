@@ -9,7 +9,7 @@
  * a model call: a failed save is logged and the page's copy stays in memory. Files of the earlier
  * format (`<session id>.json`, one JSON array) are still read, and go with their session.
  */
-import type { SyncAccessHandle } from "./backings";
+import { writeAll, type SyncAccessHandle } from "./backings";
 import type { RecordedExchange, RecordingSink } from "./recording";
 
 export const MAX_SESSION_BYTES = 32 * 1024 * 1024;
@@ -120,14 +120,27 @@ export class OpfsRecordingStore implements RecordingSink {
     try {
       const size = handle.getSize();
       if (size + line.length <= MAX_SESSION_BYTES) {
-        handle.write(line, { at: size });
+        try {
+          writeAll(handle, line, size);
+        } catch (err) {
+          handle.truncate(size); // no half line is left behind
+          throw err;
+        }
       } else {
         const old = new Uint8Array(size);
         handle.read(old, { at: 0 });
         const kept = newestLines(old, Math.floor(MAX_SESSION_BYTES * KEEP_AFTER_TRIM) - line.length);
+        const trimmed = new Uint8Array(kept.length + line.length);
+        trimmed.set(kept);
+        trimmed.set(line, kept.length);
         handle.truncate(0);
-        handle.write(kept, { at: 0 });
-        handle.write(line, { at: kept.length });
+        try {
+          writeAll(handle, trimmed, 0);
+        } catch (err) {
+          handle.truncate(0);
+          writeAll(handle, old, 0); // the recording as it was (it fitted before)
+          throw err;
+        }
       }
       handle.flush();
     } finally {

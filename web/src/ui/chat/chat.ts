@@ -22,6 +22,7 @@ import { markStored, switchBranch } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
+import { SwitchHold } from "./switch-hold";
 import { ReplyStream } from "./reply-stream";
 import type { SessionView } from "../../protocol/requests";
 import { newTurnId } from "./streaming-reply";
@@ -49,7 +50,8 @@ export interface ChatActions {
   prompt(server: string, name: string, args: Record<string, string>): Promise<RequestResult>;
   stop(): void;
   decide(callId: string, decision: ApprovalDecision): void;
-  turnChanged(running: boolean): void;
+  /** `waiting`: the turn waits for the person (a stored turn resumed at its approval), not for the runtime. */
+  turnChanged(running: boolean, waiting: boolean): void;
   /** Show `count` more of the session's earlier messages (a long session opens with its last ones). */
   showEarlier(count: number): void;
   /** The open session's view as stored now, its last `shown` messages (null: it could not be read). */
@@ -82,6 +84,12 @@ export class ChatView {
   private readonly composer: Composer;
   private running = false;
   private canSend = false;
+  private available = false;
+  /** No message goes out while another chat is being opened (switch-hold.ts). */
+  readonly switchHold = new SwitchHold(
+    () => this.setAvailable(this.available),
+    () => this.submit(), // Enter pressed while the chat opened: it goes to the chat now in view
+  );
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
   /** Stops drawing the shown session's earlier messages (history-slices.ts). */
   private stopHistory: (() => void) | null = null;
@@ -106,7 +114,8 @@ export class ChatView {
 
   /** Whether the runtime can take a message now (ready, not booting). */
   setAvailable(available: boolean): void {
-    this.canSend = available;
+    this.available = available;
+    this.canSend = available && !this.switchHold.held;
     this.composer.sync(this.canSend, this.running);
   }
 
@@ -147,7 +156,7 @@ export class ChatView {
         return this.onError(event.message, event.turn_id);
       case "session_opened":
         // A turn that waits for an approval resumes; its approval_needed follows.
-        if (event.resumed_turn) this.setRunning(true);
+        if (event.resumed_turn) this.setRunning(true, true);
         return;
       case "notice":
         return transcript.notice(event.code, event.text);
@@ -173,7 +182,7 @@ export class ChatView {
       branches: this.host,
       readSession: this.actions.readSession,
     });
-    if (view.running_turn) this.setRunning(true);
+    if (view.running_turn) this.setRunning(true, true); // a turn this page did not start: resumed at its approval
     this.transcript.redrawn(kept);
   }
 
@@ -236,6 +245,7 @@ export class ChatView {
   }
 
   private submit(): void {
+    if (this.switchHold.held && this.available) return this.switchHold.sendLater();
     const text = this.composer.text;
     const attachments = this.media?.attachments;
     const held = this.media?.resources;
@@ -336,7 +346,7 @@ export class ChatView {
     if (this.stopTimer === null) this.stopTimer = setTimeout(() => this.setRunning(false), LOCAL_STOP_GRACE_MS);
   }
 
-  private setRunning(running: boolean): void {
+  private setRunning(running: boolean, waiting = false): void {
     if (this.stopTimer !== null && !running) {
       clearTimeout(this.stopTimer);
       this.stopTimer = null;
@@ -345,7 +355,7 @@ export class ChatView {
     this.running = running;
     this.composer.sync(this.canSend, this.running);
     this.transcript.placeActions();
-    this.actions.turnChanged(running);
+    this.actions.turnChanged(running, waiting);
   }
 
   private markEnding(node: HTMLElement, reason: string): void {

@@ -8,16 +8,13 @@ what is measured. The notes give the worker's own boot steps (its `boot (…)` l
 
 from __future__ import annotations
 
-import re
 import statistics
 
-from playwright.sync_api import Browser, ConsoleMessage, Page
+from playwright.sync_api import Browser
 
-from .common import READY_WATCH, Contexts, Row, Samples, boot_ready_ms, configure, snapshot_stored, wait_idle
+from .common import READY_WATCH, BootLines, Contexts, Row, Samples, boot_ready_ms, configure, snapshot_stored, wait_idle
 from .offline import cached_after_ms
 from .tools import TimedFakeLLM
-
-BOOT_LINE = re.compile(r"boot \((?P<mode>[\w-]+)\): (?P<marks>.*?)(?: ms)?$")
 
 BARE_LOAD = """
 async (origin) => {
@@ -96,32 +93,6 @@ def bare_load_ms(browser: Browser, base: str) -> float:
     ms = float(page.evaluate(BARE_LOAD, base))
     ctx.close()
     return ms
-
-
-class BootLines:
-    """The worker's boot marks (`name@ms`, worker clock) from the console of a page, one boot at a time."""
-
-    def __init__(self, page: Page) -> None:
-        self.lines: list[str] = []
-        page.on("console", self._keep)
-
-    def _keep(self, message: ConsoleMessage) -> None:
-        if "] boot (" in message.text:
-            self.lines.append(message.text)
-
-    def take(self, page: Page, timeout_ms: int = 30_000) -> dict[str, float]:
-        """The marks of the boot just done (from a snapshot its line comes once the wheels are unpacked after
-        `ready`); empty when it said none."""
-        waited = 0
-        while not self.lines and waited < timeout_ms:
-            page.wait_for_timeout(50)
-            waited += 50
-        match = BOOT_LINE.search(self.lines[-1]) if self.lines else None
-        self.lines.clear()
-        if not match:
-            return {}
-        marks = (part.rpartition("@") for part in match.group("marks").split())
-        return {name: float(ms) for name, _, ms in marks if name}
 
 
 def steps_note(boots: list[dict[str, float]]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import statistics
 import tempfile
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -213,3 +214,32 @@ def send(page: Page, text: str) -> None:
 
 def wait_idle(page: Page, timeout_ms: int = 60_000) -> None:
     page.wait_for_selector('[data-testid="runtime-status"][data-state="ready"]', timeout=timeout_ms)
+
+
+BOOT_LINE = re.compile(r"boot \((?P<mode>[\w-]+)\): (?P<marks>.*?)(?: ms)?$")
+
+
+class BootLines:
+    """The worker's boot marks (`name@ms`, worker clock) from the console of a page, one boot at a time."""
+
+    def __init__(self, page: Page) -> None:
+        self.lines: list[str] = []
+        page.on("console", self._keep)
+
+    def _keep(self, message: ConsoleMessage) -> None:
+        if "] boot (" in message.text:
+            self.lines.append(message.text)
+
+    def take(self, page: Page, timeout_ms: int = 30_000) -> dict[str, float]:
+        """The marks of the boot just done (from a snapshot its line comes once the wheels are unpacked after
+        `ready`); empty when it said none."""
+        waited = 0
+        while not self.lines and waited < timeout_ms:
+            page.wait_for_timeout(50)
+            waited += 50
+        match = BOOT_LINE.search(self.lines[-1]) if self.lines else None
+        self.lines.clear()
+        if not match:
+            return {}
+        marks = (part.rpartition("@") for part in match.group("marks").split())
+        return {name: float(ms) for name, _, ms in marks if name}

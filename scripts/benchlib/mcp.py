@@ -90,7 +90,7 @@ def remove_server(page: Page, name: str) -> None:
 
 def agent_and_direct(page: Page, fake: TimedFakeLLM, url: str, calls: int) -> tuple[list[float], ...]:
     """The agent's rounds calling the server's tool, the same page's direct SDK calls, and built-in rounds."""
-    add_server(page, "bench", url, 3)
+    add_server(page, "bench", url, base_tool_count())
     page.keyboard.press("Escape")
     tool_round_ms(page, fake, "bench__add", ADD_ARGS)  # warm-up, not counted
     agent, builtin = [], []

@@ -28,6 +28,7 @@ import base64
 import json
 import socket
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import uvicorn
@@ -104,7 +105,9 @@ def make_server(skills: bool = False, extra_tools: int = 0) -> MCPServer:
 
 def base_tool_count() -> int:
     """How many tools the server lists without ``--extra-tools`` (the bench adds up to a total)."""
-    return len(asyncio.run(make_server().list_tools()))
+    # In a thread of its own: the caller may run inside an event loop (Playwright's sync API runs one).
+    with ThreadPoolExecutor(1) as pool:
+        return len(pool.submit(lambda: asyncio.run(make_server().list_tools())).result())
 
 
 def _announce_tool_changes(server: MCPServer) -> None:

@@ -130,12 +130,10 @@ export class OpfsRecordingStore implements RecordingSink {
         const old = new Uint8Array(size);
         handle.read(old, { at: 0 });
         const kept = newestLines(old, Math.floor(MAX_SESSION_BYTES * KEEP_AFTER_TRIM) - line.length);
-        const trimmed = new Uint8Array(kept.length + line.length);
-        trimmed.set(kept);
-        trimmed.set(line, kept.length);
         handle.truncate(0);
         try {
-          writeAll(handle, trimmed, 0);
+          writeAll(handle, kept, 0);
+          writeAll(handle, line, kept.length);
         } catch (err) {
           handle.truncate(0);
           writeAll(handle, old, 0); // the recording as it was (it fitted before)

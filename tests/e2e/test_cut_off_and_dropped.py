@@ -72,7 +72,10 @@ def test_a_server_that_stops_mid_reply_is_said_to_have_stopped_and_retry_works(c
     expect(error).not_to_contain_text("CORS")
     expect(messages(page, "assistant").last).to_contain_text("The answer")  # what arrived before the drop
     error.get_by_test_id("message-retry").click()
-    expect(messages(page, "assistant").last).to_have_text("The whole answer.", timeout=REPLY_TIMEOUT_MS)
+    answer = messages(page, "assistant").last
+    expect(answer).to_have_text("The whole answer.", timeout=REPLY_TIMEOUT_MS)
+    expect(answer).to_have_attribute("data-branch", "2/2")  # the cut-off reply is kept as version 1
+    expect(answer).to_have_text("The whole answer.")  # the versions' control is not the message's text
     expect(messages(page, "error")).to_have_count(0)
     expect(messages(page, "user")).to_have_count(1)  # the same message, sent again
     assert fake.requests_to(CHAT, "POST")[-1].json()["messages"][-1] == {"role": "user", "content": "Tell me."}

@@ -102,7 +102,10 @@ def test_offline_boot_sandbox_chat_then_update(browser: Browser, dist: Path, fak
             assert build_of(page) == first_build
             expect(page.get_by_test_id("update-available")).to_be_visible(timeout=CACHE_TIMEOUT_MS)
             page.get_by_test_id("update-reload").click()
-            page.wait_for_function(f"document.querySelector('meta[name=tidepool-build]')?.content === {new_build!r}")
+            # A function, not an expression: polling an expression evals it, which the page's CSP refuses.
+            page.wait_for_function(
+                "b => document.querySelector('meta[name=tidepool-build]')?.content === b", arg=new_build
+            )
             wait_ready(page)
             expect(page.get_by_test_id("update-available")).to_be_hidden()
             # The old build's cache is gone once the new one is complete; the app's other caches stay.

@@ -66,12 +66,17 @@ export function forkButton(node: HTMLElement, host: BranchHost): HTMLButtonEleme
 function placeControl(node: HTMLElement, branch: ViewBranch, host: BranchHost): void {
   const label = `${branch.index}/${branch.count}`;
   node.dataset.branch = label;
-  const step = (testid: string, text: string, title: string, seq: number | null): HTMLButtonElement => {
-    const button = el(
-      "button",
-      { type: "button", class: "btn btn-ghost btn-icon", "data-testid": testid, title, "aria-label": title },
-      text,
-    );
+  // The glyphs and the label are drawn by CSS (`data-label`), as the other actions' are: a message's text is
+  // what it says, never its controls.
+  const step = (testid: string, glyph: string, title: string, seq: number | null): HTMLButtonElement => {
+    const button = el("button", {
+      type: "button",
+      class: "btn btn-ghost btn-icon",
+      "data-testid": testid,
+      "data-label": glyph,
+      title,
+      "aria-label": title,
+    });
     button.disabled = seq === null;
     button.addEventListener("click", () => {
       if (seq !== null && !host.busy()) host.showBranch(seq, node, testid);
@@ -82,7 +87,7 @@ function placeControl(node: HTMLElement, branch: ViewBranch, host: BranchHost): 
     "span",
     { class: "message-branch", role: "group", "aria-label": `Version ${branch.index} of ${branch.count}` },
     step("branch-prev", "‹", "Show the previous version", branch.prev),
-    el("span", { class: "message-branch-label", "aria-hidden": "true" }, label),
+    el("span", { class: "message-branch-label", "aria-hidden": "true", "data-label": label }),
     step("branch-next", "›", "Show the next version", branch.next),
   );
   const bar = node.querySelector(".message-actions");

@@ -83,7 +83,7 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "statestep": lambda: state_step.measure_state_step(browser, dist),
         "bootfiles": lambda: growth.measure_boot_files(browser, base, runs),
         "history": lambda: growth.measure_history_step(on_disk, base, fake, fake_base, runs),
-        "mcp": lambda: mcp.measure_mcp(browser, base, fake, fake_base, runs),
+        "mcp": lambda: mcp.measure_mcp(on_disk, base, fake, fake_base, runs),
         "offline": lambda: offline.measure_offline(browser, dist, runs),
         "checkpoints": lambda: checkpoints.measure_checkpoints(browser, base, fake, fake_base, runs),
         "backup": lambda: backup.measure_backup(browser, base, runs, Path(tempfile.mkdtemp(prefix="tidepool-bench-"))),

@@ -109,12 +109,38 @@ IMAGE_TOKENS = 1_000
 
 def estimate_tokens(messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()) -> int:
     """About 4 characters per token over the wire form (images at ``IMAGE_TOKENS`` each, not their
-    base64), plus a little per message."""
+    base64), plus a little per message. The characters are those of ``json.dumps`` of the whole list,
+    counted message by message (a list's JSON is its items' JSON, ", " between them, in brackets), each
+    message's count kept for the next estimate: every round of a turn estimates its whole view again."""
+    images = sum(len(m.images) for m in messages if isinstance(m, UserMessage))
+    chars = sum(_wire_chars(m) for m in messages) + max(0, 2 * (len(messages) - 1)) + 2
+    text_chars = chars + len(json.dumps(list(tools)))
+    return text_chars // 4 + 4 * len(messages) + IMAGE_TOKENS * images
+
+
+_WIRE_CHARS_KEPT = 4096
+_wire_chars_of: dict[ChatMessage, int] = {}
+
+
+def _wire_chars(message: ChatMessage) -> int:
+    """``len(json.dumps(to_wire(message)))``, images left out (they count as ``IMAGE_TOKENS``)."""
+    try:
+        return _wire_chars_of[message]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable (reasoning blocks are dicts): counted each time
+        return _count_wire_chars(message)
+    chars = _count_wire_chars(message)
+    if len(_wire_chars_of) >= _WIRE_CHARS_KEPT:
+        del _wire_chars_of[next(iter(_wire_chars_of))]
+    _wire_chars_of[message] = chars
+    return chars
+
+
+def _count_wire_chars(message: ChatMessage) -> int:
     from dataclasses import replace
 
-    from runtime.chat.messages import wire_messages
+    from runtime.chat.messages import to_wire
 
-    images = sum(len(m.images) for m in messages if isinstance(m, UserMessage))
-    plain = [replace(m, images=()) if isinstance(m, UserMessage) and m.images else m for m in messages]
-    text = json.dumps(wire_messages(plain), ensure_ascii=False) + json.dumps(list(tools))
-    return len(text) // 4 + 4 * len(messages) + IMAGE_TOKENS * images
+    plain = replace(message, images=()) if isinstance(message, UserMessage) and message.images else message
+    return len(json.dumps(to_wire(plain), ensure_ascii=False))

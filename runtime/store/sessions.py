@@ -31,7 +31,33 @@ def _session(row: Row) -> Session:
     return Session(row["id"], row["title"], row["created"], row["updated"], row["model"])
 
 
+DECODED_CHARS = 2_000_000
+"""How much stored JSON (characters) the decoded messages kept for the next read may come from: a turn's
+every round reads the context again, and decoding it again cost as much as the rest of the step."""
+_decoded: dict[tuple[tuple[str, Any], ...], StoredMessage] = {}
+_decoded_chars = 0
+
+
 def _message(row: Row) -> StoredMessage:
+    """The row as a message; a row read before with exactly these values gives the same (immutable) value."""
+    global _decoded_chars
+    key = tuple(row.items())
+    found = _decoded.pop(key, None)
+    if found is None:
+        found = _decode(row)
+        _decoded_chars += _raw_chars(row)
+        while _decoded_chars > DECODED_CHARS and _decoded:
+            _decoded_chars -= _raw_chars(dict(next(iter(_decoded))))
+            del _decoded[next(iter(_decoded))]
+    _decoded[key] = found  # the most recently read last
+    return found
+
+
+def _raw_chars(row: Row) -> int:
+    return sum(len(v) for v in row.values() if isinstance(v, str))
+
+
+def _decode(row: Row) -> StoredMessage:
     return StoredMessage(
         session_id=row["session_id"],
         seq=row["seq"],

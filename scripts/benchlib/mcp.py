@@ -15,12 +15,12 @@ from __future__ import annotations
 import subprocess
 from typing import Any
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from scripts.mcp.launch import python_server
 from scripts.mcp.python_server import base_tool_count
 
-from .common import READY_WATCH, ROOT, Row, Samples, boot_ready_ms, configure, percentile, seed_opfs
+from .common import READY_WATCH, ROOT, Contexts, Row, Samples, boot_ready_ms, configure, percentile, seed_opfs
 from .tools import TimedFakeLLM, tool_round_ms
 
 DIRECT = ROOT / "scripts" / "benchlib" / "mcp_direct.mjs"
@@ -60,8 +60,8 @@ def bundle() -> str:
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True).stdout
 
 
-def open_app(browser: Browser, base: str, fake_base: str) -> tuple[Any, Page]:
-    ctx = browser.new_context()
+def open_app(contexts: Contexts, base: str, fake_base: str) -> tuple[Any, Page]:
+    ctx = contexts()
     ctx.add_init_script(READY_WATCH)
     page = ctx.new_page()
     seed_opfs(page, base, {"files": {"files/notes.txt": "aGVsbG8gYmVuY2htYXJrCg=="}})
@@ -113,10 +113,10 @@ def longest_task_connecting(page: Page, url: str, runs: int) -> list[float]:
     return longest
 
 
-def measure_mcp(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
+def measure_mcp(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_base: str, runs: int) -> list[Row]:
     calls = max(5, runs * 5)
     with python_server([base]) as small, python_server([base], extra_tools=MANY_TOOLS - base_tool_count()) as many:
-        ctx, page = open_app(browser, base, fake_base)
+        ctx, page = open_app(contexts, base, fake_base)
         try:
             agent, direct, builtin = agent_and_direct(page, fake, small, calls)
             longest = longest_task_connecting(page, many, runs)

@@ -10,6 +10,7 @@ rows run `write_file` (auto-edit mode, no approval) in workspaces seeded in OPFS
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -49,12 +50,24 @@ class TimedFakeLLM(FakeLLM):
         return response
 
 
+def same_request(fake: FakeLLM, text: str) -> str:
+    """The app's latest chat request body, its last message's text replaced with ``text``: the direct
+    fetch sends what the app sends (system prompt, tools, history), so the fake's own work on the body
+    falls on both sides alike."""
+    chats = [r for r in fake.requests_to("/api/v1/chat/completions", "POST") if r.json().get("stream")]
+    body = chats[-1].json()
+    body["messages"][-1]["content"] = text
+    return json.dumps(body)
+
+
 async def _last_text(request: web.Request) -> str:
     try:
         messages = (await request.json()).get("messages") or [{}]  # the body was read already: kept
         content = messages[-1].get("content")
     except (ValueError, AttributeError):
         return ""
+    if isinstance(content, list):  # content parts: the text ones
+        content = "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return content if isinstance(content, str) else ""
 
 

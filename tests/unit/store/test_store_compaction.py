@@ -147,3 +147,16 @@ def test_the_model_view_of_a_long_session_reads_only_what_the_model_sees(store: 
         f"EXPLAIN QUERY PLAN SELECT * FROM messages WHERE session_id = ? AND seq <= ? AND {KEPT_ROWS}", [sid, cut]
     ).fetchall()
     assert any("USING INDEX messages_kept" in str(row) for row in plans), plans
+
+
+def test_a_message_read_again_after_a_change_is_the_changed_one() -> None:
+    """Reads reuse what they decoded before only for rows whose stored values are exactly the same."""
+    store = Store()
+    sid = store.create_session("s").id
+    stored = store.append_message(sid, "user", [{"type": "text", "text": "first"}], status="streaming")
+    assert store.list_messages(sid)[0].content == [{"type": "text", "text": "first"}]
+    store.update_message(sid, stored.seq, content=[{"type": "text", "text": "second"}], status="complete")
+    again = store.list_messages(sid)[0]
+    assert again.content == [{"type": "text", "text": "second"}]
+    assert again.status == "complete"
+    assert store.list_messages(sid)[0] is again  # the same row read again: decoded once

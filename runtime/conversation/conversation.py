@@ -23,6 +23,7 @@ from runtime.agent.tool_context import AgentToolContext
 from runtime.agents.delegation import Delegation, DelegationParts
 from runtime.agents.write_locks import WriteLocks
 from runtime.conversation.context_meter import ContextMeter
+from runtime.conversation.prepared import OPENED_SETTLE_S, PREPARE_DELAY_S
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration, GateFactory
 from runtime.conversation.switcher import SessionSwitcher
@@ -159,8 +160,9 @@ class Conversation:
             self._send_error("handshake_required", f"send hello before {message['type']!r}", raw.get("id"))
             return True
         self._handle(message)
-        if message["type"] != "user_message":
-            self.turns.preparer.soon()  # whatever it changed: the next turn's request is prepared again
+        if message["type"] != "user_message":  # whatever it changed: the next turn's request is prepared again
+            opened = message["type"] == "request" and message["method"] == "session_open"
+            self.turns.preparer.soon(OPENED_SETTLE_S if opened else PREPARE_DELAY_S)
         return True
 
     def _busy(self) -> bool:

@@ -37,6 +37,9 @@ from runtime.store.values import StoredMessage
 log = logging.getLogger(__name__)
 
 PREPARE_DELAY_S = 0.01  # after the last message or turn: what just happened has settled
+# After a session opens the page draws its view: a long session's request (its whole context read and
+# estimated) is prepared once that is done, not beside it on the machine's cores. Nobody types that fast.
+OPENED_SETTLE_S = 0.3
 BUSY_RECHECK_S = 0.02  # while a request or a session switch runs
 Stat = tuple[int, int, int] | None
 

@@ -38,7 +38,7 @@ class Repair:
 def repair(store: Store, session_id: str) -> Repair:
     pending = store.approvals_pending(session_id)
     changed = store.mark_interrupted(session_id) > 0
-    messages = store.list_messages(session_id)
+    messages = store.list_messages(session_id) if pending else []  # only a turn waiting for approval resumes
     resumable = _resumable(messages, {p.call_id for p in pending}, {p.turn_id for p in pending})
     keep = resumable.ask_first if resumable else frozenset()
     with store.atomic():
@@ -47,7 +47,7 @@ def repair(store: Store, session_id: str) -> Repair:
                 store.approval_resolve(approval.call_id)
                 store.ledger_update(approval.call_id, status="error", result_summary=INTERRUPTED_RESULT)
                 changed = True
-        for entry in store.ledger_list(session_id):
+        for entry in store.ledger_list(session_id, unfinished=True):
             if entry.status == "running" or (entry.status == "pending-approval" and entry.call_id not in keep):
                 store.ledger_update(entry.call_id, status="error", result_summary=INTERRUPTED_RESULT)
                 changed = True

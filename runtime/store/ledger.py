@@ -116,13 +116,18 @@ class LedgerMixin(StoreBase):
             raise StoreError("not_found", f"No tool call {call_id!r} in the ledger.", entity="tool_call", key=call_id)
         return _entry(row)
 
-    def ledger_list(self, session_id: str, *, turn_id: str | None = None) -> list[LedgerEntry]:
-        """A session's calls in the order they started (optionally one turn's)."""
+    def ledger_list(
+        self, session_id: str, *, turn_id: str | None = None, unfinished: bool = False
+    ) -> list[LedgerEntry]:
+        """A session's calls in the order they started (optionally one turn's; ``unfinished``: only those
+        still running or waiting for approval)."""
         sql = "SELECT * FROM tool_calls WHERE session_id = ?"
         params: list[Any] = [session_id]
         if turn_id is not None:
             sql += " AND turn_id = ?"
             params.append(turn_id)
+        if unfinished:
+            sql += " AND status IN ('running', 'pending-approval')"
         return [_entry(r) for r in self._rows(sql + " ORDER BY started, rowid", params)]
 
     def ledger_calls(self, session_id: str, call_ids: Sequence[str]) -> list[LedgerEntry]:

@@ -159,3 +159,13 @@ def test_ledger_calls_reads_only_the_calls_asked_for_in_their_session(store: Sto
     found = {entry.call_id for entry in store.ledger_calls(sid, wanted)}
     assert found == {f"c{n}" for n in range(0, 1200, 2)}
     assert store.ledger_calls(sid, []) == []
+
+
+def test_ledger_list_unfinished_reads_only_running_and_waiting_calls(store: Store) -> None:
+    sid = store.create_session("calls").id
+    for n, status in enumerate(["ok", "running", "error", "pending-approval", "denied", "ok"]):
+        store.ledger_append(sid, f"c{n}", "read_file", {"path": f"{n}.md"})
+        if status != "running":
+            store.ledger_update(f"c{n}", status=status)  # type: ignore[arg-type]
+    assert [e.call_id for e in store.ledger_list(sid, unfinished=True)] == ["c1", "c3"]
+    assert len(store.ledger_list(sid)) == 6

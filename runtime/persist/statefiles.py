@@ -65,22 +65,17 @@ def open_state(state_dir: Path | None) -> OpenedState:
 
 def _open_dir(state_dir: Path) -> OpenedState:
     live = state_dir / CURRENT
-    current = _read(live)
-    previous = _read(state_dir / PREVIOUS)
-    choice = Generations().choose(current, previous, _saved_at(state_dir, "previous"))
+    current = live if live.exists() else None
+    previous = state_dir / PREVIOUS
+    choice = Generations().choose_files(
+        current, previous if previous.exists() else None, _saved_at(state_dir, "previous")
+    )
     if choice.source == "previous" and choice.data is not None:
         _write_atomic(live, choice.data)
     elif choice.source == "fresh" and current is not None:
         os.replace(live, state_dir / f"current.damaged-{os.getpid()}.sqlite")  # keep it aside, never reuse
     store = Store(live)
     return OpenedState(store, True, choice.rotate_on_next_save, choice.source, choice.notice)
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def _saved_at(state_dir: Path, slot: str) -> datetime | None:

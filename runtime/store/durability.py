@@ -11,9 +11,13 @@ from __future__ import annotations
 import logging
 import sqlite3
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from pathlib import Path
+from typing import Literal, TypeVar
+
+T = TypeVar("T", bytes, Path)
 
 log = logging.getLogger(__name__)
 
@@ -38,21 +42,23 @@ def connect_bytes(data: bytes) -> sqlite3.Connection:
     return conn
 
 
-def _header_problem(data: bytes) -> str | None:
-    if len(data) < _HEADER_SIZE:
-        return f"too short ({len(data)} bytes)"
+def _header_problem(data: bytes, size: int | None = None) -> str | None:
+    """What is wrong with a database's first bytes ``data`` and its length (``size``, else ``len(data)``)."""
+    size = len(data) if size is None else size
+    if size < _HEADER_SIZE:
+        return f"too short ({size} bytes)"
     if not data.startswith(SQLITE_MAGIC):
         return "not an SQLite file (bad magic)"
     (raw_page,) = struct.unpack(">H", data[16:18])
     page_size = 65536 if raw_page == 1 else raw_page
     if page_size < 512 or page_size & (page_size - 1):
         return f"bad page size {raw_page}"
-    if len(data) % page_size:
-        return f"length {len(data)} is not a multiple of the page size {page_size}"
+    if size % page_size:
+        return f"length {size} is not a multiple of the page size {page_size}"
     change_counter, page_count = struct.unpack(">II", data[24:32])
     (valid_for,) = struct.unpack(">I", data[92:96])
-    if valid_for == change_counter and page_count != len(data) // page_size:
-        return f"header says {page_count} pages, file holds {len(data) // page_size}"
+    if valid_for == change_counter and page_count != size // page_size:
+        return f"header says {page_count} pages, file holds {size // page_size}"
     return None
 
 
@@ -79,6 +85,34 @@ def check_integrity(data: bytes) -> IntegrityReport:
 
 def integrity_ok(data: bytes) -> bool:
     return check_integrity(data).ok
+
+
+def check_file_integrity(path: Path) -> IntegrityReport:
+    """``check_integrity`` of the database file at ``path``, read where it lies: its header and size, then
+    ``PRAGMA integrity_check`` through SQLite's own page cache. No copy of the file is made (a copy made
+    the tab's memory grow by several times the database's size at each boot, for good). A hot journal
+    beside it is rolled back first, as opening the store would. Never raises."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as file:
+            head = file.read(_HEADER_SIZE)
+    except OSError as exc:
+        return IntegrityReport(False, f"cannot read: {exc}")
+    problem = _header_problem(head, size)
+    if problem:
+        return IntegrityReport(False, problem)
+    try:
+        conn = sqlite3.connect(path)
+    except sqlite3.Error as exc:
+        return IntegrityReport(False, f"cannot load: {exc}")
+    try:
+        rows = conn.execute("PRAGMA integrity_check").fetchall()
+    except sqlite3.Error as exc:
+        return IntegrityReport(False, f"integrity_check failed: {exc}")
+    finally:
+        conn.close()
+    results = [str(r[0]) for r in rows]
+    return IntegrityReport(True, "ok") if results == ["ok"] else IntegrityReport(False, "; ".join(results[:5]))
 
 
 ChoiceSource = Literal["current", "previous", "fresh"]
@@ -110,10 +144,26 @@ class Generations:
         previous: bytes | None,
         previous_saved_at: datetime | None = None,
     ) -> Choice:
-        cur = check_integrity(current) if current is not None else None
+        return self._choose(current, previous, previous_saved_at, check_integrity, lambda data: data)
+
+    def choose_files(self, current: Path | None, previous: Path | None, previous_saved_at: datetime | None) -> Choice:
+        """``choose`` between two files, checked where they lie (``check_file_integrity``). The choice
+        carries the previous generation's bytes when it falls back to it; for the current one ``data`` is
+        None (it is opened where it is)."""
+        return self._choose(current, previous, previous_saved_at, check_file_integrity, Path.read_bytes)
+
+    def _choose(
+        self,
+        current: T | None,
+        previous: T | None,
+        previous_saved_at: datetime | None,
+        check: Callable[[T], IntegrityReport],
+        load: Callable[[T], bytes],
+    ) -> Choice:
+        cur = check(current) if current is not None else None
         if current is not None and cur is not None and cur.ok:
-            return Choice("current", current, None, rotate_on_next_save=True)
-        prev = check_integrity(previous) if previous is not None else None  # only checked when needed
+            return Choice("current", current if isinstance(current, bytes) else None, None, rotate_on_next_save=True)
+        prev = check(previous) if previous is not None else None  # only checked when needed
         damaged: tuple[Literal["current", "previous"], ...] = ("current",) if cur is not None else ()
         if cur is not None:
             log.warning("current database save is damaged: %s", cur.reason)
@@ -123,7 +173,7 @@ class Generations:
                 notice = f"The last save was missing; restored the previous one from {_when(previous_saved_at)}."
             else:
                 notice = f"The last save was damaged; restored the previous one from {_when(previous_saved_at)}."
-            return Choice("previous", previous, notice, rotate_on_next_save=False, damaged=damaged)
+            return Choice("previous", load(previous), notice, rotate_on_next_save=False, damaged=damaged)
         if prev is not None:
             log.warning("previous database save is damaged: %s", prev.reason)
             damaged = (*damaged, "previous")

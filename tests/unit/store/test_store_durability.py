@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
 from runtime.store import Generations, Store, StoreError, check_integrity, integrity_ok
+from runtime.store.durability import check_file_integrity
 
 SteppingClock = Callable[[], datetime]
 SAVED_AT = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
@@ -81,26 +83,41 @@ def _overwrite_pages(data: bytes) -> bytes:
     return data[: page * 2] + middle + data[page * 5 :]
 
 
-@pytest.mark.parametrize(
-    ("damage", "reason_part"),
-    [
-        pytest.param(lambda d: d[: len(d) // 2], "page", id="truncated-half"),
-        pytest.param(lambda d: d[:-1], "multiple of the page size", id="truncated-one-byte"),
-        pytest.param(lambda d: d[: 4096 * 3], "header says", id="truncated-at-a-page-boundary"),
-        pytest.param(lambda d: d[:100], "multiple of the page size", id="header-only"),
-        pytest.param(lambda d: d[:50], "too short", id="shorter-than-header"),
-        pytest.param(lambda d: b"", "too short", id="empty"),
-        pytest.param(lambda d: b"\x00" * len(d), "bad magic", id="zeros"),
-        pytest.param(lambda d: random.Random(2).randbytes(len(d)), "bad magic", id="random-garbage"),
-        pytest.param(lambda d: d[:16] + b"\x03\x00" + d[18:], "bad page size", id="bad-page-size"),
-        pytest.param(_overwrite_pages, "", id="pages-overwritten"),
-    ],
-)
+DAMAGES = [
+    pytest.param(lambda d: d[: len(d) // 2], "page", id="truncated-half"),
+    pytest.param(lambda d: d[:-1], "multiple of the page size", id="truncated-one-byte"),
+    pytest.param(lambda d: d[: 4096 * 3], "header says", id="truncated-at-a-page-boundary"),
+    pytest.param(lambda d: d[:100], "multiple of the page size", id="header-only"),
+    pytest.param(lambda d: d[:50], "too short", id="shorter-than-header"),
+    pytest.param(lambda d: b"", "too short", id="empty"),
+    pytest.param(lambda d: b"\x00" * len(d), "bad magic", id="zeros"),
+    pytest.param(lambda d: random.Random(2).randbytes(len(d)), "bad magic", id="random-garbage"),
+    pytest.param(lambda d: d[:16] + b"\x03\x00" + d[18:], "bad page size", id="bad-page-size"),
+    pytest.param(_overwrite_pages, "", id="pages-overwritten"),
+]
+
+
+@pytest.mark.parametrize(("damage", "reason_part"), DAMAGES)
 def test_damaged_bytes_fail_the_integrity_check(damage: Callable[[bytes], bytes], reason_part: str) -> None:
     report = check_integrity(damage(GOOD))
     assert not report.ok
     assert reason_part in report.reason
     assert check_integrity(GOOD).ok
+
+
+@pytest.mark.parametrize(("damage", "reason_part"), DAMAGES)
+def test_a_damaged_file_fails_the_check_made_where_it_lies(
+    tmp_path: Path, damage: Callable[[bytes], bytes], reason_part: str
+) -> None:
+    """The same verdicts as for bytes, from the file itself (no copy of it is made)."""
+    path = tmp_path / "current.sqlite"
+    path.write_bytes(damage(GOOD))
+    report = check_file_integrity(path)
+    assert not report.ok
+    assert reason_part in report.reason
+    path.write_bytes(GOOD)
+    assert check_file_integrity(path).ok
+    assert not check_file_integrity(tmp_path / "missing.sqlite").ok
 
 
 def _store_with(*texts: str) -> bytes:
@@ -149,6 +166,7 @@ NEW = _store_with("first", "second")
     ],
 )
 def test_generations_choose(
+    tmp_path: Path,
     current: bytes | None,
     previous: bytes | None,
     source: str,
@@ -164,6 +182,16 @@ def test_generations_choose(
         assert choice.notice is not None and notice in choice.notice
     assert choice.data == {"current": current, "previous": previous, "fresh": None}[source]
     assert choice.rotate_on_next_save == (source == "current")
+    files = Generations().choose_files(_file(tmp_path / "c", current), _file(tmp_path / "p", previous), SAVED_AT)
+    assert (files.source, files.damaged, files.notice) == (choice.source, choice.damaged, choice.notice)
+    assert files.data == (previous if source == "previous" else None)  # the current file is opened where it is
+
+
+def _file(path: Path, data: bytes | None) -> Path | None:
+    if data is None:
+        return None
+    path.write_bytes(data)
+    return path
 
 
 def test_torn_save_opens_previous_generation_with_notice(clock: SteppingClock) -> None:

@@ -167,7 +167,7 @@ def session_view(
         entry = _entry(message, ledger)
         calls.update({c["call_id"]: c for c in entry["tool_calls"]})
         out.append(entry)
-    _mark_branches(store, session_id, out)
+    _mark_branches(store, session_id, out, _first_parent(shown_messages))
     pending: list[PendingApproval] = [
         {
             "call_id": p.call_id,
@@ -204,9 +204,17 @@ def session_view(
     }
 
 
-def _mark_branches(store: Store, session_id: str, out: list[ViewMessage]) -> None:
-    """Give each user message with other versions its ``branch``, and its last reply the reply's."""
-    shown = {v.seq: (group, v) for group in store.versions(session_id).values() for v in group if v.in_view}
+def _first_parent(messages: list[StoredMessage]) -> int | None:
+    """The earliest message a shown user message follows (None: one is the session's first, or none is shown)."""
+    parents = [m.parent for m in messages if m.role == "user"]
+    return None if not parents or None in parents else min(p for p in parents if p is not None)
+
+
+def _mark_branches(store: Store, session_id: str, out: list[ViewMessage], from_parent: int | None) -> None:
+    """Give each user message with other versions its ``branch``, and its last reply the reply's (the
+    versions read are those of the shown messages: from ``from_parent`` on)."""
+    versions = store.versions(session_id, from_parent).values()
+    shown = {v.seq: (group, v) for group in versions for v in group if v.in_view}
     for at, entry in enumerate(out):
         if entry["role"] != "user" or entry["seq"] not in shown:
             continue

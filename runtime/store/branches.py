@@ -58,12 +58,15 @@ class BranchesMixin(StoreBase):
             self._db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [self._now(), session_id])
         return count
 
-    def versions(self, session_id: str) -> dict[int | None, list[Version]]:
+    def versions(self, session_id: str, from_parent: int | None = None) -> dict[int | None, list[Version]]:
         """The user messages that have other versions, by the message they follow (None: the session's
-        first), each list in the order the versions were made."""
+        first), each list in the order the versions were made; with ``from_parent``, only those following
+        message ``from_parent`` or a later one (a view of a long session's end reads its end)."""
+        since = "" if from_parent is None else "AND parent >= ?"
         forks = self._rows(
-            "SELECT parent FROM messages WHERE session_id = ? AND role = 'user' GROUP BY parent HAVING COUNT(*) > 1",
-            [session_id],
+            f"SELECT parent FROM messages WHERE session_id = ? AND role = 'user' {since}"
+            " GROUP BY parent HAVING COUNT(*) > 1",
+            [session_id] if from_parent is None else [session_id, from_parent],
         )
         if not forks:
             return {}

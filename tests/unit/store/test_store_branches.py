@@ -147,3 +147,22 @@ def test_a_summary_in_a_fork_covers_the_same_messages(store: Store) -> None:
     forked = store.fork_session(sid, summary.seq, "f")
     copied = store.list_messages(forked.id)[-1]
     assert copied.kind == "summary" and copied.meta["covers_to_seq"] == 2
+
+
+def test_versions_from_a_parent_on_are_those_of_the_later_forks_only(store: Store) -> None:
+    sid = _conversation(store)
+    _edit(store, sid, "t1", "first, again?", "t4", "one again")  # a fork of the session's first message
+    _edit(store, sid, "t4", "first, once more?", "t5", "one more")
+    store.append_message(sid, "user", "fourth?", turn_id="t6")
+    store.append_message(sid, "assistant", "four", turn_id="t6")
+    _edit(store, sid, "t6", "fourth, better?", "t7", "four, better")
+    everything = store.versions(sid)
+    assert sorted(everything, key=str) == sorted([None, _seq(store, sid, "fourth?") - 1], key=str)
+    later = _seq(store, sid, "fourth?") - 1
+    assert list(store.versions(sid, later)) == [later]
+    assert store.versions(sid, later)[later] == everything[later]
+    assert store.versions(sid, later + 1) == {}
+
+
+def _seq(store: Store, sid: str, text: str) -> int:
+    return next(m.seq for m in store.list_messages(sid, earlier_branches=True) if m.content == text)

@@ -1,9 +1,10 @@
-"""Durability: the database as bytes, integrity checks, and which saved generation to open.
+"""Durability: integrity checks, and which saved generation to open.
 
-The browser keeps the database in memory and persists ``serialize()``'s bytes to OPFS after each
-committed step, keeping the previous generation. On the next start it hands both files' bytes to
-``Generations.choose``, which opens the newest intact one and says so when it had to fall back.
-The OPFS writes themselves are the adapter's job; everything here is pure and runs under CPython.
+The state database is a file (in the browser on OPFS, written page by page: docs/storage.md) with a
+previous generation beside it. At start ``Generations.choose_files`` checks them where they lie and
+opens the newest intact one, saying so when it had to fall back (``choose`` does the same for bytes:
+a backup's, a test's). The OPFS writes themselves are the adapter's job; everything here runs under
+CPython too.
 """
 
 from __future__ import annotations

@@ -66,10 +66,13 @@ def _header_problem(data: bytes, size: int | None = None) -> str | None:
 def check_integrity(data: bytes) -> IntegrityReport:
     """Header sanity, then ``PRAGMA integrity_check`` on a private copy. Never raises."""
     problem = _header_problem(data)
-    if problem:
-        return IntegrityReport(False, problem)
+    return IntegrityReport(False, problem) if problem else _checked(lambda: connect_bytes(data))
+
+
+def _checked(connect: Callable[[], sqlite3.Connection]) -> IntegrityReport:
+    """``PRAGMA integrity_check`` on the connection ``connect`` opens (and this closes). Never raises."""
     try:
-        conn = connect_bytes(data)
+        conn = connect()
     except (sqlite3.Error, OverflowError, ValueError) as exc:
         return IntegrityReport(False, f"cannot load: {exc}")
     try:
@@ -79,9 +82,7 @@ def check_integrity(data: bytes) -> IntegrityReport:
     finally:
         conn.close()
     results = [str(r[0]) for r in rows]
-    if results == ["ok"]:
-        return IntegrityReport(True, "ok")
-    return IntegrityReport(False, "; ".join(results[:5]))
+    return IntegrityReport(True, "ok") if results == ["ok"] else IntegrityReport(False, "; ".join(results[:5]))
 
 
 def integrity_ok(data: bytes) -> bool:
@@ -100,20 +101,7 @@ def check_file_integrity(path: Path) -> IntegrityReport:
     except OSError as exc:
         return IntegrityReport(False, f"cannot read: {exc}")
     problem = _header_problem(head, size)
-    if problem:
-        return IntegrityReport(False, problem)
-    try:
-        conn = sqlite3.connect(path)
-    except sqlite3.Error as exc:
-        return IntegrityReport(False, f"cannot load: {exc}")
-    try:
-        rows = conn.execute("PRAGMA integrity_check").fetchall()
-    except sqlite3.Error as exc:
-        return IntegrityReport(False, f"integrity_check failed: {exc}")
-    finally:
-        conn.close()
-    results = [str(r[0]) for r in rows]
-    return IntegrityReport(True, "ok") if results == ["ok"] else IntegrityReport(False, "; ".join(results[:5]))
+    return IntegrityReport(False, problem) if problem else _checked(lambda: sqlite3.connect(path))
 
 
 ChoiceSource = Literal["current", "previous", "fresh"]

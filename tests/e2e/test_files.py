@@ -176,6 +176,10 @@ def test_a_file_written_from_the_panel_reaches_the_next_request(ws: App, fake: F
         wait_ready(page)
         page.wait_for_timeout(300)  # idle: the next request is prepared
         upload(page, {"AGENTS.md": rule.encode()})
+        # The second upload replaces a file the panel lists already: its entry shows at once, so wait for
+        # the new text itself (read back through the worker, from the file system the runtime reads).
+        entry(page, "AGENTS.md").click()
+        expect(page.get_by_test_id("file-viewer")).to_have_text(rule)
         fake.script([Reply.text("Noted.")])
         send(page, "Again")
         expect(last_message(page, "assistant")).to_have_text("Noted.", timeout=REPLY_TIMEOUT_MS)

@@ -97,6 +97,30 @@ def asked(post: dict[str, Any]) -> str:
     return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
 
 
+# The text of a stored session's recording in OPFS ("" while none), read as the worker writes it (the write
+# holds the file only for the moment of one append).
+STORED_RECORDING = """
+async (sessionId) => {
+  try {
+    let dir = await navigator.storage.getDirectory();
+    for (const part of ["tidepool", "workspaces", "default", "recordings"]) dir = await dir.getDirectoryHandle(part);
+    return await (await (await dir.getFileHandle(`${sessionId}.jsonl`)).getFile()).text();
+  } catch {
+    return "";
+  }
+}
+"""
+
+
+def wait_stored(page: Page, session_id: str, text: str) -> None:
+    """Until the session's recording in OPFS holds ``text`` (a finished call is appended after its turn)."""
+    for _ in range(100):
+        if text in page.evaluate(STORED_RECORDING, session_id):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the recording of {session_id} never stored {text!r}")
+
+
 def test_each_session_keeps_its_own_recording_across_reloads(
     browser: Browser, server: str, fake: FakeLLM, tmp_path: Path
 ) -> None:
@@ -111,6 +135,9 @@ def test_each_session_keeps_its_own_recording_across_reloads(
         send(page, "In the second chat.")
         expect(messages(page, "assistant").last).to_have_text("Second answer.", timeout=REPLY_TIMEOUT_MS)
         assert [asked(p) for p in export_recording(page, tmp_path / "second.json")] == ["In the second chat."]
+        second = page.locator('[data-testid="session-entry"][aria-current="true"]').get_attribute("data-session-id")
+        assert second is not None
+        wait_stored(page, second, "In the second chat.")  # this test is about keeping, not about a reload's race
 
         page.reload()
         wait_ready(page)

@@ -24,6 +24,7 @@ from runtime.chat.messages import (
     UserMessage,
 )
 from runtime.store.export import content_text
+from runtime.store.kept import Kept
 from runtime.store.values import StoredMessage
 
 INTERRUPTED_RESULT = "This call was interrupted (the page was reloaded or the session closed) before it finished."
@@ -118,22 +119,18 @@ def estimate_tokens(messages: Sequence[ChatMessage], tools: Sequence[dict[str, A
     return text_chars // 4 + 4 * len(messages) + IMAGE_TOKENS * images
 
 
-_WIRE_CHARS_KEPT = 4096
-_wire_chars_of: dict[ChatMessage, int] = {}
+_wire_chars_of: Kept[ChatMessage, int] = Kept(4096)
 
 
 def _wire_chars(message: ChatMessage) -> int:
     """``len(json.dumps(to_wire(message)))``, images left out (they count as ``IMAGE_TOKENS``)."""
     try:
-        return _wire_chars_of[message]
-    except KeyError:
-        pass
+        chars = _wire_chars_of.get(message)
     except TypeError:  # unhashable (reasoning blocks are dicts): counted each time
         return _count_wire_chars(message)
-    chars = _count_wire_chars(message)
-    if len(_wire_chars_of) >= _WIRE_CHARS_KEPT:
-        del _wire_chars_of[next(iter(_wire_chars_of))]
-    _wire_chars_of[message] = chars
+    if chars is None:
+        chars = _count_wire_chars(message)
+        _wire_chars_of.put(message, chars)
     return chars
 
 

@@ -31,6 +31,7 @@ from runtime.skills.errors import SkillError
 from runtime.skills.layout import SKILL_FILE, SKILLS_DIR, STATE_FILE, Identity, Stamp, catalog_stamp, skills_dir
 from runtime.skills.origins import Origin, read_origins
 from runtime.skills.spec import MAX_DESCRIPTION, InvalidSkill, SpecWarning, check_skill_bytes
+from runtime.store.kept import Kept
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,7 @@ def skipped_skills(workspace: Path) -> tuple[SkippedSkill, ...]:
 
 
 Catalog = tuple[tuple[InstalledSkill, ...], tuple[SkippedSkill, ...]]
-_KEPT_CATALOGS = 4  # workspaces (one in the app; tests make many)
-_catalogs: dict[str, tuple[Stamp, Catalog]] = {}
+_catalogs: Kept[str, tuple[Stamp, Catalog]] = Kept(4)  # workspaces (one in the app; tests make many)
 
 
 def read_catalog(workspace: Path) -> Catalog:
@@ -96,10 +96,7 @@ def read_catalog(workspace: Path) -> Catalog:
     if kept is not None and kept[0] == stamp:
         return kept[1]
     catalog = _build(root, stamp)
-    _catalogs.pop(str(root), None)
-    _catalogs[str(root)] = (stamp, catalog)
-    while len(_catalogs) > _KEPT_CATALOGS:
-        del _catalogs[next(iter(_catalogs))]
+    _catalogs.put(str(root), (stamp, catalog))
     return catalog
 
 

@@ -11,6 +11,7 @@ from runtime.store.base import Row, dumps, loads
 from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
 from runtime.store.images import ImagesMixin
+from runtime.store.kept import Kept
 from runtime.store.session_agents import AGENT_KEY
 from runtime.store.values import (
     MESSAGE_KINDS,
@@ -34,27 +35,19 @@ def _session(row: Row) -> Session:
 DECODED_CHARS = 2_000_000
 """How much stored JSON (characters) the decoded messages kept for the next read may come from: a turn's
 every round reads the context again, and decoding it again cost as much as the rest of the step."""
-_decoded: dict[tuple[tuple[str, Any], ...], StoredMessage] = {}
-_decoded_chars = 0
+_decoded: Kept[tuple[tuple[str, Any], ...], StoredMessage] = Kept(
+    DECODED_CHARS, lambda key, _: sum(len(v) for _, v in key if isinstance(v, str))
+)
 
 
 def _message(row: Row) -> StoredMessage:
     """The row as a message; a row read before with exactly these values gives the same (immutable) value."""
-    global _decoded_chars
     key = tuple(row.items())
-    found = _decoded.pop(key, None)
+    found = _decoded.get(key)
     if found is None:
         found = _decode(row)
-        _decoded_chars += _raw_chars(row)
-        while _decoded_chars > DECODED_CHARS and _decoded:
-            _decoded_chars -= _raw_chars(dict(next(iter(_decoded))))
-            del _decoded[next(iter(_decoded))]
-    _decoded[key] = found  # the most recently read last
+        _decoded.put(key, found)
     return found
-
-
-def _raw_chars(row: Row) -> int:
-    return sum(len(v) for v in row.values() if isinstance(v, str))
 
 
 def _decode(row: Row) -> StoredMessage:

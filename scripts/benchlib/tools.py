@@ -54,8 +54,8 @@ def same_request(fake: FakeLLM, text: str) -> str:
     """The app's latest chat request body, its last message's text replaced with ``text``: the direct
     fetch sends what the app sends (system prompt, tools, history), so the fake's own work on the body
     falls on both sides alike."""
-    chats = [r for r in fake.requests_to("/api/v1/chat/completions", "POST") if r.json().get("stream")]
-    body = chats[-1].json()
+    chats = reversed(fake.requests_to("/api/v1/chat/completions", "POST"))
+    body = next(b for b in (r.json() for r in chats) if b.get("stream"))
     body["messages"][-1]["content"] = text
     return json.dumps(body)
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Persistence } from "../src/worker/persistence";
+import { ReadAhead } from "../src/worker/workspace-ahead";
 import { LazyWorkspace, type LazyFS } from "../src/worker/workspace-lazy";
 import { bytesOf, MemoryDir, MemoryFile } from "./support/opfs-memory";
 
@@ -136,6 +137,70 @@ describe("the workspace on demand", () => {
         "exec(\"try:\\n open('/workspace/notes.txt').read(); r = 'read'\\nexcept OSError as e: r = f'OSError {e.errno}'\"); r",
       ),
     ).toBe("OSError 29");
+  });
+});
+
+describe("folders read ahead at boot (workspace-ahead.ts)", () => {
+  const SKILLS = [{ rel: ".agents/skills", load: ["SKILL.md"] }];
+
+  function skills(): MemoryDir {
+    const files = new MemoryDir("files");
+    for (let i = 0; i < 20; i++) files.put(`.agents/skills/s${i}/SKILL.md`, `---\nname: s${i}\n---\n`);
+    return files.put(".agents/skills/s0/scripts/run.py", "print(0)\n").put("notes.txt", "hello\n");
+  }
+
+  /** A read ahead of `files`, finished (taking a folder it never read waits for the whole read). */
+  async function readAhead(files: MemoryDir | null, limit?: number): Promise<ReadAhead> {
+    const ahead = new ReadAhead(Promise.resolve(files as unknown as FileSystemDirectoryHandle | null), SKILLS, limit);
+    await ahead.take("not read");
+    return ahead;
+  }
+
+  it("lists a folder from what was read ahead, without reading it from OPFS again", async () => {
+    const files = skills();
+    const ahead = await readAhead(files);
+    expect(MemoryFile.snapshots).toBe(21); // every file of the skills' tree, before anything asked
+    const ws = lazy(files);
+    ws.useReadAhead(ahead);
+    await ws.list([".agents/skills"], null, null, ["SKILL.md"]);
+    expect(MemoryFile.snapshots).toBe(21 + 1); // notes.txt: the root is not read ahead, it is on the way
+    expect(python("str(len(os.listdir('/workspace/.agents/skills')))")).toBe("20");
+    expect(python("open('/workspace/.agents/skills/s7/SKILL.md').read()")).toBe("---\nname: s7\n---\n");
+    expect(python("open('/workspace/.agents/skills/s0/scripts/run.py').read()")).toBe("print(0)\n");
+    expect(MemoryFile.reads).toBe(1); // run.py was not loaded ahead; SKILL.md was
+    expect(await ahead.take(".agents/skills/s7")).toBeUndefined(); // taken once
+  });
+
+  it("keeps what memory holds over what was read ahead", async () => {
+    const files = skills();
+    const ahead = await readAhead(files);
+    const ws = lazy(files);
+    ws.useReadAhead(ahead);
+    await ws.path(".agents/skills");
+    python("os.makedirs('/workspace/.agents/skills/s3', exist_ok=True)");
+    python("open('/workspace/.agents/skills/s3/SKILL.md', 'w').write('mine')");
+    python("os.makedirs('/workspace/.agents/skills/new')");
+    await ws.tree(".agents/skills");
+    expect(python("open('/workspace/.agents/skills/s3/SKILL.md').read()")).toBe("mine");
+    expect(python("open('/workspace/.agents/skills/s4/SKILL.md').read()")).toBe("---\nname: s4\n---\n");
+    expect(python("str(os.listdir('/workspace/.agents/skills/new'))")).toBe("[]");
+  });
+
+  it("lists from OPFS what the limit left out, and everything when nothing was read ahead", async () => {
+    const files = skills();
+    const ahead = await readAhead(files, 5); // the skills folder's 20 entries use it up: no folder below
+    expect(MemoryFile.snapshots).toBe(0);
+    const ws = lazy(files);
+    ws.useReadAhead(ahead);
+    await ws.tree(".agents/skills");
+    expect(python("open('/workspace/.agents/skills/s19/SKILL.md').read()")).toBe("---\nname: s19\n---\n");
+    expect(python("open('/workspace/.agents/skills/s0/scripts/run.py').read()")).toBe("print(0)\n");
+
+    py.runPython("import shutil; shutil.rmtree('/workspace'); os.mkdir('/workspace')");
+    const none = lazy(files);
+    none.useReadAhead(await readAhead(null)); // another tab holds the workspace: nothing read ahead
+    await none.tree(".agents/skills");
+    expect(python("str(len(os.listdir('/workspace/.agents/skills')))")).toBe("20");
   });
 });
 

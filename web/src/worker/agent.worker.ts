@@ -17,6 +17,7 @@ import {
 } from "../protocol/main-worker-messages";
 import { Persistence, type WorkspaceFolders } from "./persistence";
 import { acquireWorkspaceLock, type LockState } from "./workspace-lock";
+import { ReadAhead } from "./workspace-ahead";
 import { SandboxRunner } from "../sandbox/runner";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
@@ -172,10 +173,14 @@ async function keepRecordings(): Promise<void> {
   }
 }
 
-/** What a boot opens while Python loads (neither needs it): the workspace's OPFS folders and its lock. */
+/**
+ * What a boot opens while Python loads (none of it needs Python): the workspace's OPFS folders, its lock,
+ * and, once the lock is settled, the folders the first turn lists (workspace-ahead.ts).
+ */
 interface EarlyStorage {
   folders: Promise<WorkspaceFolders | null>;
   lock: Promise<LockState>;
+  ahead: ReadAhead;
   /** `handler` runs when another tab takes the workspace over (at once if one already has). */
   onLost(handler: () => void): void;
 }
@@ -191,7 +196,13 @@ function openStorage(): EarlyStorage {
     handler = then;
     if (lost) then();
   };
-  return { folders: Persistence.folders(), lock, onLost };
+  const folders = Persistence.folders();
+  // Only the tab that holds the lock reads ahead: in another, the writing tab may change what it read.
+  const held = Promise.all([folders, lock]).then(([found, state]) =>
+    state === "held" ? (found?.files ?? null) : null,
+  );
+  const ahead = new ReadAhead(held);
+  return { folders, lock, ahead, onLost };
 }
 
 /**
@@ -217,6 +228,7 @@ async function restoreStorage(pyodide: PyodideAPI, storage: EarlyStorage): Promi
     persistence.release(); // the tab taking over opens the state's files
     post({ type: "workspace_lock", state: "lost" });
   });
+  persistence.workspace.useReadAhead(storage.ahead);
   const restored = await persistence.restore(lock === "held");
   adapter.enableWorkspaceFetch(persistence.workspace);
   const saveWorkspace = (paths: string[]) =>

@@ -12,8 +12,11 @@
  * A listing costs one round trip per level, not per folder: the folders of a level are listed together,
  * each from the handle its parent's listing gave. Files whose names the ask `load`s (the skills' SKILL.md,
  * which the catalog reads at once) have their bytes read with the listing, all together; they stay stubs
- * until used, so a catalog of 200 skills is not 200 synchronous reads.
+ * until used, so a catalog of 200 skills is not 200 synchronous reads. A folder read ahead at boot
+ * (workspace-ahead.ts) is taken from there the first time it is listed.
  */
+
+import { type FolderRead, type ReadAhead, readFolder } from "./workspace-ahead";
 
 /** The parts of Emscripten's FS used here (Pyodide's `FS` has them). */
 export interface LazyFS {
@@ -91,6 +94,7 @@ export class LazyWorkspace {
   private readonly listing = new Map<string, Promise<string[]>>();
   /** OPFS folders met while listing their parents (so a folder is not looked up from the root again). */
   private readonly handles = new Map<string, FileSystemDirectoryHandle>();
+  private ahead: ReadAhead | null = null;
   private memNode: NodeOps | null = null;
   private memStream: StreamOps | null = null;
   /** Files whose bytes were fetched (counts, for the log and the tests). */
@@ -104,6 +108,11 @@ export class LazyWorkspace {
     readonly mount = WORKSPACE_DIR,
   ) {
     fs.mkdirTree(mount);
+  }
+
+  /** Take the folders `ahead` reads from there the first time each is listed. */
+  useReadAhead(ahead: ReadAhead): void {
+    this.ahead = ahead;
   }
 
   /** Whether the folder `rel` ("" the workspace) shows all its OPFS entries. */
@@ -176,9 +185,10 @@ export class LazyWorkspace {
     const added: string[] = [];
     // Not a folder in memory (yet): nothing to list into; it is listed when it appears.
     if (!this.fs.analyzePath(full).exists || !this.fs.isDir(this.fs.stat(full).mode)) return added;
-    const entries = await this.opfsEntries(rel);
-    if (entries) {
-      const files = await Promise.all(entries.map(([name, h]) => readEntry(name, h, load)));
+    const ahead = this.ahead?.covers(rel) ? await this.ahead.take(rel) : undefined;
+    const read = ahead ?? (await this.opfsRead(rel, load));
+    if (read) {
+      const { entries, files } = read;
       if (!this.fs.analyzePath(full).exists) return added; // deleted while we listed
       entries.forEach(([name, h], i) => {
         const path = `${full}/${name}`;
@@ -195,17 +205,15 @@ export class LazyWorkspace {
     return added;
   }
 
-  /** The entries of the OPFS folder for `rel`, or null when OPFS has none there. */
-  private async opfsEntries(rel: string): Promise<[string, FileSystemHandle][] | null> {
+  /** The OPFS folder for `rel` as a listing reads it, or null when OPFS has none there. */
+  private async opfsRead(rel: string, load: ReadonlySet<string>): Promise<FolderRead | null> {
     const known = this.handles.get(rel);
     this.handles.delete(rel);
     for (const handle of known ? [known, null] : [null]) {
       const dir = handle ?? (await this.opfsDir(rel));
       if (!dir) return null;
       try {
-        const entries: [string, FileSystemHandle][] = [];
-        for await (const entry of dir.entries()) entries.push(entry);
-        return entries;
+        return await readFolder(dir, load);
       } catch (err) {
         if (!handle) throw err; // the handle from the parent's listing went stale: look the folder up again
       }
@@ -305,17 +313,6 @@ export class LazyWorkspace {
 }
 
 const NONE: ReadonlySet<string> = new Set();
-
-/** A listed entry: a file's snapshot (and its bytes when its name is in `load`); null for a folder. */
-async function readEntry(
-  name: string,
-  handle: FileSystemHandle,
-  load: ReadonlySet<string>,
-): Promise<{ file: File; bytes?: Uint8Array } | null> {
-  if (handle.kind !== "file") return null;
-  const file = await (handle as FileSystemFileHandle).getFile();
-  return load.has(name) ? { file, bytes: new Uint8Array(await file.arrayBuffer()) } : { file };
-}
 
 function splitRel(rel: string): string[] {
   return rel.split("/").filter((p) => p !== "" && p !== "." && p !== "..");

@@ -113,22 +113,30 @@ def _workspace(browser: Browser, base: str, fake_base: str, count: int) -> tuple
 
 def measure_tools(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
                   sizes: tuple[int, ...] = (10, 1_000, 10_000)) -> list[Row]:
+    """Every size's workspace booted first, then their rounds taking turns (each size first in turn), so a
+    load that moves during the group falls on all sizes alike."""
     rows: list[Row] = []
-    writes: dict[int, Samples] = {}
+    samples: dict[int, list[float]] = {count: [] for count in sizes}
     boots: dict[int, float] = {}
-    for count in sizes:
-        ctx, page, boots[count] = _workspace(browser, base, fake_base, count)
-        try:
-            if count == sizes[0]:
-                reads = [tool_round_ms(page, fake, "read_file", {"path": "notes.txt"}) for _ in range(runs)]
-                rows.append(Row("one tool round (`read_file`), excluding model time", "—", None,
-                                Samples(reads), "median", "—", note="end of reply 1 → request 2, at the fake"))
-            tool_round_ms(page, fake, "write_file", {"path": "out/warm-up.txt", "content": "w\n"})  # not counted
-            writes[count] = Samples([tool_round_ms(page, fake, "write_file",
-                                                   {"path": f"out/new-{i}.txt", "content": f"x{i}\n"})
-                                     for i in range(runs)])
-        finally:
+    pages: dict[int, Page] = {}
+    contexts = []
+    try:
+        for count in sizes:
+            ctx, pages[count], boots[count] = _workspace(browser, base, fake_base, count)
+            contexts.append(ctx)
+            tool_round_ms(pages[count], fake, "write_file", {"path": "out/warm-up.txt", "content": "w\n"})  # not counted
+        reads = [tool_round_ms(pages[sizes[0]], fake, "read_file", {"path": "notes.txt"}) for _ in range(runs)]
+        rows.append(Row("one tool round (`read_file`), excluding model time", "—", None,
+                        Samples(reads), "median", "—", note="end of reply 1 → request 2, at the fake"))
+        for i in range(runs):
+            turn = sizes[i % len(sizes):] + sizes[:i % len(sizes)]
+            for count in turn:
+                args = {"path": f"out/new-{i}.txt", "content": f"x{i}\n"}
+                samples[count].append(tool_round_ms(pages[count], fake, "write_file", args))
+    finally:
+        for ctx in contexts:
             ctx.close()
+    writes = {count: Samples(values) for count, values in samples.items()}
     small = writes[sizes[0]]
     for count in sizes:
         rows.append(Row(f"`write_file` round + flush, {count:,}-file workspace", f"same, {sizes[0]}-file workspace",

@@ -88,11 +88,16 @@ def seed_sessions(path: Path, sessions: list[tuple[str, int, bool]]) -> dict[str
 def seeded_page(browser: Browser, base: str, database: Path | None) -> tuple[BrowserContext, Page]:
     ctx = browser.new_context()
     ctx.add_init_script(READY_WATCH)
-    page = ctx.new_page()
     if database is not None:
+        # Seeded from a page of its own, closed before the app's opens: the app's renderer process is then
+        # not the one that held the database's bytes (its allocator keeps freed memory, which the memory
+        # rows would count as the app's).
         ctx.route("**/__seed/current.sqlite", lambda route: route.fulfill(path=str(database)))
-        page.goto(base + BLANK)
-        page.evaluate(SEED, base + "/__seed/current.sqlite")
+        seeder = ctx.new_page()
+        seeder.goto(base + BLANK)
+        seeder.evaluate(SEED, base + "/__seed/current.sqlite")
+        seeder.close()
+    page = ctx.new_page()
     boot_ready_ms(page, base)
     wait_idle(page, LIMIT_MS)
     return ctx, page

@@ -171,7 +171,6 @@ export function mountAgentsPanel(deps: AgentsDeps): AgentsHandle {
     id: "agents",
     buttonTestId: "agents-open",
     title: "Agents",
-    short: "Ag",
     mount: (body) => panel.mount(body),
     onOpen: () => void panel.refresh(),
   });

@@ -105,3 +105,37 @@ def test_phone_layout(app: App, fake: FakeLLM) -> None:
     page.screenshot(path=str(RESULTS / "chat-phone-files.png"))
     page.keyboard.press("Escape")
     expect(export).to_be_hidden()
+
+
+AT_END = "(s => s.scrollHeight - s.scrollTop - s.clientHeight < 2)(document.querySelector('.scroller'))"
+LINES = "".join(f"Line {i} of a reply long enough to scroll the chat.\n\n" for i in range(60))
+
+
+def _soon_at_end(page: Page, within_ms: int = 1000) -> bool:
+    """At the end within a few frames (each piece puts the view there at the next frame)."""
+    for _ in range(within_ms // 20):
+        if page.evaluate(AT_END):
+            return True
+        page.wait_for_timeout(20)
+    return False
+
+
+def test_the_view_follows_a_streaming_reply_only_from_the_end(chat: Page, fake: FakeLLM) -> None:
+    """At the end, the view stays at the end as a reply streams in; scrolled up, it stays where it is."""
+    page = chat
+    fake.script([Reply.text(LINES + "First done.", delay_s=0.01, chunk_chars=40)])
+    send(page, "a long reply, please")
+    expect(messages(page, "assistant").last).to_contain_text("Line 30", timeout=REPLY_TIMEOUT_MS)
+    assert _soon_at_end(page), "the view followed the reply while it streamed"
+    expect(messages(page, "assistant").last).to_contain_text("First done.", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    assert _soon_at_end(page)  # the view goes to the end at the frame after each piece
+
+    fake.script([Reply.text(LINES + "Second done.", delay_s=0.02, chunk_chars=40)])
+    send(page, "another long reply")
+    expect(messages(page, "assistant").last).to_contain_text("Line 5", timeout=REPLY_TIMEOUT_MS)
+    page.evaluate("document.querySelector('.scroller').scrollTop = 0")  # the person reads from the top
+    expect(messages(page, "assistant").last).to_contain_text("Second done.", timeout=REPLY_TIMEOUT_MS)
+    wait_ready(page)
+    page.wait_for_timeout(100)
+    assert page.evaluate("document.querySelector('.scroller').scrollTop") == 0, "reading above, the view stayed"

@@ -124,7 +124,8 @@ def measure_tools(browser: Browser, base: str, fake: TimedFakeLLM, fake_base: st
         for count in sizes:
             ctx, pages[count], boots[count] = _workspace(browser, base, fake_base, count)
             contexts.append(ctx)
-            tool_round_ms(pages[count], fake, "write_file", {"path": "out/warm-up.txt", "content": "w\n"})  # not counted
+            warm_up = {"path": "out/warm-up.txt", "content": "w\n"}
+            tool_round_ms(pages[count], fake, "write_file", warm_up)  # not counted
         reads = [tool_round_ms(pages[sizes[0]], fake, "read_file", {"path": "notes.txt"}) for _ in range(runs)]
         rows.append(Row("one tool round (`read_file`), excluding model time", "—", None,
                         Samples(reads), "median", "—", note="end of reply 1 → request 2, at the fake"))

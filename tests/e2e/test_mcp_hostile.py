@@ -72,7 +72,11 @@ def test_each_bad_server_is_named_and_the_good_one_works(page: Page, hostile: st
     expect(entries["builtin-name"]).to_contain_text("not a tool name a model takes")
 
 
-def test_a_50_mb_result_is_cut_and_the_agent_goes_on(page: Page, fake: FakeLLM) -> None:
+def test_a_50_mb_result_is_cut_and_the_agent_goes_on(page: Page, fake: FakeLLM, hostile: str) -> None:
+    for case in ("ok", "big-result"):  # added by the test before; run alone, this one adds them
+        if entry(page, case).count() == 0:
+            add(page, case, f"{hostile}/{case}/mcp")
+        expect(entry(page, case)).to_have_attribute("data-state", "connected", timeout=SETTLE_MS)
     model_calls(page, fake, "big-result__echo", {"text": "hi"}, "That was too large.")
     assert "more than 8 MB in one answer" in tool_message(fake)
     expect(entry(page, "big-result")).to_have_attribute("data-state", "connected")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from runtime.chat.messages import (
@@ -74,7 +74,16 @@ def chat_history(messages: Sequence[StoredMessage]) -> list[ChatMessage]:
 def model_view(system_prompt: str, context: Sequence[StoredMessage]) -> list[ChatMessage]:
     """The messages for the model: system (+ summary, + orphaned skill bodies), then the conversation."""
     extra: list[str] = []
-    out: list[ChatMessage] = []
+    out = [chat for _, chat in conversation(context, extra)]
+    system = system_text(system_prompt, extra)
+    return [SystemMessage(system), *out] if system else out
+
+
+def conversation(
+    context: Iterable[StoredMessage], extra: list[str]
+) -> Iterator[tuple[StoredMessage | None, ChatMessage]]:
+    """``model_view``'s conversation, one message at a time with the stored message it comes from (None:
+    the "interrupted" result of a call left open); what joins the system message is added to ``extra``."""
     open_calls: dict[str, ToolCall] = {}
     for message in context:
         if message.kind == "summary":
@@ -83,25 +92,29 @@ def model_view(system_prompt: str, context: Sequence[StoredMessage]) -> list[Cha
         chat = to_chat(message)
         if isinstance(chat, ToolResultMessage):
             if open_calls.pop(chat.call_id, None) is not None:
-                out.append(chat)
+                yield message, chat
             elif chat.name == "activate_skill":
                 extra.append(f"# A skill activated earlier in this conversation\n\n{chat.content}")
             continue
-        _close(out, open_calls)
+        yield from _closed(open_calls)
         if isinstance(chat, AssistantMessage):
             if message.status == "interrupted" and not chat.content and not chat.tool_calls:
                 continue
             open_calls = {c.id: c for c in chat.tool_calls}
-        out.append(chat)
-    _close(out, open_calls)
-    system = "\n\n".join([system_prompt.rstrip(), *extra]) if extra else system_prompt
-    return [SystemMessage(system), *out] if system else out
+        yield message, chat
+    yield from _closed(open_calls)
 
 
-def _close(out: list[ChatMessage], open_calls: dict[str, ToolCall]) -> None:
-    for call in open_calls.values():
-        out.append(ToolResultMessage(call.id, call.name, INTERRUPTED_RESULT, False))
+def system_text(system_prompt: str, extra: Sequence[str]) -> str:
+    """The system message: the prompt, then what ``conversation`` put in ``extra``."""
+    return "\n\n".join([system_prompt.rstrip(), *extra]) if extra else system_prompt
+
+
+def _closed(open_calls: dict[str, ToolCall]) -> Iterator[tuple[None, ChatMessage]]:
+    calls = list(open_calls.values())
     open_calls.clear()
+    for call in calls:
+        yield None, ToolResultMessage(call.id, call.name, INTERRUPTED_RESULT, False)
 
 
 IMAGE_TOKENS = 1_000
@@ -110,13 +123,49 @@ IMAGE_TOKENS = 1_000
 
 def estimate_tokens(messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()) -> int:
     """About 4 characters per token over the wire form (images at ``IMAGE_TOKENS`` each, not their
-    base64), plus a little per message. The characters are those of ``json.dumps`` of the whole list,
-    counted message by message (a list's JSON is its items' JSON, ", " between them, in brackets), each
-    message's count kept for the next estimate: every round of a turn estimates its whole view again."""
-    images = sum(len(m.images) for m in messages if isinstance(m, UserMessage))
-    chars = sum(_wire_chars(m) for m in messages) + max(0, 2 * (len(messages) - 1)) + 2
-    text_chars = chars + len(json.dumps(list(tools)))
-    return text_chars // 4 + 4 * len(messages) + IMAGE_TOKENS * images
+    base64), plus a little per message (``TokenCount``), each message's count kept for the next estimate:
+    every round of a turn estimates its whole view again."""
+    count = TokenCount()
+    for message in messages:
+        count.add(message)
+    return count.tokens(tools)
+
+
+class TokenCount:
+    """``estimate_tokens``, added up one message at a time. The characters are those of ``json.dumps`` of
+    the whole list, counted message by message (a list's JSON is its items' JSON, ", " between them, in
+    brackets), so a view can be counted without being held whole (``runtime.conversation.context_meter``)."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.chars = 0
+        self.images = 0
+
+    def add(self, message: ChatMessage, images: int | None = None, keep: bool = True) -> None:
+        """``images``: how many it carries when they were not read (else those of a user message);
+        ``keep``: keep its count for the next estimate (a message read again is the same value)."""
+        self.messages += 1
+        self.chars += _wire_chars(message) if keep else _count_wire_chars(message)
+        if images is not None:
+            self.images += images
+        elif isinstance(message, UserMessage):
+            self.images += len(message.images)
+
+    def tokens(self, tools: Sequence[dict[str, Any]] = ()) -> int:
+        chars = self.chars + max(0, 2 * (self.messages - 1)) + 2
+        text_chars = chars + len(json.dumps(list(tools)))
+        return text_chars // 4 + 4 * self.messages + IMAGE_TOKENS * self.images
+
+
+WIRE_MIN_CHARS = 24
+"""What a message's wire form adds, at least, to its stored content and tool calls (its role and keys)."""
+
+
+def tokens_at_least(messages: int, chars: int, images: int = 0) -> int:
+    """About the least ``estimate_tokens`` gives for ``messages`` stored messages whose content and tool
+    calls take ``chars`` characters and which carry ``images`` (``Store.context_size``): read from the
+    store without decoding a message."""
+    return (chars + WIRE_MIN_CHARS * messages) // 4 + 4 * messages + IMAGE_TOKENS * images
 
 
 _wire_chars_of: Kept[ChatMessage, int] = Kept(4096)

@@ -105,7 +105,7 @@ class Conversation:
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
         self.turns.busy = self._busy
-        meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand)
+        meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand, self.turns.preparer.ready)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, on_demand, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
         self._handshaken = False

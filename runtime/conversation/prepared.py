@@ -94,6 +94,7 @@ class Preparer:
         self._busy = busy  # a request or a session switch: prepare after it (checked again soon)
         self._turning = turning  # a turn: its end prepares again
         self._prepared: Prepared | None = None
+        self._nothing: tuple[object, ...] | None = None  # the key ``build`` had nothing to prepare for
         self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[Prepared | None] | None = None
         self.used = 0  # turns that went out with the prepared request (tests, benchmarks)
@@ -118,11 +119,14 @@ class Preparer:
         """Build the request's prepared part unless the one kept is still current; the one kept."""
         try:
             key = self._key()
-            if key is None or (self._prepared is not None and self._prepared.key == key):
+            if key is None or (self._prepared is not None and self._prepared.key == key) or key == self._nothing:
                 return self._prepared
             await self._listed()
             key = self._key()  # the listing may have added files
-            built = None if key is None or self._busy() or self._turning() else self._build()
+            built = None
+            if key is not None and not self._busy() and not self._turning():
+                built = self._build()
+                self._nothing = key if built is None else None  # nothing to prepare until the key changes
         except Exception:  # a turn built afresh says what is wrong; preparing stays quiet
             log.exception("preparing the next request failed")
             built = None
@@ -139,6 +143,11 @@ class Preparer:
     def current(self) -> bool:
         """Whether a prepared part is kept and still what the turn would read now."""
         return self._prepared is not None and self._prepared.key == self._now()
+
+    def ready(self) -> Ready | None:
+        """The prepared request's parts while they are current (the gauge counts them), else None."""
+        prepared = self._prepared
+        return prepared.ready if prepared is not None and self.current() else None
 
     def take(self) -> Prepared | None:
         """The prepared part, when its key equals what the turn would read now; kept only once."""

@@ -17,14 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.agent.approvals import Approvals
-from runtime.agent.context import Ready
+from runtime.agent.context import TRIGGER, Ready
 from runtime.agent.images import ImageRefused, check_attachments
 from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
 from runtime.agent.tool_context import AgentToolContext
 from runtime.agents.gate import narrowed
 from runtime.agents.turn import ProfileMissing, TurnAgent, general, turn_agent
 from runtime.agents.write_locks import WriteLocks
+from runtime.chat.history import tokens_at_least
 from runtime.chat.messages import ImagePart, ToolCall
+from runtime.conversation.context_meter import streamed_tokens
 from runtime.conversation.prepared import Prepared, Preparer, build_ready, workspace_stamp
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
@@ -199,10 +201,18 @@ class TurnRunner:
         return self.preparer.take()
 
     def _prepare_parts(self) -> tuple[PromptPlan, Ready] | None:
+        """The next plain turn's request; None for a context over the compaction trigger (that turn stores
+        its message and compacts first, so nothing prepared would be used): told by the stored size, and when
+        that may be over the trigger, by the exact count read a batch at a time (the view is never held whole)."""
         journal = self._state.journal
         if journal is None:
             return None
         plan = self.prompt_plan()
+        limit = int(TRIGGER * plan.window)
+        if tokens_at_least(*journal.context_size()) > limit:
+            tools = plan.tools.openai_tools(self._parts.workspace)
+            if streamed_tokens(journal, plan.text, tools) > limit:
+                return None
         return plan, build_ready(plan, journal.context(), self._parts.workspace)
 
     def _planned(self, turn_id: str, agent: TurnAgent, prepared: PromptPlan | None = None) -> PromptPlan | None:

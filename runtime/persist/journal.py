@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from runtime.chat.messages import AssistantMessage, ImagePart, ToolResultMessage
@@ -177,6 +177,14 @@ class SessionJournal:
 
     def context(self) -> list[StoredMessage]:
         return self.store.context_messages(self.session_id)
+
+    def context_stream(self) -> Iterator[StoredMessage]:
+        """``context``, read a batch at a time and kept nowhere (``Store.context_stream``)."""
+        return self.store.context_stream(self.session_id)
+
+    def context_size(self) -> tuple[int, int, int]:
+        """``context``'s messages after its summary, their characters and images (``Store.context_size``)."""
+        return self.store.context_size(self.session_id)
 
     async def save_summary(self, text: str, covers_to_seq: int) -> None:
         await self._step(lambda: self.store.save_summary(self.session_id, text, covers_to_seq))

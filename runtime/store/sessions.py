@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from runtime.store.agent_tasks import CHILD_SESSIONS
@@ -32,6 +32,7 @@ def _session(row: Row) -> Session:
     return Session(row["id"], row["title"], row["created"], row["updated"], row["model"])
 
 
+CONTEXT_BATCH = 256  # rows a streamed context holds at a time
 DECODED_CHARS = 2_000_000
 """How much stored JSON (characters) the decoded messages kept for the next read may come from: a turn's
 every round reads the context again, and decoding it again cost as much as the rest of the step."""
@@ -261,21 +262,59 @@ class SessionsMixin(ImagesMixin):
         come with their images' bytes (``store/images.py``). Only those rows are read: a step costs
         what the model sees, not what the session has kept.
         """
+        return [m for part in self._context_parts(session_id, None, _message) for m in part]
+
+    def context_stream(self, session_id: str, batch: int = CONTEXT_BATCH) -> Iterator[StoredMessage]:
+        """``context_messages`` read ``batch`` rows at a time, images without their bytes, nothing kept:
+        what holds one batch at a time may go through a context of any size (the gauge of one over the
+        window)."""
+        for part in self._context_parts(session_id, batch, _decode):
+            yield from part
+
+    def context_size(self, session_id: str) -> tuple[int, int, int]:
+        """The messages ``context_messages`` would read after the latest summary, the characters of their
+        stored content and tool calls, and their images: a cheap measure of the model's view of the session."""
+        latest = self._rows(
+            "SELECT meta FROM messages WHERE session_id = ? AND kind = 'summary' ORDER BY seq DESC LIMIT 1",
+            [session_id],
+        )
+        cut = int((loads(latest[0]["meta"]) or {}).get("covers_to_seq", 0)) if latest else 0
+        later = "FROM messages m WHERE m.session_id = ? AND m.seq > ? AND m.kind = 'message'"
+        rows = self._rows(
+            "SELECT count(*) AS n, coalesce(sum(length(m.content) + coalesce(length(m.tool_calls), 0)), 0) AS chars,"
+            f" (SELECT count(*) FROM message_images i WHERE i.session_id = ? AND i.seq IN (SELECT m.seq {later}))"
+            f" AS images {later}",
+            [session_id, session_id, cut, session_id, cut],
+        )
+        return int(rows[0]["n"]), int(rows[0]["chars"]), int(rows[0]["images"])
+
+    def _context_parts(
+        self, session_id: str, batch: int | None, decode: Callable[[Row], StoredMessage]
+    ) -> Iterator[list[StoredMessage]]:
         latest = self._rows(
             "SELECT * FROM messages WHERE session_id = ? AND kind = 'summary' ORDER BY seq DESC LIMIT 1",
             [session_id],
         )
-        if not latest:
-            return self.with_images(self.list_messages(session_id), data=True)
-        summary = _message(latest[0])
-        cut = int(summary.meta.get("covers_to_seq", 0))
-        kept = self._rows(
-            f"SELECT * FROM messages WHERE session_id = ? AND seq <= ? AND {KEPT_ROWS} ORDER BY seq",
-            [session_id, cut],
-        )
-        later = self.list_messages(session_id, after_seq=cut)
-        chosen = [_message(r) for r in kept] + [m for m in later if m.kind == "message"]
-        return [summary, *self.with_images(chosen, data=True)]
+        summary, kept, after = None, [], 0
+        if latest:
+            summary = decode(latest[0])
+            after = int(summary.meta.get("covers_to_seq", 0))
+            rows = self._rows(
+                f"SELECT * FROM messages WHERE session_id = ? AND seq <= ? AND {KEPT_ROWS} ORDER BY seq",
+                [session_id, after],
+            )
+            kept = [decode(r) for r in rows]
+        while True:
+            rows = self._rows(
+                "SELECT * FROM messages WHERE session_id = ? AND seq > ? AND kind != 'superseded' ORDER BY seq LIMIT ?",
+                [session_id, after, batch or -1],
+            )
+            later = [m for m in map(decode, rows) if not latest or m.kind == "message"]
+            part = self.with_images([*kept, *later], data=batch is None)
+            yield part if summary is None else [summary, *part]
+            if batch is None or len(rows) < batch:
+                return
+            summary, kept, after = None, [], rows[-1]["seq"]
 
 
 def _check(ok: bool, message: str) -> None:

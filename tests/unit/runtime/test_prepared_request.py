@@ -10,6 +10,7 @@ import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from runtime.chat.history import estimate_tokens, model_view
 from runtime.chat.messages import SystemMessage
 from runtime.providers.openai_compat import build_request
 from runtime.tools.base import tool
@@ -127,3 +128,26 @@ async def test_a_turn_after_a_change_sends_the_change(rig: StateRig) -> None:
     await _prepared(rig)  # prepared again after the turn: used by the next one
     await rig.turn("And once more", "t3")
     assert _turns(rig).preparer.used == used + 1
+
+
+async def test_nothing_is_prepared_for_a_context_over_the_window_and_the_gauge_counts_it_all(rig: StateRig) -> None:
+    rig.provider.rounds = [says("Fine.")]
+    await rig.turn("Hello", "t1")
+    await _prepared(rig)
+    state = rig.conversation.state  # type: ignore[union-attr]
+    store, sid = state.opened.store, state.session_id or ""  # type: ignore[union-attr]
+
+    def whole() -> int:  # the gauge's figure, from the view held whole
+        plan = _turns(rig).prompt_plan()
+        view = model_view(plan.text, store.context_messages(sid))
+        return estimate_tokens(view, plan.tools.openai_tools(rig.workspace))
+
+    fits = await rig.result("context_usage")  # counted from the prepared request
+    assert fits["used"] == whole() < fits["compact_at"]
+    rig.host.send({"type": "config", "context_length": 8192})
+    for n in range(60):  # about 9,000 tokens: over the 8,192-token window's trigger
+        store.append_message(sid, "user" if n % 2 == 0 else "assistant", f"{n}: " + "word " * 110)
+    await asyncio.sleep(0.2)
+    assert await _turns(rig).preparer.prepare() is None and not _turns(rig).preparer.current()
+    over = await rig.result("context_usage")  # counted a batch at a time
+    assert over["limit"] == 8192 and over["used"] == whole() > over["compact_at"]

@@ -63,8 +63,7 @@ class SessionSwitcher:
             (await self._state.store()).get_session(session_id)  # not_found before anything changes
         await self.leave()
         repair = await self._state.activate(session_id, create=create)
-        self._opened(repair.resumable)
-        return self.view()
+        return self._opened(repair.resumable) or self.view()
 
     async def leave(self) -> None:
         self._state.detach()
@@ -95,10 +94,11 @@ class SessionSwitcher:
             repair = await self._state.activate(None)
         self._opened(repair.resumable)
 
-    def _opened(self, resumable: Resumable | None) -> None:
+    def _opened(self, resumable: Resumable | None) -> SessionView | None:
+        """Tell the page the session opened, with its view (built once: ``switch`` answers with it too)."""
         opened, sid = self._state.opened, self._state.session_id
         if opened is None or sid is None:
-            return
+            return None
         title = opened.store.get_session(sid).title
         resumed = resumable.turn_id if resumable else None
         view = self.view(running=resumed)  # what the page shows: it need not ask session_current
@@ -107,6 +107,7 @@ class SessionSwitcher:
         )
         if resumable is not None:
             self._turns.resume(resumable)
+        return view
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

@@ -209,12 +209,16 @@ class SessionsMixin(ImagesMixin):
     ) -> list[StoredMessage]:
         """Every message of the session's current branch in order, summaries included (they are messages
         too); with ``earlier_branches`` also those an edit or a regenerate replaced (store/branches.py)."""
+        return [_message(r) for r in self._message_rows(session_id, after_seq, limit, earlier_branches)]
+
+    def _message_rows(
+        self, session_id: str, after_seq: int, limit: int | None, earlier_branches: bool = False
+    ) -> list[Row]:
         branch = "" if earlier_branches else "AND kind != 'superseded'"
-        rows = self._rows(
+        return self._rows(
             f"SELECT * FROM messages WHERE session_id = ? AND seq > ? {branch} ORDER BY seq LIMIT ?",
             [session_id, after_seq, limit or -1],
         )
-        return [_message(r) for r in rows]
 
     def shown_from(self, session_id: str, shown: int) -> tuple[int, int]:
         """Where the last ``shown`` messages of the current branch start (tool results go with the
@@ -305,10 +309,7 @@ class SessionsMixin(ImagesMixin):
             )
             kept = [decode(r) for r in rows]
         while True:
-            rows = self._rows(
-                "SELECT * FROM messages WHERE session_id = ? AND seq > ? AND kind != 'superseded' ORDER BY seq LIMIT ?",
-                [session_id, after, batch or -1],
-            )
+            rows = self._message_rows(session_id, after, batch)
             later = [m for m in map(decode, rows) if not latest or m.kind == "message"]
             part = self.with_images([*kept, *later], data=batch is None)
             yield part if summary is None else [summary, *part]

@@ -140,17 +140,25 @@ def _entry(message: StoredMessage, ledger: dict[str, LedgerEntry]) -> ViewMessag
     }
 
 
-# The messages a session opens with: a long session shows its last ones, and earlier ones on request
-# (a 50 MB session rendered whole would stop the page).
-SHOWN_MESSAGES = 200
+# The messages a session opens with: about what its first screens draw (history.ts draws 40 at once), so
+# opening one of 5,000 messages costs what opening one of 50 does. The page asks for earlier ones a page at
+# a time (``before``) as the person scrolls up; a 50 MB session rendered whole would stop the page.
+SHOWN_MESSAGES = 50
 
 
 def session_view(
-    store: Store, session_id: str, tools: Registry, running_turn: str | None, shown: int = SHOWN_MESSAGES
+    store: Store,
+    session_id: str,
+    tools: Registry,
+    running_turn: str | None,
+    shown: int = SHOWN_MESSAGES,
+    before: int | None = None,
 ) -> SessionView:
-    """The session as the UI shows it: its last ``shown`` messages (0: all) and how many come before."""
-    after_seq, earlier = store.shown_from(session_id, shown) if shown > 0 else (0, 0)
-    shown_messages = store.with_images(store.list_messages(session_id, after_seq=after_seq), data=False)
+    """The session as the UI shows it: its last ``shown`` messages (0: all) before seq ``before`` (None:
+    the newest) and how many come before them."""
+    after_seq, earlier = store.shown_from(session_id, shown, before) if shown > 0 else (0, 0)
+    listed = store.list_messages(session_id, after_seq=after_seq, before_seq=before)
+    shown_messages = store.with_images(listed, data=False)
     call_ids = [call.id for message in shown_messages for call in tool_calls_of(message)]
     ledger = {e.call_id: e for e in store.ledger_calls(session_id, call_ids)}
     out: list[ViewMessage] = []

@@ -44,6 +44,7 @@ class SessionId(TypedDict):
 
 class SessionCurrentParams(TypedDict):
     shown: NotRequired[int]
+    before: NotRequired[int]
 
 
 class SessionRenameParams(TypedDict):
@@ -110,9 +111,12 @@ async def session_open(ports: "Ports", params: SessionId) -> SessionView:
 
 
 async def session_current(ports: "Ports", params: SessionCurrentParams) -> SessionView:
-    """The open session's view; ``shown``: how many of its last messages (0: all; default 200)."""
+    """The open session's view; ``shown``: how many of its last messages (0: all; default 50); ``before``:
+    the last ``shown`` before this seq (the earlier messages of a long session, a page at a time)."""
     await ports.state.store()
-    return ports.sessions.view(integer(params, "shown", default=SHOWN_MESSAGES, low=0, high=10_000_000))
+    shown = integer(params, "shown", default=SHOWN_MESSAGES, low=0, high=10_000_000)
+    before = integer(params, "before", low=1, high=2**53) if "before" in params else None
+    return ports.sessions.view(shown, before=before)
 
 
 async def session_rename(ports: "Ports", params: SessionRenameParams) -> SessionRenamed:

@@ -32,6 +32,7 @@ def _session(row: Row) -> Session:
     return Session(row["id"], row["title"], row["created"], row["updated"], row["model"])
 
 
+_NO_SEQ = 2**62  # above every seq: "before" no message
 CONTEXT_BATCH = 256  # rows a streamed context holds at a time
 DECODED_CHARS = 2_000_000
 """How much stored JSON (characters) the decoded messages kept for the next read may come from: a turn's
@@ -205,29 +206,42 @@ class SessionsMixin(ImagesMixin):
         return self.get_message(session_id, seq)
 
     def list_messages(
-        self, session_id: str, *, after_seq: int = 0, limit: int | None = None, earlier_branches: bool = False
+        self,
+        session_id: str,
+        *,
+        after_seq: int = 0,
+        limit: int | None = None,
+        earlier_branches: bool = False,
+        before_seq: int | None = None,
     ) -> list[StoredMessage]:
-        """Every message of the session's current branch in order, summaries included (they are messages
-        too); with ``earlier_branches`` also those an edit or a regenerate replaced (store/branches.py)."""
-        return [_message(r) for r in self._message_rows(session_id, after_seq, limit, earlier_branches)]
+        """Every message of the session's current branch in order (after ``after_seq``, before
+        ``before_seq``), summaries included (they are messages too); with ``earlier_branches`` also those
+        an edit or a regenerate replaced (store/branches.py)."""
+        rows = self._message_rows(session_id, after_seq, limit, earlier_branches, before_seq)
+        return [_message(r) for r in rows]
 
     def _message_rows(
-        self, session_id: str, after_seq: int, limit: int | None, earlier_branches: bool = False
+        self,
+        session_id: str,
+        after_seq: int,
+        limit: int | None,
+        earlier_branches: bool = False,
+        before_seq: int | None = None,
     ) -> list[Row]:
         branch = "" if earlier_branches else "AND kind != 'superseded'"
         return self._rows(
-            f"SELECT * FROM messages WHERE session_id = ? AND seq > ? {branch} ORDER BY seq LIMIT ?",
-            [session_id, after_seq, limit or -1],
+            f"SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq < ? {branch} ORDER BY seq LIMIT ?",
+            [session_id, after_seq, _NO_SEQ if before_seq is None else before_seq, limit or -1],
         )
 
-    def shown_from(self, session_id: str, shown: int) -> tuple[int, int]:
-        """Where the last ``shown`` messages of the current branch start (tool results go with the
-        message that called them): ``(after_seq, earlier)``, the seq to list after and how many
-        messages come before it."""
+    def shown_from(self, session_id: str, shown: int, before_seq: int | None = None) -> tuple[int, int]:
+        """Where the last ``shown`` messages of the current branch (before ``before_seq``) start (tool
+        results go with the message that called them): ``(after_seq, earlier)``, the seq to list after
+        and how many messages come before it."""
         rows = self._rows(
-            "SELECT seq FROM messages WHERE session_id = ? AND kind != 'superseded' AND role != 'tool'"
+            "SELECT seq FROM messages WHERE session_id = ? AND seq < ? AND kind != 'superseded' AND role != 'tool'"
             " ORDER BY seq DESC LIMIT 1 OFFSET ?",
-            [session_id, max(0, shown - 1)],
+            [session_id, _NO_SEQ if before_seq is None else before_seq, max(0, shown - 1)],
         )
         if not rows:
             return 0, 0

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from runtime.store.store import Store
 
-from .common import BLANK, READY_WATCH, Row, Samples, boot_ready_ms, wait_idle
+from .common import BLANK, READY_WATCH, Row, Samples, boot_ready_ms, snapshot_stored, wait_idle
 
 LIMIT_MS = 120_000
 MIB = 1 << 20
@@ -114,6 +114,7 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
         database = Path(tmp) / "current.sqlite"
         ids = seed_sessions(database, [("short chat", 50, False), ("long chat", 5000, False), ("other", 2, False)])
         ctx, page = seeded_page(browser, base, database)
+        snapshot_stored(page)  # the first visit's background work is done before anything is timed
         short: list[float] = []
         long: list[float] = []
         try:
@@ -128,4 +129,4 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
             ctx.close()
     return [Row("opening a 5,000-message session (click → its last answer painted)", "same, a 50-message session",
                 Samples(short), Samples(long), "median", "≤ 1.1 ×",
-                note=f"{runs * 2} opens each, in turn; the view holds its last 200 messages")]
+                note=f"{runs * 2} opens each, in turn; the view holds its last 50 messages, earlier ones come on scrolling up")]

@@ -1,11 +1,12 @@
-"""A long session opens with its last 200 messages and a `messages-earlier` button for the rest: the page
-stays responsive whatever the session holds (every message stays stored)."""
+"""A long session opens with its last 50 messages and a `messages-earlier` button for the rest, which come a
+page of 200 at a time, above what is shown, when the person scrolls up or presses it: the page stays
+responsive whatever the session holds (every message stays stored)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from runtime.store.store import Store
 from scripts.benchlib.long_session import SEED  # the same seeding as the bench's long-session rows
@@ -23,26 +24,74 @@ def long_session(path: Path, turns: int) -> None:
     store.close()
 
 
+def open_seeded(browser: Browser, server: str, database: Path) -> tuple[BrowserContext, Page]:
+    context, _ = guarded_context(browser)
+    context.route("**/__seed/current.sqlite", lambda route: route.fulfill(path=str(database)))
+    page = context.new_page()
+    page.goto(server + "/pyodide/pyodide-lock.json")  # the app's origin, without starting the app
+    page.evaluate(SEED, server + "/__seed/current.sqlite")
+    page.goto(server + "/")
+    wait_ready(page)
+    return context, page
+
+
 def test_a_long_session_shows_its_last_messages_and_the_earlier_ones_on_request(
     browser: Browser, server: str, tmp_path: Path
 ) -> None:
     database = tmp_path / "current.sqlite"
     long_session(database, 130)  # 260 messages
-    context, _ = guarded_context(browser)
+    context, page = open_seeded(browser, server, database)
     try:
-        context.route("**/__seed/current.sqlite", lambda route: route.fulfill(path=str(database)))
-        page = context.new_page()
-        page.goto(server + "/pyodide/pyodide-lock.json")  # the app's origin, without starting the app
-        page.evaluate(SEED, server + "/__seed/current.sqlite")
-        page.goto(server + "/")
-        wait_ready(page)
         expect(messages(page, "assistant").last).to_have_text("answer 130")
-        expect(messages(page, "user")).to_have_count(100)
+        expect(messages(page, "user")).to_have_count(25)
         earlier = page.get_by_test_id("messages-earlier")
-        expect(earlier).to_have_attribute("data-earlier", "60")
+        expect(earlier).to_have_attribute("data-earlier", "210")
+        expect(earlier).to_have_text("Show 200 earlier messages (210 in all)")
+        earlier.click()
+        expect(messages(page, "user")).to_have_count(125)
+        expect(messages(page, "user").first).to_have_text("question 6")
+        expect(earlier).to_have_attribute("data-earlier", "10")
+        expect(earlier).to_have_text("Show the 10 earlier messages")
         earlier.click()
         expect(messages(page, "user")).to_have_count(130)
         expect(messages(page, "user").first).to_have_text("question 1")
         expect(page.get_by_test_id("messages-earlier")).to_have_count(0)
+        # in order, each once
+        users = messages(page, "user").all_text_contents()
+        assert users == [f"question {n}" for n in range(1, 131)]
+    finally:
+        context.close()
+
+
+def test_scrolling_up_brings_the_earlier_messages_above_without_moving_what_is_read(
+    browser: Browser, server: str, tmp_path: Path
+) -> None:
+    database = tmp_path / "current.sqlite"
+    long_session(database, 400)  # 800 messages
+    context, page = open_seeded(browser, server, database)
+    try:
+        expect(messages(page, "user")).to_have_count(25)
+        earlier = page.get_by_test_id("messages-earlier")
+        expect(earlier).to_have_attribute("data-earlier", "750")
+        reading = messages(page, "user").filter(has_text="question 380")
+        page.locator(".scroller").evaluate("(el) => { el.scrollTop = 0; }")
+        expect(earlier).to_have_attribute("data-earlier", "550")  # came without a click
+        expect(messages(page, "user")).to_have_count(125)
+        # the next page comes when the person scrolls near the top again, not before
+        page.wait_for_timeout(300)
+        expect(earlier).to_have_attribute("data-earlier", "550")
+        reading.scroll_into_view_if_needed()
+        top = reading.bounding_box()
+        page.mouse.move(400, 300)
+        page.mouse.wheel(0, -200)
+        page.wait_for_timeout(300)
+        moved = reading.bounding_box()
+        assert top is not None and moved is not None
+        assert abs(moved["y"] - top["y"] - 200) < 40  # the wheel moved it, nothing else did
+        page.locator(".scroller").evaluate("(el) => { el.scrollTop = 10; }")
+        expect(earlier).to_have_attribute("data-earlier", "350")
+        expect(messages(page, "user")).to_have_count(225)
+        users = messages(page, "user").all_text_contents()
+        assert users == [f"question {n}" for n in range(176, 401)]
     finally:
         context.close()

@@ -101,7 +101,12 @@ const chat = new ChatView(
       if (running && !waiting) status.busy();
       else status.ready();
     },
-    showEarlier: (count) => void showSession(count),
+    earlier: async (before, shown) => {
+      const answer = await client.request("session_current", { shown, before });
+      if (answer.ok) return answer.value;
+      chat.showError(`Could not show the earlier messages: ${answer.message}`);
+      return null;
+    },
     storedView: async (shown) => {
       const answer = await client.request("session_current", { shown });
       return answer.ok ? answer.value : null;
@@ -307,11 +312,6 @@ function onReady(): void {
 let resumedRestore = false;
 
 /** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
-async function showSession(shown: number): Promise<void> {
-  if (showView(await client.request("session_current", { shown })))
-    document.querySelector(".scroller")?.scrollTo({ top: 0 }); // where the earlier ones are
-}
-
 /** Show a session view (the one a `session_opened` carries, or more of its messages); false when there is none. */
 function showView(answer: RequestAnswer<"session_current">): boolean {
   if (!answer.ok) console.warn(`[ui] could not load the session: ${answer.message}`);

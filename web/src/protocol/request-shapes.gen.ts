@@ -31,7 +31,7 @@ export const REQUEST_SHAPES: Readonly<Record<string, FieldTable>> = {
   AgentTask: {"kind": {"schema": {"literal": ["agent_task"]}, "required": true}, "turn_id": {"schema": "string", "required": true}, "call_id": {"schema": "string", "required": true}, "task_id": {"schema": "string", "required": true}, "agent": {"schema": "string", "required": true}, "status": {"schema": {"literal": ["running", "done", "failed", "stopped"]}, "required": true}, "session_id": {"schema": "string", "required": true}, "background": {"schema": "boolean", "required": true}, "summary": {"schema": "string", "required": false}},
   SessionView: {"session": {"schema": {"shape": "SessionRecord"}, "required": true}, "messages": {"schema": {"list": {"shape": "ViewMessage"}}, "required": true}, "earlier": {"schema": "integer", "required": true}, "pending_approvals": {"schema": {"list": {"shape": "PendingApproval"}}, "required": true}, "running_turn": {"schema": {"anyOf": ["string", "null"]}, "required": true}, "agent_tasks": {"schema": {"list": {"shape": "AgentTask"}}, "required": true}, "agent": {"schema": "string", "required": true}},
   SessionId: {"session_id": {"schema": "string", "required": true}},
-  SessionCurrentParams: {"shown": {"schema": "integer", "required": false}},
+  SessionCurrentParams: {"shown": {"schema": "integer", "required": false}, "before": {"schema": "integer", "required": false}},
   SessionRenameParams: {"session_id": {"schema": "string", "required": true}, "title": {"schema": "string", "required": true}},
   SessionRenamed: {"session": {"schema": {"shape": "SessionRecord"}, "required": true}},
   SessionDeleted: {"deleted": {"schema": "string", "required": true}, "current": {"schema": {"anyOf": ["string", "null"]}, "required": true}},

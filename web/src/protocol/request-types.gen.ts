@@ -112,7 +112,7 @@ export type SessionView = {
 
 export type SessionId = { session_id: string };
 
-export type SessionCurrentParams = { shown?: number };
+export type SessionCurrentParams = { shown?: number; before?: number };
 
 export type SessionRenameParams = { session_id: string; title: string };
 

@@ -22,6 +22,7 @@ import { markStored, switchBranch } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
+import type { LoadEarlier } from "./earlier-messages";
 import { SwitchHold } from "./switch-hold";
 import { ReplyStream } from "./reply-stream";
 import type { SessionView } from "../../protocol/requests";
@@ -52,8 +53,8 @@ export interface ChatActions {
   decide(callId: string, decision: ApprovalDecision): void;
   /** `waiting`: the turn waits for the person (a stored turn resumed at its approval), not for the runtime. */
   turnChanged(running: boolean, waiting: boolean): void;
-  /** Show `count` more of the session's earlier messages (a long session opens with its last ones). */
-  showEarlier(count: number): void;
+  /** The `count` messages of the open session before seq `before` (a long session opens with its last ones). */
+  earlier: LoadEarlier;
   /** The open session's view as stored now, its last `shown` messages (null: it could not be read). */
   storedView(shown: number): Promise<SessionView | null>;
   /** Bring version `seq` of a message into view: the session's view then (null: refused, said why). */
@@ -178,7 +179,7 @@ export class ChatView {
       transcript: this.transcript,
       media: this.media,
       markEnding: (node, reason) => this.markEnding(node, reason),
-      showEarlier: (n) => this.actions.showEarlier(n),
+      earlier: (before, count) => this.actions.earlier(before, count),
       branches: this.host,
       readSession: this.actions.readSession,
     });

@@ -3,12 +3,13 @@
  * switch): its messages with their reasoning, images and tool cards, "interrupted" notes after a turn
  * the page left, the button for earlier messages, and the calls still waiting for an approval. The
  * last turns are drawn at once; the view's earlier ones follow above them while the page is idle
- * (history-slices.ts), so opening a long session costs what its last screen costs.
+ * (history-slices.ts), so opening a long session costs what its last screen costs. Earlier pages of a
+ * long session are drawn above in the same way when they come (earlier-messages.ts).
  */
 
 import type { ChatMedia } from "../images/chat-media";
 import { markMessage, type BranchHost } from "./branches";
-import { earlierButton } from "./earlier-messages";
+import { earlierButton, type LoadEarlier } from "./earlier-messages";
 import { drawEarlierSlices, sliceStart } from "./history-slices";
 import { ReasoningBlock } from "./reasoning";
 import type { SessionView } from "../../protocol/requests";
@@ -25,7 +26,8 @@ export interface HistoryHost {
   media: ChatMedia | null;
   /** Mark how a stored reply ended (with Continue when it was cut off). */
   markEnding(node: HTMLElement, reason: string): void;
-  showEarlier(count: number): void;
+  /** The messages before the first one shown, a page at a time. */
+  earlier: LoadEarlier;
   branches: BranchHost;
   readSession: ReadSession;
   /** The session's delegated tasks: each is shown on its delegate call's card when that card is drawn. */
@@ -41,13 +43,24 @@ export function drawHistory(view: SessionView, host: HistoryHost): () => void {
   for (const call of view.pending_approvals)
     transcript.card(call.call_id, call.name, call.arguments, true).askApproval();
   const first = transcript.list.firstElementChild;
-  if (view.earlier > 0)
-    transcript.list.prepend(earlierButton(view.earlier, view.messages.length, (n) => host.showEarlier(n)));
-  const anchor = first instanceof HTMLElement ? first : null;
+  const stops = [drawAbove(view.messages.slice(0, start), first, host)];
+  if (view.earlier > 0) {
+    const show = (page: SessionView): void => {
+      const top = button.nextElementSibling; // the first shown, or about to be shown (a slice above it)
+      stops.push(drawAbove(page.messages, top, { ...host, agentTasks: page.agent_tasks }));
+    };
+    const button = earlierButton(view, transcript.scroll.scroller(), host.earlier, show);
+    transcript.list.prepend(button);
+  }
+  return () => stops.forEach((stop) => stop());
+}
+
+/** Draw `messages` (whole turns) above `first`, a slice at a time while the page is idle; returns what stops it. */
+function drawAbove(messages: readonly ShownMessage[], first: Element | null, host: HistoryHost): () => void {
   return drawEarlierSlices(
-    view.messages.slice(0, start),
-    anchor,
-    transcript,
+    messages,
+    first instanceof HTMLElement ? first : null,
+    host.transcript,
     (node, reason) => host.markEnding(node, reason),
     (older, mark) => drawMessages(older, { ...host, markEnding: mark }),
   );

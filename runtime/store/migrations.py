@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
+from runtime.store.sessions import SHOWN_ROWS
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -221,6 +222,17 @@ def _0009_agent_tasks(db: Database) -> None:
     )
 
 
+def _0010_message_view_indexes(db: Database) -> None:
+    """Opening a session reads in what it shows, not in what it stores: where its last messages start and
+    how many come before (the shown rows: no tool results, no versions set aside) are counted in an index
+    of their own, and the rows a reload finds still streaming in one that holds only those."""
+    _run(
+        db,
+        f"CREATE INDEX messages_shown ON messages(session_id, seq) WHERE {SHOWN_ROWS}",
+        "CREATE INDEX messages_streaming ON messages(session_id) WHERE status = 'streaming'",
+    )
+
+
 def _branch_of(kind: str, meta: str | None) -> int | None:
     """The branch number a superseded row was set aside with (None: in view)."""
     if kind != "superseded":
@@ -254,6 +266,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0007_model_windows", _0007_model_windows),
     Migration("0008_message_parent", _0008_message_parent),
     Migration("0009_agent_tasks", _0009_agent_tasks),
+    Migration("0010_message_view_indexes", _0010_message_view_indexes),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -33,6 +33,9 @@ def _session(row: Row) -> Session:
 
 
 _NO_SEQ = 2**62  # above every seq: "before" no message
+SHOWN_ROWS = "kind != 'superseded' AND role != 'tool'"
+"""The rows a view counts (tool results go with their call; versions set aside are not in view): the partial
+index ``messages_shown`` (migration 0010) holds exactly these, so counting them reads no message."""
 CONTEXT_BATCH = 256  # rows a streamed context holds at a time
 DECODED_CHARS = 2_000_000
 """How much stored JSON (characters) the decoded messages kept for the next read may come from: a turn's
@@ -239,16 +242,14 @@ class SessionsMixin(ImagesMixin):
         results go with the message that called them): ``(after_seq, earlier)``, the seq to list after
         and how many messages come before it."""
         rows = self._rows(
-            "SELECT seq FROM messages WHERE session_id = ? AND seq < ? AND kind != 'superseded' AND role != 'tool'"
-            " ORDER BY seq DESC LIMIT 1 OFFSET ?",
+            f"SELECT seq FROM messages WHERE session_id = ? AND seq < ? AND {SHOWN_ROWS} ORDER BY seq DESC LIMIT 1 OFFSET ?",
             [session_id, _NO_SEQ if before_seq is None else before_seq, max(0, shown - 1)],
         )
         if not rows:
             return 0, 0
         start = int(rows[0]["seq"])
         earlier = self._rows(
-            "SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND kind != 'superseded' AND role != 'tool'"
-            " AND seq < ?",
+            f"SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND seq < ? AND {SHOWN_ROWS}",
             [session_id, start],
         )
         return start - 1, int(earlier[0]["n"])

@@ -87,6 +87,7 @@ def test_store_in_pyodide(tmp_path: Path) -> None:
     assert result["migrated"] == [
         "0002_memory_pinned", "0003_pending_approvals", "0004_message_reasoning", "0005_message_images",
         "0006_messages_kept", "0007_model_windows", "0008_message_parent", "0009_agent_tasks",
+        "0010_message_view_indexes",
     ]
     assert result["odd"] == [0, 0, 0, 0, 1]
     assert result["roundtrip"] == ["Prefers trains over planes"]

@@ -176,10 +176,13 @@ def _history_page(contexts: Contexts, base: str, fake_base: str, db: Path) -> tu
     return ctx, page, seed_ms, boot_ms
 
 
+SETTLE_MS = 400
+
+
 def measure_history_step(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,
                          sizes_mb: tuple[int, ...] = (1, 10, 100)) -> list[Row]:
-    """Every size's page is booted first; then the sizes take turns, 3 × `runs` rounds each (a slower
-    minute of the machine falls on every size alike, and the median of 9 holds still where 3 did not)."""
+    """Every size's page is booted first; then the sizes take turns, 5 × `runs` rounds each (a slower
+    minute of the machine falls on every size alike, and the median of 15 holds still where 3 did not)."""
     steps: dict[int, list[float]] = {mb: [] for mb in sizes_mb}
     notes: dict[int, str] = {}
     pages: dict[int, Page] = {}
@@ -197,10 +200,13 @@ def measure_history_step(contexts: Contexts, base: str, fake: TimedFakeLLM, fake
                 db.unlink()
             for mb in sizes_mb:  # not counted
                 tool_round_ms(pages[mb], fake, "write_file", {"path": "out/warm-up.txt", "content": "w\n"})
-            for i in range(runs * 3):
-                for mb in sizes_mb:
+            for i in range(runs * 5):
+                for mb in sizes_mb if i % 2 == 0 else sizes_mb[::-1]:  # none is always first after a pause
                     args = {"path": f"out/new-{i}.txt", "content": f"x{i}\n"}
                     steps[mb].append(tool_round_ms(pages[mb], fake, "write_file", args))
+                    # a turn's after-work (its state save, the next request prepared) is not timed in the
+                    # next size's round: without this pause the middle size always paid for its neighbour's
+                    pages[mb].wait_for_timeout(SETTLE_MS)
         finally:
             for ctx in opened:
                 ctx.close()

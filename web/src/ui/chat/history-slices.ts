@@ -1,8 +1,8 @@
 /**
- * The earlier part of a session's view, drawn after its last turns: a slice of whole turns at a time
- * while the page is idle, each put above what is shown. A person at the end of the conversation stays
- * there, one reading above sees the same messages where they were, and one at the top (after "show
- * earlier") stays at the top, where the earliest arrive last.
+ * The earlier part of a session's view, drawn after its last turns (or a page of earlier messages, drawn
+ * when it comes): a slice of whole turns at a time while the page is idle, each put above what is shown.
+ * A person at the end of the conversation stays there, and one reading above (at the top too) sees the
+ * same messages where they were.
  */
 
 import { dropContinueButtons, markEnding } from "./endings";
@@ -75,16 +75,19 @@ function markOlder(
   mark(node, reason);
 }
 
-/** Move `staging`'s nodes above `anchor`, keeping what the person looks at in place. */
+/**
+ * Move `staging`'s nodes above `anchor`, keeping what the person looks at in place: at the end, the view
+ * stays at the end; anywhere else (the top included) the message read stays where it was, so scrolling
+ * up goes on into what just came.
+ */
 function insertAbove(transcript: Transcript, staging: HTMLElement, anchor: HTMLElement | null): void {
   const { list, scroll } = transcript;
   const atEnd = scroll.nearBottom();
-  const atTop = scroll.scroller().scrollTop === 0;
   const ref = anchor?.isConnected ? anchor : list.querySelector<HTMLElement>(".kept");
   const before = ref?.getBoundingClientRect().top ?? 0;
   const nodes = [...staging.children];
   if (ref) ref.before(...nodes);
   else list.append(...nodes);
   if (atEnd) scroll.toEnd();
-  else if (!atTop && ref) scroll.scroller().scrollTop += ref.getBoundingClientRect().top - before;
+  else if (ref) scroll.scroller().scrollTop += ref.getBoundingClientRect().top - before;
 }

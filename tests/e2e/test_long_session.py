@@ -77,6 +77,10 @@ def test_scrolling_up_brings_the_earlier_messages_above_without_moving_what_is_r
         page.locator(".scroller").evaluate("(el) => { el.scrollTop = 0; }")
         expect(earlier).to_have_attribute("data-earlier", "550")  # came without a click
         expect(messages(page, "user")).to_have_count(125)
+        # what was at the top stays in view where it was (the page came above it), so scrolling on goes up
+        # into the page that came
+        expect(messages(page, "user").filter(has_text="question 376")).to_be_in_viewport()
+        assert page.locator(".scroller").evaluate("(el) => el.scrollTop") > 1000
         # the next page comes when the person scrolls near the top again, not before
         page.wait_for_timeout(300)
         expect(earlier).to_have_attribute("data-earlier", "550")
@@ -88,7 +92,7 @@ def test_scrolling_up_brings_the_earlier_messages_above_without_moving_what_is_r
         moved = reading.bounding_box()
         assert top is not None and moved is not None
         assert abs(moved["y"] - top["y"] - 200) < 40  # the wheel moved it, nothing else did
-        page.locator(".scroller").evaluate("(el) => { el.scrollTop = 10; }")
+        page.locator(".scroller").evaluate("(el) => { el.scrollTop = 0; }")
         expect(earlier).to_have_attribute("data-earlier", "350")
         expect(messages(page, "user")).to_have_count(225)
         users = messages(page, "user").all_text_contents()

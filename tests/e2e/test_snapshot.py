@@ -80,3 +80,43 @@ def test_a_bad_snapshot_falls_back_to_a_normal_boot(browser: Browser, server: st
         # It was dropped, and the page makes a good one for the next visit.
         expect(app.page.get_by_test_id("runtime-status")).to_have_attribute("data-snapshot", "stored",
                                                                            timeout=SNAPSHOT_MS)
+
+
+# The stored snapshot's bytes kept, the sha256 beside them changed: bytes that restore but do not match.
+MISMATCH_JS = """
+async () => {
+  const cache = await caches.open("tidepool-snapshot-v1");
+  const [request] = await cache.keys();
+  const response = await cache.match(request);
+  const headers = new Headers(response.headers);
+  headers.set("x-tidepool-sha256", "0".repeat(64));
+  await cache.put(request, new Response(await response.arrayBuffer(), { headers }));
+  return (await cache.keys()).length;
+}
+"""
+
+
+def test_a_snapshot_that_restores_but_fails_its_sha256_is_dropped_after_ready(browser: Browser, server: str) -> None:
+    with running_app(browser, server + "/") as app:
+        status = app.page.get_by_test_id("runtime-status")
+        wait_ready(app.page)
+        expect(status).to_have_attribute("data-snapshot", "stored", timeout=SNAPSHOT_MS)
+        assert app.page.evaluate(MISMATCH_JS) == 1
+        warnings: list[str] = []
+        app.page.on("console", lambda m: warnings.append(m.text) if "snapshot was not used" in m.text else None)
+        app.page.reload()
+        wait_ready(app.page)
+        # restored (the sha256 is not on the boot's path), then found damaged and dropped
+        expect(status).to_have_attribute("data-snapshot", "loaded")
+        kept = "async () => (await (await caches.open('tidepool-snapshot-v1')).keys()).length"
+        waited = 0
+        while (not warnings or app.page.evaluate(kept)) and waited < 60_000:
+            app.page.wait_for_timeout(100)
+            waited += 100
+        assert len(warnings) == 1 and "damaged (sha256 mismatch); dropped after ready" in warnings[0], warnings
+        assert app.page.evaluate(kept) == 0
+        # the next visit boots plainly and makes a good one
+        app.page.reload()
+        wait_ready(app.page)
+        assert snapshot_state(app.page) != "loaded"
+        expect(status).to_have_attribute("data-snapshot", "stored", timeout=SNAPSHOT_MS)

@@ -22,7 +22,7 @@ import { SandboxRunner } from "../sandbox/runner";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
 import { pyodideEntry, type Feed } from "./python-entry";
-import { cacheSnapshotStore, checkSnapshot, snapshotKey } from "./snapshot";
+import { cacheSnapshotStore, checkSnapshot, DAMAGED, snapshotKey } from "./snapshot";
 import { fetchManifest, fetchWheels, installWheels, unpackLater, type LaterWheels, type Manifest } from "./wheels";
 
 interface WorkerScope {
@@ -94,15 +94,16 @@ interface LoadedPython {
   pyodide: PyodideAPI;
   mode: BootMode;
   key: string | null;
+  /** From a snapshot: check its sha256 (after `ready`), dropping it when it does not match. */
+  verify?: () => Promise<void>;
 }
 
 /**
  * Load Pyodide: from the stored memory snapshot for this manifest when there is one that checks out
- * (its sha256, a heap Pyodide can restore, the runtime's modules present), otherwise plainly; a
- * snapshot that fails any of these is dropped. The page makes a new one after `ready` (snapshot
- * worker). The manifest is fetched alongside. The snapshot is read and checked while Pyodide fetches
- * and compiles its wasm: Pyodide waits for the checked bytes only to restore them, and a check that
- * fails fails the load (then the boot goes on plainly).
+ * (a heap Pyodide can restore, the runtime's modules present; its sha256 after `ready`, see
+ * snapshot.ts), otherwise plainly; a snapshot that fails any of these is dropped. The page makes a new
+ * one after `ready` (snapshot worker). The manifest is fetched alongside. Pyodide waits for the checked
+ * bytes to restore them, and a check that fails fails the load (then the boot goes on plainly).
  */
 async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
   progress("load-pyodide");
@@ -118,8 +119,9 @@ async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
     .catch(() => null);
   const stored = key && snapshots ? await snapshots.find(key).catch(dropped) : null;
   if (key && stored) {
+    const read = stored.read();
     try {
-      const checked = stored.read().then((bytes) => {
+      const checked = read.then((bytes) => {
         mark("snapshot-read");
         const check = checkSnapshot(bytes);
         if (!check.ok) throw new Error(check.reason);
@@ -131,9 +133,14 @@ async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
       // A heap that loads but lacks the runtime's modules is no use: the entry checks before it is trusted.
       pyodideEntry(pyodide).check_snapshot();
       mark("snapshot-checked");
-      return { pyodide: withStdio(pyodide), mode: "from-snapshot", key };
+      const verify = async (): Promise<void> => {
+        if (!(await stored.verify(await read))) await dropped(new Error(`${DAMAGED}; dropped after ready`));
+      };
+      return { pyodide: withStdio(pyodide), mode: "from-snapshot", key, verify };
     } catch (err) {
-      await dropped(err);
+      // Damaged bytes are the likelier cause of a failed restore: say so when they are.
+      const damaged = await read.then((bytes) => stored.verify(bytes)).then((ok) => !ok, () => false);
+      await dropped(damaged ? new Error(DAMAGED) : err);
     }
   }
   const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/" });
@@ -314,7 +321,7 @@ async function boot(): Promise<void> {
     progress("handshake");
     await adapter.whenReady(HANDSHAKE_TIMEOUT_MS);
     const line = `boot (${mode}): ${stepStarts.join(" ")} ready@${Math.round(performance.now())}`;
-    if (later) unpackAfterReady(pyodide, later, line);
+    if (later) void unpackAfterReady(pyodide, later, line).then(loaded.verify);
     else log("info", `${line} ms`);
     sandbox.warmUp().catch((err: unknown) => {
       post({
@@ -334,22 +341,25 @@ async function boot(): Promise<void> {
 
 /**
  * One wheel per task after `ready`, so a message from the page waits for one wheel at most; an import
- * that needs them first unpacks the rest at once (`defer_wheels`).
+ * that needs them first unpacks the rest at once (`defer_wheels`). Resolves when all are unpacked.
  */
-function unpackAfterReady(pyodide: PyodideAPI, later: LaterWheels, line: string): void {
-  const step = (): void => {
-    try {
-      if (later.next()) return void setTimeout(step, 0);
-      pyodideEntry(pyodide).wheels_unpacked();
-      log("info", `${line} wheels-unpacked@${Math.round(performance.now())} ms`);
-    } catch (err) {
-      log(
-        "warning",
-        `the wheels could not be unpacked after ready: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
-  };
-  setTimeout(step, 0);
+function unpackAfterReady(pyodide: PyodideAPI, later: LaterWheels, line: string): Promise<void> {
+  return new Promise((done) => {
+    const step = (): void => {
+      try {
+        if (later.next()) return void setTimeout(step, 0);
+        pyodideEntry(pyodide).wheels_unpacked();
+        log("info", `${line} wheels-unpacked@${Math.round(performance.now())} ms`);
+      } catch (err) {
+        log(
+          "warning",
+          `the wheels could not be unpacked after ready: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      done();
+    };
+    setTimeout(step, 0);
+  });
 }
 
 /** Keep a Python traceback readable: drop Pyodide's internal frames. */

@@ -5,6 +5,12 @@
  * version and the wheel manifest's hashes (a new build or new wheels never reuse an old heap), with
  * the snapshot's sha256 beside it. Only one snapshot is kept. Every failure here is reported to the
  * caller, which falls back to a normal boot; a snapshot that failed to load is dropped.
+ *
+ * The sha256 is checked after `ready`, not before the restore: hashing 31 MB cost the boot's one thread
+ * ~40 ms (and a second core as much), a tenth of a warm boot. A damaged heap is still caught before it
+ * is trusted by what the boot checks anyway (the header and size here, Pyodide's restore, the runtime's
+ * modules present), the browser's cache checks its own checksum when it reads the entry, and a mismatch
+ * found after `ready` drops the snapshot (the next visit boots plainly and makes a new one).
  */
 
 const CACHE_NAME = "tidepool-snapshot-v1";
@@ -48,9 +54,13 @@ export type SnapshotState = "stored" | "refused" | "absent";
 
 /** A snapshot found in the store, not read yet. */
 export interface StoredSnapshot {
-  /** Its bytes, read and checked against the sha256 stored beside them; rejects when they do not match. */
+  /** Its bytes as stored (their sha256 is checked by `verify`, off the boot's path). */
   read(): Promise<Uint8Array>;
+  /** Whether `bytes` (those `read` gave) match the sha256 stored beside them. */
+  verify(bytes: Uint8Array): Promise<boolean>;
 }
+
+export const DAMAGED = "the stored snapshot is damaged (sha256 mismatch)";
 
 export interface SnapshotStore {
   /** The snapshot for `key`, or null: found without reading it, so a boot can start Pyodide meanwhile. */
@@ -84,10 +94,10 @@ export function cacheSnapshotStore(origin: string): SnapshotStore | null {
       if (!response) return null;
       return {
         async read() {
-          const bytes = new Uint8Array(await response.arrayBuffer());
-          if ((await sha256Hex(bytes)) !== response.headers.get(DIGEST_HEADER))
-            throw new Error("the stored snapshot is damaged (sha256 mismatch)");
-          return bytes;
+          return new Uint8Array(await response.arrayBuffer());
+        },
+        async verify(bytes) {
+          return (await sha256Hex(bytes)) === response.headers.get(DIGEST_HEADER);
         },
       };
     },

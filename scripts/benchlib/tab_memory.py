@@ -6,11 +6,11 @@ database of `long_session.seed_sessions` (a 1,000- and a 5,000-message session w
 open; the same database with the 1,000- or the 5,000-message session opened. In each, one real turn
 that runs `run_python` first (in the session open after boot, so the sandbox and its Pyodide are up in
 every case, and the long sessions hold no new turn), then the Python snapshot stored (its short-lived
-worker gone), the session opened, its view drawn (200 messages) and the runtime idle (the next turn's
+worker gone), the session opened, its view drawn (its last 50 messages) and the runtime idle (the next turn's
 request prepared). Read then, with only that tab open: the private memory of the browser's renderer
 processes (`/proc/<pid>/smaps_rollup`, pids from CDP `SystemInfo.getProcessInfo`: every JS heap, the
 runtime's and the sandbox's Wasm memories, the DOM) and, per target (`targets.py`), the JS heap after a
-GC and its array buffers. The growth should follow what is shown (at most 200 messages), not what is stored.
+GC and its array buffers. The growth should follow what is shown (at most 50 messages when it opens), not what is stored.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def _row(label: str, fresh: list[Reading], case: list[Reading]) -> Row:
 
     tab, base = _mib(case, "renderers"), _mib(fresh, "renderers")
     return Row(f"tab memory, {label} (MiB, renderers' private memory)", "fresh boot, the same turn", base, tab,
-               "median", "growth with what is shown (≤ 200 messages)",
+               "median", "growth with what is shown (≤ 50 messages)",
                ratio_text=f"{tab.stat('median') - base.stat('median'):+.0f} MiB",
                note=f"page JS heap {both('page')} MiB; workers' and frames' JS heaps {both('workers')} MiB; "
                     f"array buffers {both('buffers')} MiB (after a GC); {len(case[0].renderers)} renderers")

@@ -242,7 +242,8 @@ class SessionsMixin(ImagesMixin):
         results go with the message that called them): ``(after_seq, earlier)``, the seq to list after
         and how many messages come before it."""
         rows = self._rows(
-            f"SELECT seq FROM messages WHERE session_id = ? AND seq < ? AND {SHOWN_ROWS} ORDER BY seq DESC LIMIT 1 OFFSET ?",
+            f"SELECT seq FROM messages WHERE session_id = ? AND seq < ? AND {SHOWN_ROWS}"
+            " ORDER BY seq DESC LIMIT 1 OFFSET ?",
             [session_id, _NO_SEQ if before_seq is None else before_seq, max(0, shown - 1)],
         )
         if not rows:

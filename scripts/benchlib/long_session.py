@@ -129,4 +129,4 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
             ctx.close()
     return [Row("opening a 5,000-message session (click → its last answer painted)", "same, a 50-message session",
                 Samples(short), Samples(long), "median", "≤ 1.1 ×",
-                note=f"{runs * 2} opens each, in turn; the view holds its last 50 messages, earlier ones come on scrolling up")]
+                note=f"{runs * 2} opens each, in turn; the view opens with its last 50 messages")]

@@ -10,7 +10,8 @@ worker gone), the session opened, its view drawn (its last 50 messages) and the 
 request prepared). Read then, with only that tab open: the private memory of the browser's renderer
 processes (`/proc/<pid>/smaps_rollup`, pids from CDP `SystemInfo.getProcessInfo`: every JS heap, the
 runtime's and the sandbox's Wasm memories, the DOM) and, per target (`targets.py`), the JS heap after a
-GC and its array buffers. The growth should follow what is shown (at most 50 messages when it opens), not what is stored.
+GC and its array buffers. The growth should follow what is shown (at most 50 messages when it opens), not what
+is stored.
 """
 
 from __future__ import annotations

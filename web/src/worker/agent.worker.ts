@@ -139,7 +139,12 @@ async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
       return { pyodide: withStdio(pyodide), mode: "from-snapshot", key, verify };
     } catch (err) {
       // Damaged bytes are the likelier cause of a failed restore: say so when they are.
-      const damaged = await read.then((bytes) => stored.verify(bytes)).then((ok) => !ok, () => false);
+      const damaged = await read
+        .then((bytes) => stored.verify(bytes))
+        .then(
+          (ok) => !ok,
+          () => false,
+        );
       await dropped(damaged ? new Error(DAMAGED) : err);
     }
   }

@@ -46,6 +46,7 @@ export function earlierButton(
     if (!button.isConnected) return; // another session (or version) is shown now
     button.disabled = false;
     if (!page) return; // said where it failed; the button stays for another try
+    if (page.session.id !== view.session.id) return; // answered after a switch: its view replaces this one
     show(page);
     earlier = page.earlier;
     first = page.messages[0]?.seq ?? first;

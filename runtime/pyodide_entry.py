@@ -4,7 +4,8 @@ imports ``js`` / ``pyodide``. Its functions are typed for TypeScript in ``web/sr
 
     entry.warm_up()          // the snapshot worker, before making a memory snapshot
     entry.check_snapshot()   // right after loading one: raises unless it holds what warm_up imported
-    entry.defer_wheels(unpack)   // from a snapshot: the wheels are unpacked after ready (see there)
+    entry.defer_wheels(unpack)   // from a snapshot: the wheels are unpacked after ready (see there);
+                                 // unpack(name) unpacks those holding top-level module `name` now
     entry.wheels_unpacked()
     const feed = entry.start((u8) => onRuntimeBytes(u8));
     feed(bytes);             // a Uint8Array of host bytes, in any split
@@ -36,9 +37,12 @@ _running: set[asyncio.Task[None]] = set()  # keeps the session task alive
 def warm_up() -> list[str]:
     """Import what a boot imports on its way to ``ready`` (what a memory snapshot should hold): this
     module's own imports, and the tools and providers the boot registers, by building the same
-    registries. Returns the runtime's modules now loaded, sorted."""
+    registries; and sqlite-utils, which opening the stored session imports right after ``ready`` (its
+    bytecode ships with its wheel, so importing it leaves the heap at its first size: snapshot.ts).
+    Returns the runtime's modules now loaded, sorted."""
     builtin_registry()
     builtin_providers()
+    importlib.import_module("sqlite_utils")
     return sorted(name for name in sys.modules if name == "runtime" or name.startswith("runtime."))
 
 
@@ -58,21 +62,25 @@ def check_snapshot() -> None:
 
 class _UnpackFirst:
     """The last finder on ``sys.meta_path`` while the wheels wait to be unpacked: an import nothing else
-    found unpacks them (``unpack``, synchronous JavaScript) and looks again."""
+    found unpacks the wheels that hold its top-level name (``unpack(name)``, synchronous JavaScript; true
+    when it unpacked one) and looks again. The others wait for their turn after ``ready``."""
 
-    def __init__(self, unpack: Callable[[], object]) -> None:
+    def __init__(self, unpack: Callable[[str], object]) -> None:
         self._unpack = unpack
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        self._unpack()
-        wheels_unpacked()  # takes this finder off sys.meta_path
+        if not self._unpack(fullname.partition(".")[0]):
+            return None  # no wheel holds it: the import fails as it would anyway
+        importlib.invalidate_caches()
         return importlib.machinery.PathFinder.find_spec(fullname, path, target)
 
 
-def defer_wheels(unpack: Callable[[], object]) -> None:
+def defer_wheels(unpack: Callable[[str], object]) -> None:
     """From a snapshot the runtime's modules are already in memory, so its wheels need not be on the file
-    system before ``ready``: the worker unpacks them right after it (``unpack`` then ``wheels_unpacked``).
-    Until then an import of anything the snapshot lacks unpacks them first (``_UnpackFirst``)."""
+    system before ``ready``: the worker unpacks them right after it, then calls ``wheels_unpacked``.
+    Until then an import of anything the snapshot lacks unpacks the wheels that hold it first
+    (``_UnpackFirst``): opening the store right after ``ready`` needs sqlite-utils and what it imports,
+    not the whole set."""
     sys.meta_path.append(_UnpackFirst(unpack))
 
 

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -158,7 +159,17 @@ def copy_wheels(folder: Path, wheels: list[Path], precompile: Sequence[Path] = (
         script = ROOT / "scripts" / "precompile_wheels.mjs"
         subprocess.run(["node", str(script), str(PUBLIC / "pyodide"), *map(str, compiled)], check=True,
                        stdout=subprocess.DEVNULL)
-    return [{"file": c.name, "sha256": hashlib.sha256(c.read_bytes()).hexdigest()} for c in copies]
+    return [{"file": c.name, "sha256": hashlib.sha256(c.read_bytes()).hexdigest(), "top_level": top_level(c)}
+            for c in copies]
+
+
+def top_level(wheel: Path) -> list[str]:
+    """The top-level modules and packages a wheel holds (a boot from a snapshot unpacks a wheel early only
+    when an import needs one of them: runtime/pyodide_entry.py, `defer_wheels`)."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = {n.split("/", 1)[0] for n in archive.namelist()}
+    found = {n.removesuffix(".py") for n in names if not n.endswith((".dist-info", ".data", ".pth"))}
+    return sorted(n for n in found if n.isidentifier() and n != "__pycache__")
 
 
 OnImport = Sequence[tuple[list[str], list[Path]]]

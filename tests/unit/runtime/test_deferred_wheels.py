@@ -1,5 +1,6 @@
 """A boot from a memory snapshot unpacks the wheels after `ready` (runtime.pyodide_entry.defer_wheels):
-until then an import that nothing else can answer unpacks them first, once, and then finds its module."""
+until then an import that nothing else can answer unpacks the wheels holding its top-level name first,
+and then finds its module; an import no wheel holds fails as it would anyway."""
 
 from __future__ import annotations
 
@@ -17,32 +18,40 @@ def waiting() -> int:
     return sum(type(finder).__name__ == "_UnpackFirst" for finder in sys.meta_path)
 
 
-def test_an_import_before_the_unpack_unpacks_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_import_before_the_unpack_unpacks_its_wheel_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))  # site-packages: on sys.path, empty until unpacked
-    calls: list[int] = []
+    asked: list[str] = []
 
-    def unpack() -> None:
-        calls.append(1)
-        (tmp_path / f"{MODULE}.py").write_text("VALUE = 'from the wheel'\n")
+    def unpack(name: str) -> bool:
+        asked.append(name)
+        if name != MODULE:
+            return False  # no wheel holds it
+        (tmp_path / MODULE).mkdir()
+        (tmp_path / MODULE / "__init__.py").write_text("VALUE = 'from the wheel'\n")
+        (tmp_path / MODULE / "part.py").write_text("PART = 'a submodule'\n")
+        return True
 
     defer_wheels(unpack)
     try:
         assert waiting() == 1
         module = __import__(MODULE)
         assert module.VALUE == "from the wheel"
-        assert calls == [1]
-        assert waiting() == 0
+        assert __import__(f"{MODULE}.part", fromlist=["PART"]).PART == "a submodule"
+        assert asked == [MODULE], "the submodule came with its package's wheel"
         with pytest.raises(ModuleNotFoundError):
             __import__("tidepool_no_such_module_anywhere")
-        assert calls == [1], "unpacked once only"
+        assert asked == [MODULE, "tidepool_no_such_module_anywhere"]
+        assert waiting() == 1, "the other wheels are unpacked in their turn, after ready"
     finally:
+        sys.modules.pop(f"{MODULE}.part", None)
         sys.modules.pop(MODULE, None)
         wheels_unpacked()
+    assert waiting() == 0
 
 
 def test_unpacked_after_ready_nothing_waits(tmp_path: Path) -> None:
-    calls: list[int] = []
-    defer_wheels(lambda: calls.append(1))
+    calls: list[str] = []
+    defer_wheels(lambda name: calls.append(name))
     wheels_unpacked()  # the worker unpacked them itself, right after ready
     assert waiting() == 0
     with pytest.raises(ModuleNotFoundError):

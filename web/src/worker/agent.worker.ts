@@ -307,7 +307,7 @@ async function boot(): Promise<void> {
       progress("install-wheels");
       later = await unpackLater(pyodide, manifest, await wheelsPromise);
       const wheels = later;
-      pyodideEntry(pyodide).defer_wheels(() => wheels.rest());
+      pyodideEntry(pyodide).defer_wheels((name) => wheels.provide(name));
     } else {
       await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
     }
@@ -346,7 +346,7 @@ async function boot(): Promise<void> {
 
 /**
  * One wheel per task after `ready`, so a message from the page waits for one wheel at most; an import
- * that needs them first unpacks the rest at once (`defer_wheels`). Resolves when all are unpacked.
+ * that needs one first unpacks it at once (`defer_wheels`). Resolves when all are unpacked.
  */
 function unpackAfterReady(pyodide: PyodideAPI, later: LaterWheels, line: string): Promise<void> {
   return new Promise((done) => {

@@ -15,8 +15,11 @@ export interface PyodideEntry {
   warm_up(): unknown;
   /** Right after a snapshot is loaded: throws unless it holds what `warm_up` imports; reseeds `random`. */
   check_snapshot(): void;
-  /** From a snapshot: until `wheels_unpacked`, an import the snapshot cannot answer calls `unpack` first. */
-  defer_wheels(unpack: () => void): void;
+  /**
+   * From a snapshot: until `wheels_unpacked`, an import the snapshot cannot answer calls `unpack` with its
+   * top-level name first (true: a wheel holding it was unpacked).
+   */
+  defer_wheels(unpack: (name: string) => boolean): void;
   /** The wheels are in site-packages (after `defer_wheels`). */
   wheels_unpacked(): void;
   /** Start the runtime; `write` receives its output frames. */

@@ -8,7 +8,8 @@ import type { PyodideAPI } from "pyodide";
 import { sitePackages } from "./python-entry";
 
 export interface Manifest {
-  wheels: { file: string; sha256: string }[];
+  /** `top_level`: the top-level modules a wheel holds (absent: any, so it is unpacked at any miss). */
+  wheels: { file: string; sha256: string; top_level?: string[] }[];
 }
 
 export function fetchManifest(): Promise<Manifest> {
@@ -58,8 +59,9 @@ export async function installWheels(
 export interface LaterWheels {
   /** Unpack the next wheel; false when none is left. */
   next(): boolean;
-  /** Unpack every wheel not yet unpacked (synchronous: an import is waiting for them). */
-  rest(): void;
+  /** Unpack the wheels holding top-level module `name` not yet unpacked (synchronous: an import is waiting
+   * for them); whether one was. */
+  provide(name: string): boolean;
 }
 
 /** Wait for the wheels (fetched and checked) and answer their unpacking, for after `ready`. */
@@ -73,18 +75,27 @@ export async function unpackLater(
     manifest.wheels.map(async (wheel, i) => {
       const buf = await buffers[i];
       if (!buf) throw new Error(`missing ${wheel.file}`);
-      return new Uint8Array(buf);
+      return { bytes: new Uint8Array(buf), holds: wheel.top_level };
     }),
   );
+  const unpack = (at: number): void => {
+    const [wheel] = left.splice(at, 1);
+    if (wheel) pyodide.unpackArchive(wheel.bytes, "wheel", { extractDir });
+  };
   const next = (): boolean => {
-    const wheel = left.shift();
-    if (wheel) pyodide.unpackArchive(wheel, "wheel", { extractDir });
+    unpack(0);
     return left.length > 0;
   };
-  const rest = (): void => {
-    while (left.length > 0) next();
+  const provide = (name: string): boolean => {
+    let unpacked = false;
+    for (let i = left.length - 1; i >= 0; i--)
+      if (!left[i]?.holds || left[i]?.holds?.includes(name)) {
+        unpack(i);
+        unpacked = true;
+      }
+    return unpacked;
   };
-  return { next, rest };
+  return { next, provide };
 }
 
 async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Promise<void> {

@@ -55,7 +55,7 @@ export async function installWheels(
   progress(1);
 }
 
-/** The wheels of a boot from a snapshot, unpacked after `ready`: one at a time, or all at once. */
+/** The wheels of a boot from a snapshot, unpacked after `ready` one at a time, or when an import needs one. */
 export interface LaterWheels {
   /** Unpack the next wheel; false when none is left. */
   next(): boolean;

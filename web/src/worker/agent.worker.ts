@@ -22,8 +22,9 @@ import { SandboxRunner } from "../sandbox/runner";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
 import { pyodideEntry, type Feed } from "./python-entry";
-import { cacheSnapshotStore, checkSnapshot, DAMAGED, snapshotKey } from "./snapshot";
-import { fetchManifest, fetchWheels, installWheels, unpackLater, type LaterWheels, type Manifest } from "./wheels";
+import { cacheSnapshotStore } from "./snapshot";
+import { loadPython, type LoadedPython } from "./load-python";
+import { fetchManifest, fetchWheels, installWheels, unpackLater, type LaterWheels } from "./wheels";
 
 interface WorkerScope {
   postMessage(message: WorkerToMain): void;
@@ -83,92 +84,6 @@ function progress(step: BootStep, fraction = 0): void {
   const index = BOOT_STEPS.findIndex((s) => s.step === step);
   const label = BOOT_STEPS[index]?.label ?? step;
   post({ type: "boot_progress", step, index, total: BOOT_STEPS.length, label, fraction });
-}
-
-type PyodideModule = typeof import("pyodide");
-
-/** How this boot got its Python: from the stored snapshot, or plainly. */
-type BootMode = "from-snapshot" | "plain";
-
-interface LoadedPython {
-  pyodide: PyodideAPI;
-  mode: BootMode;
-  key: string | null;
-  /** From a snapshot: check its sha256 (after `ready`), dropping it when it does not match. */
-  verify?: () => Promise<void>;
-}
-
-/**
- * Load Pyodide: from the stored memory snapshot for this manifest when there is one that checks out
- * (a heap Pyodide can restore, the runtime's modules present; its sha256 after `ready`, see
- * snapshot.ts), otherwise plainly; a snapshot that fails any of these is dropped. The page makes a new
- * one after `ready` (snapshot worker). The manifest is fetched alongside. Pyodide waits for the checked
- * bytes to restore them, and a check that fails fails the load (then the boot goes on plainly).
- */
-async function loadPython(manifest: Promise<Manifest>): Promise<LoadedPython> {
-  progress("load-pyodide");
-  const mod = (await import(/* @vite-ignore */ PYODIDE_URL)) as PyodideModule;
-  mark("pyodide-imported");
-  const key = await manifest
-    .then((m) =>
-      snapshotKey(
-        mod.version,
-        m.wheels.map((w) => w.sha256),
-      ),
-    )
-    .catch(() => null);
-  const stored = key && snapshots ? await snapshots.find(key).catch(dropped) : null;
-  if (key && stored) {
-    const read = stored.read();
-    try {
-      const checked = read.then((bytes) => {
-        mark("snapshot-read");
-        const check = checkSnapshot(bytes);
-        if (!check.ok) throw new Error(check.reason);
-        return bytes;
-      });
-      checked.catch(() => undefined); // awaited by loadPyodide, unless it failed before it got there
-      const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/", _loadSnapshot: checked });
-      mark("snapshot-restored");
-      // A heap that loads but lacks the runtime's modules is no use: the entry checks before it is trusted.
-      pyodideEntry(pyodide).check_snapshot();
-      mark("snapshot-checked");
-      const verify = async (): Promise<void> => {
-        if (!(await stored.verify(await read))) await dropped(new Error(`${DAMAGED}; dropped after ready`));
-      };
-      return { pyodide: withStdio(pyodide), mode: "from-snapshot", key, verify };
-    } catch (err) {
-      // Damaged bytes are the likelier cause of a failed restore: say so when they are.
-      const damaged = await read
-        .then((bytes) => stored.verify(bytes))
-        .then(
-          (ok) => !ok,
-          () => false,
-        );
-      await dropped(damaged ? new Error(DAMAGED) : err);
-    }
-  }
-  const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/" });
-  return { pyodide: withStdio(pyodide), mode: "plain", key };
-
-  async function dropped(err: unknown): Promise<null> {
-    log(
-      "warning",
-      `the stored Python snapshot was not used, booting without it: ${err instanceof Error ? err.message : String(err)}`,
-    );
-    if (key) await snapshots?.drop(key).catch(() => undefined);
-    return null;
-  }
-}
-
-function withStdio(pyodide: PyodideAPI): PyodideAPI {
-  pyodide.setStdout({
-    batched: (line: string) => post({ type: "log", source: "stdout", level: "info", message: line }),
-  });
-  pyodide.setStderr({
-    batched: (line: string) => post({ type: "log", source: "stderr", level: "warning", message: line }),
-  });
-  return pyodide;
 }
 
 function log(level: "info" | "warning", message: string): void {
@@ -293,7 +208,14 @@ async function boot(): Promise<void> {
     // The wheels download while Python loads.
     const wheelsPromise = manifestPromise.then(fetchWheels);
     wheelsPromise.catch(() => undefined); // a manifest failure is reported at fetch-manifest
-    loaded = await loadPython(manifestPromise);
+    loaded = await loadPython(manifestPromise, {
+      pyodideUrl: PYODIDE_URL,
+      snapshots,
+      mark,
+      progress,
+      log,
+      post,
+    });
     const { pyodide, mode, key } = loaded;
     pythonFS = fsOf(pyodide);
     step = "fetch-manifest";

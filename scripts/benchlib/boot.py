@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page
@@ -27,6 +26,7 @@ from .common import (
     Samples,
     boot_ready_ms,
     configure,
+    recorded_ms,
     send,
     snapshot_stored,
     wait_idle,
@@ -135,15 +135,9 @@ SHOWN_WATCH = """
 """
 
 
-def shown_ms(page: Page, timeout_s: float = 60.0) -> float:
+def shown_ms(page: Page) -> float:
     """The page-side time the stored conversation's first message was drawn (recorded by SHOWN_WATCH)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        shown = page.evaluate("() => window.__shownAt")
-        if shown is not None:
-            return float(shown)
-        page.wait_for_timeout(20)
-    raise TimeoutError("the stored conversation was not shown")
+    return recorded_ms(page, "__shownAt", 60_000, "the stored conversation was not shown", every_ms=20)
 
 
 def measure_boot(browser: Browser, base: str, runs: int) -> list[Row]:

@@ -154,13 +154,18 @@ def boot_ready_ms(page: Page, base: str) -> float:
     `eval`, which the app's CSP forbids.)
     """
     page.goto(base + "/")
-    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+    return recorded_ms(page, "__readyAt", BOOT_TIMEOUT_MS, "the app did not reach ready")
+
+
+def recorded_ms(page: Page, name: str, timeout_ms: float, failure: str, every_ms: int = 50) -> float:
+    """The page-side time an init script recorded in `window[name]`, polled until it is there."""
+    deadline = time.monotonic() + timeout_ms / 1000
     while time.monotonic() < deadline:
-        ready_at = page.evaluate("() => window.__readyAt")
-        if ready_at is not None:
-            return float(ready_at)
-        page.wait_for_timeout(50)
-    raise TimeoutError("the app did not reach ready")
+        at = page.evaluate("(name) => window[name]", name)
+        if at is not None:
+            return float(at)
+        page.wait_for_timeout(every_ms)
+    raise TimeoutError(failure)
 
 
 def snapshot_stored(page: Page) -> bool:

@@ -4,9 +4,11 @@ responsive whatever the session holds (every message stays stored)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from runtime.store.store import Store
 from scripts.benchlib.long_session import SEED  # the same seeding as the bench's long-session rows
@@ -24,24 +26,28 @@ def long_session(path: Path, turns: int) -> None:
     store.close()
 
 
-def open_seeded(browser: Browser, server: str, database: Path) -> tuple[BrowserContext, Page]:
+@contextmanager
+def long_session_open(browser: Browser, server: str, tmp_path: Path, turns: int) -> Iterator[Page]:
+    """The app booted on a state database holding one session of `turns` question-and-answer turns."""
+    database = tmp_path / "current.sqlite"
+    long_session(database, turns)
     context, _ = guarded_context(browser)
-    context.route("**/__seed/current.sqlite", lambda route: route.fulfill(path=str(database)))
-    page = context.new_page()
-    page.goto(server + "/pyodide/pyodide-lock.json")  # the app's origin, without starting the app
-    page.evaluate(SEED, server + "/__seed/current.sqlite")
-    page.goto(server + "/")
-    wait_ready(page)
-    return context, page
+    try:
+        context.route("**/__seed/current.sqlite", lambda route: route.fulfill(path=str(database)))
+        page = context.new_page()
+        page.goto(server + "/pyodide/pyodide-lock.json")  # the app's origin, without starting the app
+        page.evaluate(SEED, server + "/__seed/current.sqlite")
+        page.goto(server + "/")
+        wait_ready(page)
+        yield page
+    finally:
+        context.close()
 
 
 def test_a_long_session_shows_its_last_messages_and_the_earlier_ones_on_request(
     browser: Browser, server: str, tmp_path: Path
 ) -> None:
-    database = tmp_path / "current.sqlite"
-    long_session(database, 130)  # 260 messages
-    context, page = open_seeded(browser, server, database)
-    try:
+    with long_session_open(browser, server, tmp_path, 130) as page:  # 260 messages
         expect(messages(page, "assistant").last).to_have_text("answer 130")
         expect(messages(page, "user")).to_have_count(25)
         earlier = page.get_by_test_id("messages-earlier")
@@ -59,17 +65,12 @@ def test_a_long_session_shows_its_last_messages_and_the_earlier_ones_on_request(
         # in order, each once
         users = messages(page, "user").all_text_contents()
         assert users == [f"question {n}" for n in range(1, 131)]
-    finally:
-        context.close()
 
 
 def test_scrolling_up_brings_the_earlier_messages_above_without_moving_what_is_read(
     browser: Browser, server: str, tmp_path: Path
 ) -> None:
-    database = tmp_path / "current.sqlite"
-    long_session(database, 400)  # 800 messages
-    context, page = open_seeded(browser, server, database)
-    try:
+    with long_session_open(browser, server, tmp_path, 400) as page:  # 800 messages
         expect(messages(page, "user")).to_have_count(25)
         earlier = page.get_by_test_id("messages-earlier")
         expect(earlier).to_have_attribute("data-earlier", "750")
@@ -97,5 +98,3 @@ def test_scrolling_up_brings_the_earlier_messages_above_without_moving_what_is_r
         expect(messages(page, "user")).to_have_count(225)
         users = messages(page, "user").all_text_contents()
         assert users == [f"question {n}" for n in range(176, 401)]
-    finally:
-        context.close()

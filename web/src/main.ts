@@ -311,7 +311,6 @@ function onReady(): void {
 }
 let resumedRestore = false;
 
-/** The runtime opened a session (at boot or after a reload): show what it already holds (its last `shown` messages). */
 /** Show a session view (the one a `session_opened` carries, or more of its messages); false when there is none. */
 function showView(answer: RequestAnswer<"session_current">): boolean {
   if (!answer.ok) console.warn(`[ui] could not load the session: ${answer.message}`);

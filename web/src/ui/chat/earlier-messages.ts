@@ -15,8 +15,8 @@ const NEAR_TOP_SCREENS = 1;
 export type LoadEarlier = (before: number, count: number) => Promise<SessionView | null>;
 
 /**
- * `messages-earlier` (`data-earlier`: how many are not shown). `first`: the seq of the first message of
- * the view (drawn, or about to be); `show` draws a page above what is shown.
+ * `messages-earlier` (`data-earlier`: how many are not shown) for `view`, whose first message (drawn, or
+ * about to be) the first page ends before; `load` reads a page, `show` draws it above what is shown.
  */
 export function earlierButton(
   view: SessionView,

@@ -14,7 +14,6 @@ full-width brackets (``</untrusted_content>``, ``< /UNTRUSTED_CONTENT >``, ``<un
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Literal
 
@@ -62,6 +61,10 @@ def tag_opening(tag: str) -> re.Pattern[str]:
 
 _TAG_START = tag_opening(TAG)
 
+# What ``html.escape(text, quote=True)`` replaces, and with what. Importing ``html`` builds its table of
+# 2,231 named entities: ~35 ms of every boot that does not start from a snapshot, for five characters.
+_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
+
 
 def defuse(text: str, opening: re.Pattern[str] = _TAG_START) -> str:
     """``text`` with every opening of something that reads as the wrapper's tag (or ``opening``) escaped."""
@@ -70,5 +73,5 @@ def defuse(text: str, opening: re.Pattern[str] = _TAG_START) -> str:
 
 def wrap_untrusted(text: str, source: str, kind: UntrustedKind) -> str:
     """``text`` defused, wrapped and followed by the note for its kind."""
-    attr = html.escape(source, quote=True)
+    attr = source.translate(_ATTRIBUTE_ESCAPES)
     return f'<{TAG} source="{attr}" kind="{kind}">\n{defuse(text)}\n</{TAG}>\n{NOTES[kind]}'

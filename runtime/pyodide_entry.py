@@ -4,9 +4,6 @@ imports ``js`` / ``pyodide``. Its functions are typed for TypeScript in ``web/sr
 
     entry.warm_up()          // the snapshot worker, before making a memory snapshot
     entry.check_snapshot()   // right after loading one: raises unless it holds what warm_up imported
-    entry.defer_wheels(unpack)   // from a snapshot: the wheels are unpacked after ready (see there);
-                                 // unpack(name) unpacks those holding top-level module `name` now
-    entry.wheels_unpacked()
     const feed = entry.start((u8) => onRuntimeBytes(u8));
     feed(bytes);             // a Uint8Array of host bytes, in any split
 
@@ -17,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import importlib.machinery
 import logging
 import sys
 from collections.abc import Callable
@@ -51,43 +47,13 @@ def check_snapshot() -> None:
     and reseed ``random`` (every visit restores the same heap, so its state would repeat).
 
     Being called at all proves this module is in the heap (the file system is empty until the wheels
-    are unpacked again); the registries are then built from modules already loaded or not at all."""
+    are placed again); the registries are then built from modules already loaded or not at all."""
     loaded = set(sys.modules)
     missing = sorted(set(warm_up()) - loaded)
     if missing:
         raise ImportError(f"the snapshot lacks {missing}")
     if "random" in sys.modules:
         sys.modules["random"].seed()
-
-
-class _UnpackFirst:
-    """The last finder on ``sys.meta_path`` while the wheels wait to be unpacked: an import nothing else
-    found unpacks the wheels that hold its top-level name (``unpack(name)``, synchronous JavaScript; true
-    when it unpacked one) and looks again. The others wait for their turn after ``ready``."""
-
-    def __init__(self, unpack: Callable[[str], object]) -> None:
-        self._unpack = unpack
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if not self._unpack(fullname.partition(".")[0]):
-            return None  # no wheel holds it: the import fails as it would anyway
-        importlib.invalidate_caches()
-        return importlib.machinery.PathFinder.find_spec(fullname, path, target)
-
-
-def defer_wheels(unpack: Callable[[str], object]) -> None:
-    """From a snapshot the runtime's modules are already in memory, so its wheels need not be on the file
-    system before ``ready``: the worker unpacks them right after it, then calls ``wheels_unpacked``.
-    Until then an import of anything the snapshot lacks unpacks the wheels that hold it first
-    (``_UnpackFirst``): opening the store right after ``ready`` needs sqlite-utils and what it imports,
-    not the whole set."""
-    sys.meta_path.append(_UnpackFirst(unpack))
-
-
-def wheels_unpacked() -> None:
-    """The wheels are in site-packages: stop waiting for them and forget what the finders cached."""
-    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _UnpackFirst)]
-    importlib.invalidate_caches()
 
 
 def start(write: Any, workspace: str = "/workspace") -> Callable[[Any], None]:

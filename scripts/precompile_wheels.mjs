@@ -3,9 +3,10 @@
 //
 //   node scripts/precompile_wheels.mjs <pyodide-dir> <wheel>...      (each wheel is rewritten in place)
 //
-// Each `x.py` gets `__pycache__/x.<cache tag>.pyc`, an unchecked hash-based pyc (PEP 552): used as is,
-// never compared with the source's mtime (which unpacking does not keep). The sources stay, for
-// tracebacks and `inspect`. Pyodide's own packages ship compiled the same way.
+// Each `x.py` gets `x.pyc` beside it, where Python's zip importer looks (the app imports the wheels as
+// zip files on `sys.path`, web/src/worker/wheels.ts), an unchecked hash-based pyc (PEP 552): used as is,
+// never compared with the source. The sources stay, for tracebacks and `inspect`; an unpacked wheel
+// imports them and ignores the pyc.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,7 +16,7 @@ const { loadPyodide } = await import(pathToFileURL(path.join(pyodideDir, "pyodid
 const pyodide = await loadPyodide({ indexURL: pyodideDir + path.sep });
 const compileWheel = pyodide.runPython(`
 import io, zipfile
-from importlib.util import cache_from_source, source_hash
+from importlib.util import source_hash
 from importlib._bootstrap_external import _code_to_hash_pyc
 
 def compile_wheel(data):
@@ -29,7 +30,7 @@ def compile_wheel(data):
             wheel.writestr(info, body)
             if not info.filename.endswith(".py"):
                 continue
-            pyc = cache_from_source(info.filename)
+            pyc = info.filename[:-3] + ".pyc"
             if pyc in names:
                 continue
             try:

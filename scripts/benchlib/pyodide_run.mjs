@@ -2,7 +2,7 @@
 //
 //   node scripts/benchlib/pyodide_run.mjs <repo-root> <script.py>
 //
-// Loads Pyodide from web/public/pyodide/, installs the vendored wheels offline (all but the runtime's own),
+// Loads Pyodide from web/public/pyodide/, places the vendored wheels offline (all but the runtime's own),
 // copies the current runtime/ sources (and scripts/benchlib, whose search bench runs in there) into /src
 // so the code measured is the code in the tree, then runs
 // the script with runPythonAsync. The script's last expression must be a JSON string; it is printed as
@@ -22,10 +22,15 @@ const { loadPyodide } = await import(pathToFileURL(path.join(root, "web/public/p
 const pyodide = await loadPyodide({ indexURL: path.join(root, "web/public/pyodide") + path.sep });
 const wheelsDir = path.join(root, "web/public/wheels");
 const manifest = JSON.parse(readFileSync(path.join(wheelsDir, "manifest.json"), "utf8"));
+// As the app places them (web/src/worker/wheels.ts): each wheel as it is, on sys.path (zip import).
+pyodide.FS.mkdirTree("/lib/wheels");
+const sysPath = pyodide.pyimport("sys").path;
 for (const wheel of manifest.wheels) {
   if (wheel.file.startsWith("tidepool_runtime-")) continue;
-  pyodide.unpackArchive(new Uint8Array(readFileSync(path.join(wheelsDir, wheel.file))), "wheel");
+  pyodide.FS.writeFile(`/lib/wheels/${wheel.file}`, new Uint8Array(readFileSync(path.join(wheelsDir, wheel.file))));
+  sysPath.append(`/lib/wheels/${wheel.file}`);
 }
+sysPath.destroy();
 
 function copyTree(from, to) {
   pyodide.FS.mkdirTree(to);

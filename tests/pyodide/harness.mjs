@@ -73,13 +73,20 @@ const { loadPyodide } = await import(pathToFileURL(path.join(root, "web/public/p
 const indexURL = path.join(root, "web/public/pyodide") + path.sep;
 const wheelsDir = path.join(root, "web/public/wheels");
 const manifest = JSON.parse(readFileSync(path.join(wheelsDir, "manifest.json"), "utf8"));
+// As web/src/worker/wheels.ts places them: each wheel, as it is, in /lib/wheels and on sys.path (zip import).
 function installWheels(py) {
+  py.FS.mkdirTree("/lib/wheels");
+  const sysPath = py.pyimport("sys").path;
+  const listed = new Set(sysPath.toJs());
   for (const wheel of manifest.wheels) {
     // scenario.runtime_wheel: a wheel built from the current code, in place of a stale vendored one
     const fresh = wheel.file.startsWith("tidepool_runtime-") && scenario.runtime_wheel;
     const file = fresh ? scenario.runtime_wheel : path.join(wheelsDir, wheel.file);
-    py.unpackArchive(new Uint8Array(readFileSync(file)), "wheel");
+    const target = `/lib/wheels/${wheel.file}`;
+    py.FS.writeFile(target, new Uint8Array(readFileSync(file)));
+    if (!listed.has(target)) sysPath.append(target);
   }
+  sysPath.destroy();
 }
 let snapshotBytes = null;
 if (scenario.snapshot) {

@@ -24,7 +24,7 @@ import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./wo
 import { pyodideEntry, type Feed } from "./python-entry";
 import { cacheSnapshotStore } from "./snapshot";
 import { loadPython, type LoadedPython } from "./load-python";
-import { fetchManifest, fetchWheels, installWheels, unpackLater, type LaterWheels } from "./wheels";
+import { fetchManifest, fetchWheels, placeWheels } from "./wheels";
 
 interface WorkerScope {
   postMessage(message: WorkerToMain): void;
@@ -38,6 +38,9 @@ const scope = self as unknown as WorkerScope;
 // Absolute, so the Vite dev server does not treat it as a module of the app (it lives in public/).
 const PYODIDE_URL = new URL("/pyodide/pyodide.mjs", scope.location.origin).href;
 const HANDSHAKE_TIMEOUT_MS = 60_000;
+/** A snapshot's sha256 is checked this long after `ready`, once the opening's work (the stored
+ * conversation shown) is done: hashing it is ~40 ms of a core (snapshot.ts). */
+const VERIFY_AFTER_READY_MS = 1_000;
 const post = (message: WorkerToMain): void => scope.postMessage(message);
 
 const snapshots = cacheSnapshotStore(scope.location.origin);
@@ -222,17 +225,8 @@ async function boot(): Promise<void> {
     progress("fetch-manifest");
     const manifest = await manifestPromise;
     step = "install-wheels";
-    // From a snapshot the modules are in memory but Pyodide's file system is new: the wheels are unpacked
-    // again right after `ready` (or at the first import the snapshot cannot answer, see defer_wheels).
-    let later: LaterWheels | null = null;
-    if (mode === "from-snapshot") {
-      progress("install-wheels");
-      later = await unpackLater(pyodide, manifest, await wheelsPromise);
-      const wheels = later;
-      pyodideEntry(pyodide).defer_wheels((name) => wheels.provide(name));
-    } else {
-      await installWheels(pyodide, manifest, await wheelsPromise, (fraction) => progress("install-wheels", fraction));
-    }
+    progress("install-wheels");
+    await placeWheels(pyodide, manifest, await wheelsPromise);
     if (mode === "from-snapshot") log("info", "booted Python from the stored snapshot");
     post({
       type: "python_boot",
@@ -248,8 +242,9 @@ async function boot(): Promise<void> {
     progress("handshake");
     await adapter.whenReady(HANDSHAKE_TIMEOUT_MS);
     const line = `boot (${mode}): ${stepStarts.join(" ")} ready@${Math.round(performance.now())}`;
-    if (later) void unpackAfterReady(pyodide, later, line).then(loaded.verify);
-    else log("info", `${line} ms`);
+    log("info", `${line} ms`);
+    const verify = loaded.verify;
+    if (verify) setTimeout(() => void verify(), VERIFY_AFTER_READY_MS);
     sandbox.warmUp().catch((err: unknown) => {
       post({
         type: "log",
@@ -264,29 +259,6 @@ async function boot(): Promise<void> {
     if (loaded?.mode === "from-snapshot" && loaded.key) await snapshots?.drop(loaded.key).catch(() => undefined);
     post({ type: "boot_failed", step, message: cleanTraceback(message) });
   }
-}
-
-/**
- * One wheel per task after `ready`, so a message from the page waits for one wheel at most; an import
- * that needs one first unpacks it at once (`defer_wheels`). Resolves when all are unpacked.
- */
-function unpackAfterReady(pyodide: PyodideAPI, later: LaterWheels, line: string): Promise<void> {
-  return new Promise((done) => {
-    const step = (): void => {
-      try {
-        if (later.next()) return void setTimeout(step, 0);
-        pyodideEntry(pyodide).wheels_unpacked();
-        log("info", `${line} wheels-unpacked@${Math.round(performance.now())} ms`);
-      } catch (err) {
-        log(
-          "warning",
-          `the wheels could not be unpacked after ready: ${err instanceof Error ? err.message : String(err)}`,
-        );
-      }
-      done();
-    };
-    setTimeout(step, 0);
-  });
 }
 
 /** Keep a Python traceback readable: drop Pyodide's internal frames. */

@@ -2,7 +2,7 @@
  * The snapshot worker (a short-lived module worker started by the page after `ready`, when it is
  * idle): makes the memory snapshot the next visit boots from. A snapshot must come from a Pyodide
  * that imported the runtime's start-up modules but never started it, so this worker loads a fresh
- * Pyodide, installs the same wheels, runs the entry's warm-up (runtime/pyodide_entry.py), checks the heap fits what Pyodide
+ * Pyodide, places the same wheels, runs the entry's warm-up (runtime/pyodide_entry.py), checks the heap fits what Pyodide
  * can restore (too big: the refusal is recorded instead), stores it, posts one outcome and is done.
  */
 
@@ -10,7 +10,7 @@ import type { PyodideAPI } from "pyodide";
 import type { SnapshotOutcome } from "../protocol/snapshot-messages";
 import { pyodideEntry } from "./python-entry";
 import { cacheSnapshotStore, checkSnapshot, snapshotKey } from "./snapshot";
-import { fetchManifest, fetchWheels, installWheels } from "./wheels";
+import { fetchManifest, fetchWheels, placeWheels } from "./wheels";
 
 interface SnapshotScope {
   postMessage(message: SnapshotOutcome): void;
@@ -35,7 +35,7 @@ async function make(): Promise<SnapshotOutcome> {
   );
   if ((await store.state(key)) !== "absent") return { state: "present" };
   const pyodide: PyodideAPI = await mod.loadPyodide({ indexURL: "/pyodide/", _makeSnapshot: true });
-  await installWheels(pyodide, manifest, wheels);
+  await placeWheels(pyodide, manifest, wheels);
   pyodideEntry(pyodide).warm_up();
   const bytes = pyodide.makeMemorySnapshot();
   const check = checkSnapshot(bytes);

@@ -1,16 +1,21 @@
 /**
- * The runtime's wheels: the manifest (`/wheels/manifest.json`), every wheel fetched and checked
- * against its sha256, and unpacked into Pyodide's site-packages. Used by the agent worker at boot
- * and by the snapshot worker, which installs the same wheels into a fresh Pyodide.
+ * The runtime's wheels: the manifest (`/wheels/manifest.json`), every wheel fetched and checked against
+ * its sha256, then put on Python's `sys.path` as it is. Python imports pure-Python wheels from the zip
+ * file itself, with the bytecode each carries (scripts/precompile_wheels.mjs): nothing is unpacked
+ * (unpacking took ~150 ms of every boot without a snapshot, and every boot from one after `ready`). Used
+ * by the agent worker at boot and by the snapshot worker, which places the same wheels at the same paths:
+ * a heap restored from a snapshot already has them on `sys.path`, and its zip importers find the same
+ * bytes there again.
  */
 
 import type { PyodideAPI } from "pyodide";
-import { sitePackages } from "./python-entry";
 
 export interface Manifest {
-  /** `top_level`: the top-level modules a wheel holds (absent: any, so it is unpacked at any miss). */
-  wheels: { file: string; sha256: string; top_level?: string[] }[];
+  wheels: { file: string; sha256: string }[];
 }
+
+/** Where the wheels are placed (the same in every worker: a snapshot's `sys.path` names them). */
+export const WHEEL_DIR = "/lib/wheels";
 
 export function fetchManifest(): Promise<Manifest> {
   return fetch("/wheels/manifest.json", { cache: "no-cache" }).then(async (response) => {
@@ -31,71 +36,42 @@ export function fetchWheels(manifest: Manifest): Promise<ArrayBuffer>[] {
       await checkDigest(wheel.file, buf, wheel.sha256);
       return buf;
     })();
-    buffer.catch(() => undefined); // awaited (and reported) by installWheels
+    buffer.catch(() => undefined); // awaited (and reported) by placeWheels
     return buffer;
   });
 }
 
-/** Unpack the wheels into site-packages, in manifest order; `progress` gets the fraction done. */
-export async function installWheels(
+/** Write each wheel into WHEEL_DIR and add it to `sys.path` (once), in manifest order. */
+export async function placeWheels(
   pyodide: PyodideAPI,
   manifest: Manifest,
   buffers: Promise<ArrayBuffer>[],
-  progress: (fraction: number) => void = () => undefined,
 ): Promise<void> {
-  const total = manifest.wheels.length;
-  // Into site-packages explicitly: unpackArchive's default is the current directory.
-  const extractDir = sitePackages(pyodide);
-  for (const [i, wheel] of manifest.wheels.entries()) {
-    progress(i / total);
-    const buf = await buffers[i];
-    if (!buf) throw new Error(`missing ${wheel.file}`);
-    pyodide.unpackArchive(new Uint8Array(buf), "wheel", { extractDir });
-  }
-  progress(1);
-}
-
-/** The wheels of a boot from a snapshot, unpacked after `ready` one at a time, or when an import needs one. */
-export interface LaterWheels {
-  /** Unpack the next wheel; false when none is left. */
-  next(): boolean;
-  /** Unpack the wheels holding top-level module `name` not yet unpacked (synchronous: an import is waiting
-   * for them); whether one was. */
-  provide(name: string): boolean;
-}
-
-/** Wait for the wheels (fetched and checked) and answer their unpacking, for after `ready`. */
-export async function unpackLater(
-  pyodide: PyodideAPI,
-  manifest: Manifest,
-  buffers: Promise<ArrayBuffer>[],
-): Promise<LaterWheels> {
-  const extractDir = sitePackages(pyodide);
-  const left = await Promise.all(
-    manifest.wheels.map(async (wheel, i) => {
+  const fs = pyodide.FS as { mkdirTree(path: string): void; writeFile(path: string, data: Uint8Array): void };
+  fs.mkdirTree(WHEEL_DIR);
+  const sys = pyodide.pyimport("sys") as unknown as { path: PythonList; destroy(): void };
+  const path = sys.path;
+  try {
+    const listed = new Set(path.toJs());
+    for (const [i, wheel] of manifest.wheels.entries()) {
+      if (wheel.file.includes("/")) throw new Error(`the manifest names a wheel with a path: ${wheel.file}`);
       const buf = await buffers[i];
       if (!buf) throw new Error(`missing ${wheel.file}`);
-      return { bytes: new Uint8Array(buf), holds: wheel.top_level };
-    }),
-  );
-  const unpack = (at: number): void => {
-    const [wheel] = left.splice(at, 1);
-    if (wheel) pyodide.unpackArchive(wheel.bytes, "wheel", { extractDir });
-  };
-  const next = (): boolean => {
-    unpack(0);
-    return left.length > 0;
-  };
-  const provide = (name: string): boolean => {
-    let unpacked = false;
-    for (let i = left.length - 1; i >= 0; i--)
-      if (!left[i]?.holds || left[i]?.holds?.includes(name)) {
-        unpack(i);
-        unpacked = true;
-      }
-    return unpacked;
-  };
-  return { next, provide };
+      const file = `${WHEEL_DIR}/${wheel.file}`;
+      fs.writeFile(file, new Uint8Array(buf));
+      if (!listed.has(file)) path.append(file);
+    }
+  } finally {
+    path.destroy();
+    sys.destroy();
+  }
+}
+
+/** The parts of a Python list's proxy used here. */
+interface PythonList {
+  toJs(): string[];
+  append(item: string): void;
+  destroy(): void;
 }
 
 async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Promise<void> {

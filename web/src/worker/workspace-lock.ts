@@ -9,7 +9,7 @@ const LOCK_PREFIX = "tidepool-workspace:";
 /**
  * How long a boot waits for a lock that is held: a reloaded page's new worker can ask before the
  * old one has ended (the browser lets go of its locks when it does; ~1.5 s for a page reloaded while
- * it still unpacked its wheels). A tab that really is second says so this much later.
+ * its worker was still busy). A tab that really is second says so this much later.
  */
 const RELOAD_GRACE_MS = 3_000;
 

@@ -166,7 +166,21 @@ function finish() {
   const stateFileBytes = state.exists ? pyodide.FS.stat("/state/current.sqlite").size : null;
   const stateFile = state.exists ? Buffer.from(pyodide.FS.readFile("/state/current.sqlite")).toString("base64") : null;
   const snapshot = snapshotBytes ? { bytes: snapshotBytes.byteLength, imported_after: importedAfterSnapshot } : null;
-  const out = { ok: true, received, timings, snapshot, state_file_bytes: stateFileBytes, state_file: stateFile };
+  // Where a few modules the boot imported were loaded from (a wheel's zip, its bytecode or its source).
+  const modules = pyodide.pyimport("sys").modules;
+  const loadedFrom = Object.fromEntries(
+    ["runtime.boot", "yaml", "sqlite_utils"].map((name) => [name, modules.get(name)?.__file__ ?? null]),
+  );
+  modules.destroy();
+  const out = {
+    ok: true,
+    received,
+    timings,
+    snapshot,
+    loaded_from: loadedFrom,
+    state_file_bytes: stateFileBytes,
+    state_file: stateFile,
+  };
   // a long line to a pipe is written asynchronously: exit only once it is out
   process.stdout.write(`RESULT ${JSON.stringify(out)}\n`, () => process.exit(0));
 }

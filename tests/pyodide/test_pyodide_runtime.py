@@ -128,6 +128,7 @@ def test_a_turn_in_pyodide(tmp_path: Path) -> None:
     events = [m["event"] for m in messages if m["type"] == "event"]
     kinds = [e["kind"] for e in events]
     assert messages[0]["type"] == "hello" and kinds[0] == "ready"
+    assert_imported_from_the_wheels(result["loaded_from"])
     assert {"read_file", "write_file"} <= {t["name"] for t in events[0]["tools"]}
     kinds = [k for k in kinds if k not in ("session_opened", "notice")]
     events = [e for e in events if e["kind"] not in ("session_opened", "notice")]
@@ -209,3 +210,13 @@ def test_a_boot_from_the_entry_s_snapshot_is_warm(tmp_path: Path) -> None:
     assert snapshot["imported_after"] == [], "read from the wheels after the snapshot, on the way to ready"
     (reply,) = [m for m in result["received"] if m["type"] == "reply"]
     assert reply["ok"], reply
+    assert_imported_from_the_wheels(result["loaded_from"])
+
+
+def assert_imported_from_the_wheels(loaded_from: dict[str, str | None]) -> None:
+    """The wheels are zip files on sys.path (web/src/worker/wheels.ts), nothing unpacked; the vendored
+    ones are imported from the bytecode they carry (scripts/precompile_wheels.mjs), not compiled here."""
+    for name, file in loaded_from.items():
+        assert file and file.startswith("/lib/wheels/") and ".whl/" in file, (name, file)
+    for name in ("yaml", "sqlite_utils"):
+        assert str(loaded_from[name]).endswith(".pyc"), loaded_from

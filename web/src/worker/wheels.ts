@@ -16,7 +16,7 @@ export interface Manifest {
 }
 
 /** Where the wheels are placed (the same in every worker: a snapshot's `sys.path` names them). */
-export const WHEEL_DIR = "/lib/wheels";
+const WHEEL_DIR = "/lib/wheels";
 
 export function fetchManifest(): Promise<Manifest> {
   return fetch("/wheels/manifest.json", { cache: "no-cache" }).then(async (response) => {

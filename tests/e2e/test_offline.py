@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.processes import serve_process
@@ -59,6 +59,38 @@ def second_build(dist: Path, where: Path) -> str:
     return stamp(where)
 
 
+class ServiceWorkerState:
+    """The service worker's running state as CDP last reported it (`stopped`, `starting`, `running`, …)."""
+
+    def __init__(self, context: BrowserContext, page: Page) -> None:
+        self.page = page
+        self.last = ""
+        self.cdp = context.new_cdp_session(page)
+        self.cdp.on("ServiceWorker.workerVersionUpdated", self._note)
+        self.cdp.send("ServiceWorker.enable")
+
+    def _note(self, event: dict[str, list[dict[str, str]]]) -> None:
+        for version in event["versions"]:
+            self.last = version["runningStatus"]
+
+    def wait_for(self, state: str, timeout_ms: int = 5_000) -> bool:
+        for _ in range(timeout_ms // 100):
+            if self.last == state:
+                return True
+            self.page.wait_for_timeout(100)
+        return self.last == state
+
+    def stop(self) -> None:
+        """Stop it, once it stays stopped for a second (a page just booted still fetches its lazy files)."""
+        for _ in range(30):
+            self.cdp.send("ServiceWorker.stopAllWorkers")
+            if self.wait_for("stopped"):
+                self.page.wait_for_timeout(1000)
+                if self.last == "stopped":
+                    return
+        raise AssertionError(f"the service worker kept waking ({self.last})")
+
+
 def test_offline_boot_sandbox_chat_then_update(browser: Browser, dist: Path, fake: FakeLLM, tmp_path: Path) -> None:
     port = free_port()
     new_build = second_build(dist, tmp_path / "dist2")
@@ -87,6 +119,16 @@ def test_offline_boot_sandbox_chat_then_update(browser: Browser, dist: Path, fak
         page.reload()  # the server is gone: the service worker answers
         wait_ready(page)
         expect(page.get_by_test_id("offline-status")).to_have_attribute("data-offline", "true")
+        # A request to another origin (a provider) passes by the stopped worker without starting it (its
+        # static routes); typing starts it, so the agent worker's request at Send does not wait for that.
+        worker = ServiceWorkerState(context, page)
+        worker.stop()
+        page.evaluate("u => fetch(u, { mode: 'no-cors' }).then(r => r.type)", fake.base_url + "/api/tags")
+        page.wait_for_timeout(300)
+        assert worker.last == "stopped", worker.last
+        page.get_by_test_id("chat-input").fill("typing…")
+        assert worker.wait_for("running"), worker.last
+        page.get_by_test_id("chat-input").fill("")
         expect(page.get_by_test_id("session-entry")).to_have_count(1)
         page.get_by_test_id("session-entry").first.click()
         expect(page.get_by_text("Noted while online.")).to_be_visible()

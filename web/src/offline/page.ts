@@ -3,7 +3,7 @@
  * runtime is `ready`, so caching the build never competes with a boot; shows `offline-status` (running
  * from the cache with no server, and the bytes cached) and `update-available` when a newer build's worker
  * has cached everything and waits; `update-reload` hands over to it and reloads. Also the browser's
- * install prompt, where it offers one.
+ * install prompt, where it offers one. And it keeps the worker awake while the person types (`wakeWhileTyping`).
  */
 
 import { FROM_CACHE_HEADER, MANIFEST_PATH, buildOfPage, cachedBytes } from "./cache";
@@ -23,6 +23,7 @@ export function startOffline(whenReady: () => Promise<void>): void {
   window.addEventListener("online", () => void refresh());
   window.addEventListener("offline", () => void refresh());
   void refresh();
+  wakeWhileTyping();
   void whenReady()
     .then(() => navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/", updateViaCache: "none" }))
     // `register` resolves with nothing where the browser is told to block service workers (test browsers).
@@ -43,6 +44,29 @@ function watch(registration: ServiceWorkerRegistration, refresh: () => Promise<v
     });
   });
   void refresh();
+}
+
+const WAKE_EVERY_MS = 10_000;
+
+/**
+ * Chromium stops a service worker after ~30 s without events, and the agent worker's requests (the
+ * provider's, above all) wake it even though they only pass: static routes (sw.ts) spare the page's own
+ * requests but not a dedicated worker's. A Send after a minute of typing would wait for its start-up
+ * (~8 ms here) before the request leaves, so typing sends it a message, at most one per 10 s, and Send
+ * finds it running.
+ */
+function wakeWhileTyping(): void {
+  let last = -Infinity;
+  document.addEventListener(
+    "input",
+    () => {
+      const worker = navigator.serviceWorker.controller;
+      if (!worker || performance.now() - last < WAKE_EVERY_MS) return;
+      last = performance.now();
+      worker.postMessage({ type: "wake" });
+    },
+    { capture: true, passive: true },
+  );
 }
 
 function showUpdate(worker: ServiceWorker): void {

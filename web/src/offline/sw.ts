@@ -26,6 +26,22 @@ import {
 interface ExtendableEvent extends Event {
   waitUntil(promise: Promise<unknown>): void;
 }
+/** A static routing rule (the Service Worker Static Routing API): requests it matches never reach this worker. */
+interface RouterRule {
+  condition: RouterCondition;
+  source: "network";
+}
+type RouterCondition =
+  { urlPattern: URLPatternInit } | { requestMethod: string } | { not: RouterCondition } | { or: RouterCondition[] };
+interface URLPatternInit {
+  protocol?: string;
+  hostname?: string;
+  port?: string;
+  pathname?: string;
+}
+interface InstallEvent extends ExtendableEvent {
+  addRoutes?(rules: RouterRule[]): Promise<void>;
+}
 interface FetchEvent extends ExtendableEvent {
   readonly request: Request;
   respondWith(response: Promise<Response>): void;
@@ -33,7 +49,8 @@ interface FetchEvent extends ExtendableEvent {
 interface ServiceWorkerScope {
   readonly location: Location;
   skipWaiting(): Promise<void>;
-  addEventListener(type: "install" | "activate", listener: (event: ExtendableEvent) => void): void;
+  addEventListener(type: "install", listener: (event: InstallEvent) => void): void;
+  addEventListener(type: "activate", listener: (event: ExtendableEvent) => void): void;
   addEventListener(type: "fetch", listener: (event: FetchEvent) => void): void;
   addEventListener(type: "message", listener: (event: MessageEvent<unknown>) => void): void;
 }
@@ -96,8 +113,33 @@ async function answerFile(request: Request, url: URL): Promise<Response> {
   return cached ?? fetch(request);
 }
 
-scope.addEventListener("install", (event) => event.waitUntil(install()));
+/**
+ * What `routeOf` passes untouched — other origins, anything but GET, `/api/` — goes straight to the network
+ * without waking this worker: a provider's request is on the path to the first token, and a worker stopped
+ * while the person typed costs its start-up (~8 ms here) before the request may leave. A browser without
+ * static routing dispatches those to the fetch handler, which lets them pass as before. Chromium does not
+ * apply the routes to a dedicated worker's requests (the agent worker's): page.ts wakes the worker ahead.
+ */
+async function addPassRoutes(event: InstallEvent): Promise<void> {
+  if (!event.addRoutes) return;
+  const { protocol, hostname, port } = scope.location;
+  const here: RouterCondition = { urlPattern: { protocol: protocol.slice(0, -1), hostname, port } };
+  const pass: RouterCondition = {
+    or: [
+      { not: here },
+      { not: { requestMethod: "GET" } },
+      { urlPattern: { pathname: "/api" } },
+      { urlPattern: { pathname: "/api/*" } },
+    ],
+  };
+  await event.addRoutes([{ condition: pass, source: "network" }]).catch((err: unknown) => {
+    console.warn(`service worker: static routes refused (${String(err)}); the fetch handler passes them`);
+  });
+}
+
+scope.addEventListener("install", (event) => event.waitUntil(Promise.all([addPassRoutes(event), install()])));
 scope.addEventListener("activate", (event) => event.waitUntil(dropOtherBuilds(caches, BUILD)));
+// `wake` (page.ts, while the person types) needs no answer: the event itself starts the worker.
 scope.addEventListener("message", (event) => {
   if ((event.data as { type?: unknown } | null)?.type === "skip-waiting") void scope.skipWaiting();
 });

@@ -38,7 +38,7 @@ async ([fresh, limit]) => {
   const ms = performance.now() - t0;
   if (fresh) runner.dispose(); // else its replacement sandbox would boot beside the next cold start
   if (!result.ok) throw new Error(JSON.stringify(result).slice(0, 500));
-  return ms;
+  return [ms, runner.lastBoot];
 }
 """
 
@@ -57,12 +57,15 @@ def measure_sandbox(browser: Browser, base: str, runs: int) -> list[Row]:
     settled = snapshot_stored(page)
     page.wait_for_timeout(SETTLE_MS)
     page.evaluate(bundle() + INSTALL)
-    cold = [float(page.evaluate(TIME_RUN, [True, LIMIT_MS])) for _ in range(runs)]
+    timed = [page.evaluate(TIME_RUN, [True, LIMIT_MS]) for _ in range(runs)]
+    cold = [float(ms) for ms, _ in timed]
+    restored = sum(1 for _, boot in timed if boot == "snapshot")
     page.evaluate(TIME_RUN, [False, LIMIT_MS])  # start the warm runner
-    warm = [float(page.evaluate(TIME_RUN, [False, LIMIT_MS])) for _ in range(runs * 5)]
+    warm = [float(page.evaluate(TIME_RUN, [False, LIMIT_MS])[0]) for _ in range(runs * 5)]
     ctx.close()
     baseline = Samples(bare)
     return [Row("sandbox cold start + `run_python(\"pass\")`", "bare cold `loadPyodide()`", baseline,
                 Samples(cold), "median", "≤ 0.7 ×",
-                "page settled (snapshot stored)" if settled else "the app stored no snapshot: timed without waiting"),
+                ("page settled (snapshot stored)" if settled else "the app stored no snapshot: timed without waiting")
+                + f"; {restored} of {len(timed)} from the sandbox snapshot"),
             Row("sandbox warm `run_python(\"pass\")`", "—", None, Samples(warm), "median", "—")]

@@ -4,7 +4,9 @@
  * Pyodide, stores the snapshot and exits. Boot itself never pays for it. What happened is kept in
  * `data-snapshot` on the runtime-status element (tests and the benchmarks wait on it):
  * `loaded` (this boot came from a snapshot), `wanted`, `making`, `stored`, `present`, `refused`
- * (too big to restore), `failed`, or `none` (no snapshot storage here).
+ * (too big to restore), `failed`, or `none` (no snapshot storage here). The same worker makes the
+ * sandboxes' snapshot (sandbox/snapshot.ts); a boot from the snapshot that finds only that one missing
+ * has it made and keeps saying `loaded`.
  */
 
 import type { SnapshotOutcome } from "./protocol/snapshot-messages";
@@ -29,12 +31,14 @@ export class SnapshotScheduler {
   private wanted = false;
   private worker: Worker | null = null;
   private pending = false;
+  private loaded = false; // this boot came from the snapshot: its mark stays `loaded`
 
   constructor(private readonly host: SnapshotHost) {}
 
   /** The agent worker loaded Python (see `python_boot`). */
   onBoot(fromSnapshot: boolean, snapshotWanted: boolean): void {
     this.wanted = snapshotWanted;
+    this.loaded = fromSnapshot;
     if (!this.worker) this.host.mark(fromSnapshot ? "loaded" : snapshotWanted ? "wanted" : "none");
   }
 
@@ -59,7 +63,7 @@ export class SnapshotScheduler {
 
   private start(): void {
     this.wanted = false;
-    this.host.mark("making");
+    if (!this.loaded) this.host.mark("making");
     const worker = new Worker(new URL("./worker/snapshot.worker.ts", import.meta.url), {
       type: "module",
       name: "tidepool-snapshot",
@@ -73,7 +77,7 @@ export class SnapshotScheduler {
       clearTimeout(timer);
       worker.terminate();
       if (this.worker === worker) this.worker = null;
-      this.host.mark(outcome.state);
+      if (!this.loaded) this.host.mark(outcome.state);
       this.host.log(describe(outcome));
     };
     worker.addEventListener("message", (event: MessageEvent<SnapshotOutcome>) => finish(event.data));

@@ -89,3 +89,14 @@ describe("the sandbox's self-check at start", () => {
     }
   });
 });
+
+describe("the sandbox's boot messages", () => {
+  it("say how Pyodide started, and that a snapshot did not restore", () => {
+    expect(parseFromSandbox({ type: "ready", boot: "snapshot" })).toEqual({ type: "ready", boot: "snapshot" });
+    expect(parseFromSandbox({ type: "ready" })).toEqual({ type: "ready", boot: "plain" });
+    expect(parseFromSandbox({ type: "ready", boot: "anything" })).toEqual({ type: "ready", boot: "plain" });
+    const failed = { type: "snapshot_failed", message: "RangeError: offset is out of bounds" };
+    expect(parseFromSandbox(failed)).toEqual(failed);
+    expect(parseFromSandbox({ type: "snapshot_failed" })).toBeNull();
+  });
+});

@@ -23,10 +23,17 @@ function start(workerUrl) {
   });
 }
 
+/** The bytes a message carries, moved rather than copied: a fetched file, or init's snapshot (31 MB). */
+function transferOf(message) {
+  if (message && message.type === "fetched" && message.body) return [message.body];
+  if (message && message.type === "init" && message.snapshot && message.snapshot.bytes) return [message.snapshot.bytes];
+  return [];
+}
+
 self.addEventListener("message", (event) => {
   const message = event.data;
   if (sandbox !== null) {
-    sandbox.postMessage(message, message && message.type === "fetched" && message.body ? [message.body] : []);
+    sandbox.postMessage(message, transferOf(message));
     return;
   }
   if (message && message.type === "start" && typeof message.workerUrl === "string") {

@@ -5,13 +5,15 @@
 // /sandbox/bootstrap.js, whose strict CSP it inherits: it can reach /pyodide/ and /wheels/sandbox/ only
 // (and /api/proxy when made for runs approved with `network: true`). All messages pass the bootstrap.
 //
-// In:  {type: "init", origin, driver, network, grant}   driver = the source of tidepool_sandbox.py;
-//                                          grant: the proxy's token for a network sandbox (from the bootstrap)
+// In:  {type: "init", origin, driver, network, grant, snapshot}   driver = the source of tidepool_sandbox.py;
+//                                          grant: the proxy's token for a network sandbox (from the bootstrap);
+//                                          snapshot: {version, bytes} a fresh Pyodide's heap, or null
 //      {type: "run", id, code, files, packages, index_urls}
 //                                          files = {workspace-relative path: base64}; packages: installed
 //                                          with micropip before the code runs (index_urls: null = PyPI)
 //      {type: "fetched", seq, ok, status, contentType, body | message}   the host's answer to a `fetch`
-// Out: {type: "ready"} | {type: "boot_failed", message} | {type: "refused", message} (the self-check below)
+// Out: {type: "ready", boot: "snapshot"|"plain"} | {type: "boot_failed", message} | {type: "refused", message}
+//      (the self-check below) | {type: "snapshot_failed", message} (then it boots plainly)
 //      {type: "fetch", id, seq, url, accept}   micropip's download, fetched by the host (during install only)
 //      {type: "installed", id}                 packages done; the run's own code starts now
 //      {type: "output", id, stream: "stdout"|"stderr", text}   the head of the output, as it comes
@@ -22,6 +24,8 @@
 // be absent. A browser without opaque `data:` workers (or with them turned off by a policy) would give
 // run_python code the app's IndexedDB; there the sandbox refuses to start (`refused`) and nothing runs.
 //
+// Pyodide is restored from the host's snapshot when there is one for this Pyodide's version (made by the
+// app from a Pyodide no code ever ran in; web/src/sandbox/snapshot.ts), else started plainly.
 // At init the wheels listed in /wheels/sandbox/manifest.json (micropip, packaging, pyodide-http) are
 // unpacked offline from the app's origin, then the driver's `setup()` arranges for pyodide-http to patch
 // urllib when code first imports it (micropip is imported by the first install, not on the way to `ready`).
@@ -200,7 +204,8 @@ async function init(message) {
     return;
   }
   try {
-    pyodide = await bootPyodide(message.origin);
+    let boot;
+    [pyodide, boot] = await bootPyodide(message.origin, message.snapshot || null);
     pyodide.setStdout(writer("stdout"));
     pyodide.setStderr(writer("stderr"));
     pyodide.FS.mkdirTree(DRIVER_DIR);
@@ -216,22 +221,33 @@ async function init(message) {
     importsOf = (code) => JSON.parse(driver.imports(code));
     installPackages = (packagesJson, indexUrlsJson, id) =>
       driver.install(packagesJson, indexUrlsJson, (url, accept) => hostFetch(id, url, accept));
-    post({ type: "ready" });
+    post({ type: "ready", boot });
   } catch (err) {
     post({ type: "boot_failed", message: messageOf(err) });
   }
 }
 
-/** Pyodide from the app's /pyodide/; when that cannot be fetched (the app runs offline), from the host. */
-async function bootPyodide(origin) {
+/**
+ * [Pyodide, "snapshot" | "plain"]: from the app's /pyodide/ (when that cannot be fetched, the app runs
+ * offline: from the host), restored from `snapshot` when it was made by this very Pyodide version.
+ */
+async function bootPyodide(origin, snapshot) {
   const indexURL = `${origin}/pyodide/`;
   let loader;
+  let options = {};
   try {
     loader = await import(`${indexURL}pyodide.mjs`);
   } catch (err) {
-    return bootFromHost(origin, indexURL, err);
+    [loader, options] = await loaderFromHost(origin, err);
   }
-  return loader.loadPyodide({ indexURL });
+  if (snapshot && snapshot.version === loader.version && snapshot.bytes instanceof ArrayBuffer) {
+    try {
+      return [await loader.loadPyodide({ indexURL, ...options, _loadSnapshot: snapshot.bytes }), "snapshot"];
+    } catch (err) {
+      post({ type: "snapshot_failed", message: messageOf(err) });
+    }
+  }
+  return [await loader.loadPyodide({ indexURL, ...options }), "plain"];
 }
 
 /**
@@ -240,7 +256,7 @@ async function bootPyodide(origin) {
  * them, and the two Pyodide modules are imported from `blob:` URLs of their bytes (the policy's
  * script-src allows `blob:` for this; see scripts/server/sandbox_policy.py).
  */
-async function bootFromHost(origin, indexURL, firstError) {
+async function loaderFromHost(origin, firstError) {
   const networkFetch = self.fetch.bind(self);
   const own = [`${origin}/pyodide/`, `${origin}${SANDBOX_WHEELS}`];
   self.fetch = (input, init) => {
@@ -258,7 +274,7 @@ async function bootFromHost(origin, indexURL, firstError) {
   } catch (err) {
     throw new Error(`${messageOf(firstError)}; from the app's cache: ${messageOf(err)}`);
   }
-  return loader.loadPyodide({ indexURL, createPyodideModule: asm.default });
+  return [loader, { createPyodideModule: asm.default }];
 }
 
 /** One of the app's own files, fetched by the host; a Response (404-like errors reject with the message). */

@@ -34,15 +34,28 @@ export const MAX_TIMEOUT_S = EXEC_MAX_TIMEOUT_S;
 /** Runner → bootstrap (`start`) and → sandbox worker (the rest, relayed by the bootstrap). */
 export type ToSandbox =
   | { type: "start"; workerUrl: string }
-  /** `grant`: the proxy's token for this one network sandbox (grants.ts), null for an offline one. */
-  | { type: "init"; origin: string; driver: string; network: boolean; grant: string | null }
+  /**
+   * `grant`: the proxy's token for this one network sandbox (grants.ts), null for an offline one.
+   * `snapshot`: a fresh Pyodide's heap (sandbox/snapshot.ts) for the Pyodide `version` it was made by.
+   */
+  | {
+      type: "init";
+      origin: string;
+      driver: string;
+      network: boolean;
+      grant: string | null;
+      snapshot: { version: string; bytes: ArrayBuffer } | null;
+    }
   | ({ type: "run"; id: string } & RunInput)
   | { type: "fetched"; seq: number; ok: true; status: number; contentType: string; body: ArrayBuffer }
   | { type: "fetched"; seq: number; ok: false; message: string };
 
 /** Sandbox worker (or the bootstrap: `crashed`) → runner, after `parseFromSandbox`. */
 export type FromSandbox =
-  | { type: "ready" }
+  /** `boot`: whether Pyodide was restored from the snapshot handed in `init`, or started plainly. */
+  | { type: "ready"; boot: SandboxBoot }
+  /** The snapshot handed in `init` did not restore (it then boots plainly): the host drops it. */
+  | { type: "snapshot_failed"; message: string }
   | { type: "boot_failed"; message: string }
   /** The worker's self-check found it is not isolated (origin not opaque, or storage opens): nothing runs. */
   | { type: "refused"; message: string }
@@ -55,6 +68,8 @@ export type FromSandbox =
   | { type: "installed"; id: string }
   | { type: "output"; id: string; stream: "stdout" | "stderr"; text: string }
   | ({ type: "result"; id: string } & Required<ExecOutcome>);
+
+export type SandboxBoot = "snapshot" | "plain";
 
 type Json = Record<string, unknown>;
 
@@ -74,7 +89,8 @@ export function parseFromSandbox(data: unknown): FromSandbox | null {
   if (!isRecord(data)) return null;
   switch (data.type) {
     case "ready":
-      return { type: "ready" };
+      return { type: "ready", boot: data.boot === "snapshot" ? "snapshot" : "plain" };
+    case "snapshot_failed":
     case "boot_failed":
     case "refused":
     case "crashed":

@@ -11,13 +11,22 @@
  * package indexes it was given (`useIndexes`: the worker hands it a test server's, straight from the page).
  *
  * Works from the page and from a module worker (the sandbox is then a nested dedicated worker): it
- * needs only `fetch`, `Worker` and the app's origin.
+ * needs only `fetch`, `Worker` and the app's origin. Where the app stored its sandbox snapshot
+ * (snapshot.ts), each new sandbox restores Pyodide from it instead of starting Python afresh.
  */
 
 import { mintGrant } from "./grants";
 import { fetchThroughProxy } from "./install-fetch";
-import { failure, runInput, timeoutSeconds, type ExecRequest, type ExecResult } from "../protocol/sandbox-messages";
+import {
+  failure,
+  runInput,
+  timeoutSeconds,
+  type ExecRequest,
+  type ExecResult,
+  type SandboxBoot,
+} from "../protocol/sandbox-messages";
 import { Sandbox, type InstallFetch, type OutputListener, type SandboxSources } from "./sandbox";
+import { dropSandboxSnapshot, readSandboxSnapshot, type SandboxSnapshot } from "./snapshot";
 
 export interface RunnerOptions {
   /** How long a sandbox may take to boot Pyodide (ms). */
@@ -30,6 +39,8 @@ export interface RunnerOptions {
   recycle?: "every-run" | "on-failure";
   /** How a run's packages are fetched (default: through the app's /api/proxy). */
   fetchForInstall?: InstallFetch;
+  /** Whether new sandboxes restore the app's sandbox snapshot when there is one (default: true). */
+  snapshots?: boolean;
 }
 
 const WORKER_PATH = "/sandbox/sandbox-worker.js";
@@ -49,6 +60,9 @@ export class SandboxRunner {
   private nextId = 1;
   private disposed = false;
   private indexUrls: string[] | null = null;
+  private readonly snapshots: boolean;
+  /** How the last sandbox that became ready booted (benchmarks, tests), null before any. */
+  lastBoot: SandboxBoot | null = null;
 
   /** `origin`: the app's origin (`location.origin` in the page or in the agent worker). Starts nothing. */
   constructor(origin: string, options: RunnerOptions = {}) {
@@ -56,6 +70,7 @@ export class SandboxRunner {
     this.bootTimeoutMs = options.bootTimeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
     this.recycle = options.recycle ?? "every-run";
     this.fetchForInstall = options.fetchForInstall ?? ((url, accept) => fetchThroughProxy(this.origin, url, accept));
+    this.snapshots = options.snapshots ?? true;
   }
 
   /** Boot a sandbox now so the next run does not wait; resolves when it is ready. */
@@ -130,10 +145,10 @@ export class SandboxRunner {
   /** The warm sandbox, or a new one; throws when the sources cannot be fetched or the worker not made. */
   private async warmSandbox(): Promise<Sandbox> {
     if (this.warm && this.warm.current !== "dead") return this.warm;
-    const sources = await this.fetchSources();
+    const [sources, snapshot] = await Promise.all([this.fetchSources(), this.snapshot()]);
     if (this.warm && this.warm.current !== "dead") return this.warm;
     if (this.disposed) throw new Error("the sandbox was shut down");
-    const sandbox = this.newSandbox(sources, false);
+    const sandbox = this.newSandbox(sources, false, null, snapshot);
     this.warm = sandbox;
     // A sandbox that fails to boot is dropped, so the next run starts another (no restart loop).
     sandbox.whenReady(this.bootTimeoutMs).catch(() => {
@@ -144,14 +159,36 @@ export class SandboxRunner {
 
   /** A cold sandbox for one network run, with a proxy grant of its own (revoked when it ends). */
   private async networkSandbox(): Promise<Sandbox> {
-    const sources = await this.fetchSources();
+    const [sources, snapshot] = await Promise.all([this.fetchSources(), this.snapshot()]);
     const grant = await mintGrant(this.origin);
-    return this.newSandbox(sources, true, grant);
+    return this.newSandbox(sources, true, grant, snapshot);
   }
 
-  private newSandbox(sources: SandboxSources, network: boolean, grant: string | null = null): Sandbox {
+  private newSandbox(
+    sources: SandboxSources,
+    network: boolean,
+    grant: string | null,
+    snapshot: SandboxSnapshot | null,
+  ): Sandbox {
     if (this.disposed) throw new Error("the sandbox was shut down");
-    return new Sandbox(sources, this.origin, { network, grant, fetchForInstall: this.fetchForInstall });
+    const onSnapshotFailed = (version: string): void => void dropSandboxSnapshot(this.origin, version).catch(() => {});
+    const sandbox = new Sandbox(sources, this.origin, {
+      network,
+      grant,
+      fetchForInstall: this.fetchForInstall,
+      snapshot,
+      onSnapshotFailed,
+    });
+    sandbox
+      .whenReady(this.bootTimeoutMs)
+      .then(() => (this.lastBoot = sandbox.boot))
+      .catch(() => undefined);
+    return sandbox;
+  }
+
+  /** The stored sandbox snapshot, read afresh for each sandbox (its bytes move into it); null without one. */
+  private snapshot(): Promise<SandboxSnapshot | null> {
+    return this.snapshots ? readSandboxSnapshot(this.origin).catch(() => null) : Promise.resolve(null);
   }
 
   private startInBackground(): void {

@@ -11,6 +11,7 @@
  */
 
 import { revokeGrant } from "./grants";
+import type { SandboxSnapshot } from "./snapshot";
 import { MAX_OWN_FETCHES, fetchOwnFile } from "./own-files";
 import {
   failure,
@@ -18,6 +19,7 @@ import {
   type ExecResult,
   type FromSandbox,
   type RunInput,
+  type SandboxBoot,
   type ToSandbox,
 } from "../protocol/sandbox-messages";
 
@@ -37,6 +39,10 @@ export interface SandboxOptions {
   grant?: string | null;
   /** How package index pages and wheels are fetched for a run's install. */
   fetchForInstall: InstallFetch;
+  /** A fresh Pyodide's heap to restore instead of starting Python (snapshot.ts); moved into the sandbox. */
+  snapshot?: SandboxSnapshot | null;
+  /** The sandbox could not restore `snapshot` (made by Pyodide `version`) and booted plainly. */
+  onSnapshotFailed?: (version: string) => void;
 }
 
 /** What a sandbox is made of, fetched once from the app (`/sandbox/`). */
@@ -92,6 +98,7 @@ function hostOf(url: string): string | null {
 export class Sandbox {
   private readonly worker: Worker;
   private state: SandboxState = "booting";
+  private booted: SandboxBoot | null = null;
   private deathReason = "";
   private pending: PendingRun | null = null;
   private bootWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
@@ -117,7 +124,15 @@ export class Sandbox {
     this.worker.addEventListener("messageerror", () => this.die("the sandbox sent a message that could not be read"));
     this.post({ type: "start", workerUrl: sources.workerUrl });
     const grant = options.network ? (options.grant ?? null) : null;
-    this.post({ type: "init", origin, driver: sources.driver, network: options.network, grant });
+    const snapshot = options.snapshot ?? null;
+    this.post({ type: "init", origin, driver: sources.driver, network: options.network, grant, snapshot }, [
+      ...(snapshot ? [snapshot.bytes] : []),
+    ]);
+  }
+
+  /** How Pyodide started once the sandbox is ready (restored from the snapshot, or plainly); null before. */
+  get boot(): SandboxBoot | null {
+    return this.booted;
   }
 
   /** Whether this sandbox's policy lets code reach /api/proxy. */
@@ -184,7 +199,13 @@ export class Sandbox {
       case "ready":
         if (this.state !== "booting") return;
         this.state = "ready";
+        this.booted = message.boot;
         for (const waiter of this.bootWaiters.splice(0)) waiter.resolve();
+        return;
+      case "snapshot_failed":
+        // Only while booting: code that ran in this sandbox later cannot make the host drop the snapshot.
+        if (this.state === "booting" && this.options.snapshot)
+          this.options.onSnapshotFailed?.(this.options.snapshot.version);
         return;
       case "boot_failed":
         if (this.state === "booting") this.die(`the sandbox could not start Python: ${message.message}`);

@@ -19,6 +19,7 @@ import { Persistence, type WorkspaceFolders } from "./persistence";
 import { acquireWorkspaceLock, type LockState } from "./workspace-lock";
 import { ReadAhead } from "./workspace-ahead";
 import { SandboxRunner } from "../sandbox/runner";
+import { sandboxSnapshotStore } from "../sandbox/snapshot";
 import { sandboxHooks } from "./sandbox-exec";
 import { handleWorkspaceRequest, WorkspaceFiles, type WorkspacePyFS } from "./workspace-fs";
 import { pyodideEntry, type Feed } from "./python-entry";
@@ -215,6 +216,7 @@ async function boot(): Promise<void> {
     loaded = await loadPython(manifestPromise, {
       pyodideUrl: PYODIDE_URL,
       snapshots,
+      sandboxSnapshots: sandboxSnapshotStore(scope.location.origin),
       mark,
       progress,
       log,
@@ -232,7 +234,7 @@ async function boot(): Promise<void> {
     post({
       type: "python_boot",
       fromSnapshot: mode === "from-snapshot",
-      snapshotWanted: mode === "plain" && key !== null && snapshots !== null,
+      snapshotWanted: (mode === "plain" && key !== null && snapshots !== null) || (await loaded.sandboxSnapshotMissing),
     });
     step = "restore-storage";
     await restoreStorage(pyodide, storage);

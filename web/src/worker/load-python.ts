@@ -8,11 +8,14 @@ import type { BootStep, WorkerToMain } from "../protocol/main-worker-messages";
 import { pyodideEntry } from "./python-entry";
 import { checkSnapshot, DAMAGED, snapshotKey, type SnapshotStore } from "./snapshot";
 import type { Manifest } from "./wheels";
+import { sandboxSnapshotKey } from "../sandbox/snapshot";
 
 /** What loading Python needs from the worker: where Pyodide is, the snapshots, and how to report. */
 export interface PythonBoot {
   pyodideUrl: string;
   snapshots: SnapshotStore | null;
+  /** The sandbox's snapshot store (sandbox/snapshot.ts): whether it lacks one for this Pyodide is asked. */
+  sandboxSnapshots: SnapshotStore | null;
   /** A point inside a step, for the boot's log line. */
   mark: (name: string) => void;
   progress: (step: BootStep) => void;
@@ -29,6 +32,8 @@ export interface LoadedPython {
   pyodide: PyodideAPI;
   mode: BootMode;
   key: string | null;
+  /** Whether the sandboxes' snapshot for this Pyodide is missing (the snapshot worker makes it too). */
+  sandboxSnapshotMissing: Promise<boolean>;
   /** From a snapshot: check its sha256 (after `ready`), dropping it when it does not match. */
   verify?: () => Promise<void>;
 }
@@ -45,6 +50,13 @@ export async function loadPython(manifest: Promise<Manifest>, boot: PythonBoot):
   boot.progress("load-pyodide");
   const mod = (await import(/* @vite-ignore */ boot.pyodideUrl)) as PyodideModule;
   mark("pyodide-imported");
+  // Asked beside the load (a Cache Storage lookup), read once Python is up.
+  const sandboxSnapshotMissing = boot.sandboxSnapshots
+    ? boot.sandboxSnapshots.state(sandboxSnapshotKey(mod.version)).then(
+        (s) => s === "absent",
+        () => false,
+      )
+    : Promise.resolve(false);
   const key = await manifest
     .then((m) =>
       snapshotKey(
@@ -72,7 +84,7 @@ export async function loadPython(manifest: Promise<Manifest>, boot: PythonBoot):
       const verify = async (): Promise<void> => {
         if (!(await stored.verify(await read))) await dropped(new Error(`${DAMAGED}; dropped after ready`));
       };
-      return { pyodide: withStdio(pyodide, boot.post), mode: "from-snapshot", key, verify };
+      return { pyodide: withStdio(pyodide, boot.post), mode: "from-snapshot", key, sandboxSnapshotMissing, verify };
     } catch (err) {
       // Damaged bytes are the likelier cause of a failed restore: say so when they are.
       const damaged = await read.then(async (bytes) => !(await stored.verify(bytes))).catch(() => false);
@@ -80,7 +92,7 @@ export async function loadPython(manifest: Promise<Manifest>, boot: PythonBoot):
     }
   }
   const pyodide = await mod.loadPyodide({ indexURL: "/pyodide/" });
-  return { pyodide: withStdio(pyodide, boot.post), mode: "plain", key };
+  return { pyodide: withStdio(pyodide, boot.post), mode: "plain", key, sandboxSnapshotMissing };
 
   async function dropped(err: unknown): Promise<null> {
     log(

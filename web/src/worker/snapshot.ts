@@ -83,13 +83,13 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Snapshots in Cache Storage, or null where this context has none. */
-export function cacheSnapshotStore(origin: string): SnapshotStore | null {
+/** Snapshots in Cache Storage (`cacheName`: one snapshot kept in each), or null where this context has none. */
+export function cacheSnapshotStore(origin: string, cacheName = CACHE_NAME): SnapshotStore | null {
   if (typeof caches === "undefined") return null;
   const url = (key: string): string => new URL(key, origin).href;
   return {
     async find(key) {
-      const cache = await caches.open(CACHE_NAME);
+      const cache = await caches.open(cacheName);
       const response = await cache.match(url(key));
       if (!response) return null;
       return {
@@ -102,24 +102,24 @@ export function cacheSnapshotStore(origin: string): SnapshotStore | null {
       };
     },
     async state(key) {
-      const cache = await caches.open(CACHE_NAME);
+      const cache = await caches.open(cacheName);
       if (await cache.match(url(key))) return "stored";
       return (await cache.match(url(key + REFUSED_SUFFIX))) ? "refused" : "absent";
     },
     async save(key, bytes) {
-      const cache = await caches.open(CACHE_NAME);
+      const cache = await caches.open(cacheName);
       for (const old of await cache.keys()) await cache.delete(old);
       const body = new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" });
       const headers = { "Content-Type": "application/octet-stream", [DIGEST_HEADER]: await sha256Hex(bytes) };
       await cache.put(url(key), new Response(body, { headers }));
     },
     async refuse(key, reason) {
-      const cache = await caches.open(CACHE_NAME);
+      const cache = await caches.open(cacheName);
       for (const old of await cache.keys()) await cache.delete(old);
       await cache.put(url(key + REFUSED_SUFFIX), new Response(reason, { headers: { "Content-Type": "text/plain" } }));
     },
     async drop(key) {
-      const cache = await caches.open(CACHE_NAME);
+      const cache = await caches.open(cacheName);
       await cache.delete(url(key));
     },
   };

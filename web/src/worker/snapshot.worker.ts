@@ -4,13 +4,16 @@
  * that imported the runtime's start-up modules but never started it, so this worker loads a fresh
  * Pyodide, places the same wheels, runs the entry's warm-up (runtime/pyodide_entry.py), checks the heap fits what Pyodide
  * can restore (too big: the refusal is recorded instead), stores it, posts one outcome and is done.
+ * First, right after the load and before anything runs in it, the same Pyodide gives the sandbox's
+ * snapshot (sandbox/snapshot.ts): a fresh interpreter's heap that run_python's sandboxes restore.
  */
 
 import type { PyodideAPI } from "pyodide";
 import type { SnapshotOutcome } from "../protocol/snapshot-messages";
 import { pyodideEntry } from "./python-entry";
-import { cacheSnapshotStore, checkSnapshot, snapshotKey } from "./snapshot";
+import { cacheSnapshotStore, checkSnapshot, snapshotKey, type SnapshotStore } from "./snapshot";
 import { fetchManifest, fetchWheels, placeWheels } from "./wheels";
+import { sandboxSnapshotKey, sandboxSnapshotStore } from "../sandbox/snapshot";
 
 interface SnapshotScope {
   postMessage(message: SnapshotOutcome): void;
@@ -33,8 +36,14 @@ async function make(): Promise<SnapshotOutcome> {
     mod.version,
     manifest.wheels.map((w) => w.sha256),
   );
-  if ((await store.state(key)) !== "absent") return { state: "present" };
+  const sandboxes = sandboxSnapshotStore(scope.location.origin);
+  const sandboxKey = sandboxSnapshotKey(mod.version);
+  const sandboxAbsent = (await sandboxes?.state(sandboxKey)) === "absent";
+  const present = (await store.state(key)) !== "absent";
+  if (present && !sandboxAbsent) return { state: "present" };
   const pyodide: PyodideAPI = await mod.loadPyodide({ indexURL: "/pyodide/", _makeSnapshot: true });
+  if (sandboxes && sandboxAbsent) await saveSandboxSnapshot(sandboxes, sandboxKey, pyodide.makeMemorySnapshot());
+  if (present) return { state: "present" };
   await placeWheels(pyodide, manifest, wheels);
   pyodideEntry(pyodide).warm_up();
   const bytes = pyodide.makeMemorySnapshot();
@@ -45,6 +54,12 @@ async function make(): Promise<SnapshotOutcome> {
   }
   await store.save(key, bytes);
   return { state: "stored", bytes: bytes.byteLength, ms: Math.round(performance.now() - t0) };
+}
+
+/** Keep a fresh Pyodide's heap for the sandboxes; one too big to restore is recorded as refused. */
+async function saveSandboxSnapshot(store: SnapshotStore, key: string, bytes: Uint8Array): Promise<void> {
+  const check = checkSnapshot(bytes);
+  await (check.ok ? store.save(key, bytes) : store.refuse(key, check.reason));
 }
 
 make().then(

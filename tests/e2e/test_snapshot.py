@@ -8,11 +8,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
+from scripts.benchlib.targets import tab_targets
 from tests.e2e.conftest import running_app
 from tests.e2e.ui import wait_ready
 
 SNAPSHOT_MS = 240_000  # a second Pyodide boots in the background on a loaded machine
 BLANK = "/pyodide/pyodide-lock.json"  # same origin, does not start the app
+MIB = 1 << 20
 
 # Store a snapshot entry for this build's key, the way web/src/worker/snapshot.ts keys and stores one.
 PLANT_JS = """
@@ -51,6 +53,16 @@ def test_a_second_visit_boots_from_the_snapshot_made_after_ready(browser: Browse
         app.page.reload()
         wait_ready(app.page)
         expect(status).to_have_attribute("data-snapshot", "loaded")
+        # Pyodide keeps the options it was loaded with: the snapshot's 30 MiB must not stay in the agent
+        # worker, nor in the sandbox that restored the sandboxes' snapshot (read after a GC, every worker).
+        held: list[str] = []
+        for _ in range(30):
+            held = [f"{t.url} {t.backing / MIB:.1f} MiB" for t in tab_targets(browser, app.page)
+                    if t.kind == "worker" and t.backing > 16 * MIB]
+            if not held:
+                break
+            app.page.wait_for_timeout(1000)
+        assert held == []
 
 
 @pytest.mark.parametrize(

@@ -242,7 +242,11 @@ async function bootPyodide(origin, snapshot) {
   }
   if (snapshot && snapshot.version === loader.version && snapshot.bytes instanceof ArrayBuffer) {
     try {
-      return [await loader.loadPyodide({ indexURL, ...options, _loadSnapshot: snapshot.bytes }), "snapshot"];
+      const restored = await loader.loadPyodide({ indexURL, ...options, _loadSnapshot: snapshot.bytes });
+      // Pyodide keeps its options for the instance's life, these 31 MB among them, and never reads them again.
+      if (restored._api && restored._api.config) delete restored._api.config._loadSnapshot;
+      snapshot.bytes = null;
+      return [restored, "snapshot"];
     } catch (err) {
       post({ type: "snapshot_failed", message: messageOf(err) });
     }

@@ -56,10 +56,18 @@ async function make(): Promise<SnapshotOutcome> {
   return { state: "stored", bytes: bytes.byteLength, ms: Math.round(performance.now() - t0) };
 }
 
-/** Keep a fresh Pyodide's heap for the sandboxes; one too big to restore is recorded as refused. */
+/**
+ * Keep a fresh Pyodide's heap for the sandboxes. One too big to restore, or one the store would not take
+ * (a full quota), is recorded as refused, so later visits do not load a Pyodide to try again; either way
+ * the runtime's own snapshot is made after it. Without it the sandboxes boot plainly.
+ */
 async function saveSandboxSnapshot(store: SnapshotStore, key: string, bytes: Uint8Array): Promise<void> {
   const check = checkSnapshot(bytes);
-  await (check.ok ? store.save(key, bytes) : store.refuse(key, check.reason));
+  try {
+    await (check.ok ? store.save(key, bytes) : store.refuse(key, check.reason));
+  } catch (err) {
+    await store.refuse(key, err instanceof Error ? err.message : String(err)).catch(() => undefined);
+  }
 }
 
 make().then(

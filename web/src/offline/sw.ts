@@ -132,9 +132,13 @@ async function addPassRoutes(event: InstallEvent): Promise<void> {
       { urlPattern: { pathname: "/api/*" } },
     ],
   };
-  await event.addRoutes([{ condition: pass, source: "network" }]).catch((err: unknown) => {
+  try {
+    // A browser that knows some conditions but not these may throw at once or reject: either way the
+    // install goes on, and the fetch handler passes what the routes would have.
+    await event.addRoutes([{ condition: pass, source: "network" }]);
+  } catch (err) {
     console.warn(`service worker: static routes refused (${String(err)}); the fetch handler passes them`);
-  });
+  }
 }
 
 scope.addEventListener("install", (event) => event.waitUntil(Promise.all([addPassRoutes(event), install()])));

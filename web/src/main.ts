@@ -231,7 +231,7 @@ function onWorker(message: WorkerToMain): void {
   gauge.follow(message);
   switch (message.type) {
     case "boot_progress":
-      return status.booting(message.label, message.index, message.total, message.fraction);
+      return status.booting(message.label, message.index, message.total);
     case "boot_failed":
       ready = false;
       chat.setAvailable(false);
@@ -348,7 +348,7 @@ function restart(takeOver = false): void {
   chat.setAvailable(false);
   usage.reset();
   lockBanner.hidden = true;
-  status.booting("Restarting", 0, 1, 0);
+  status.booting("Restarting", 0, 1);
   // A tab that held the workspace takes it back at once (its old worker's lock may not be released yet).
   client.start(takeOver || holdsWorkspace);
   void settings.pushConfig();

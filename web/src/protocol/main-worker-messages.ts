@@ -91,7 +91,7 @@ export const TAKE_OVER_NAME = "tidepool-agent:take-over";
 export type LogSource = "runtime" | "stdout" | "stderr" | "adapter";
 
 export type WorkerToMain =
-  | { type: "boot_progress"; step: BootStep; index: number; total: number; label: string; fraction: number }
+  | { type: "boot_progress"; step: BootStep; index: number; total: number; label: string }
   | { type: "boot_failed"; step: BootStep; message: string }
   /** How Python was loaded; `snapshotWanted`: no usable snapshot was stored, the page may make one when idle. */
   | { type: "python_boot"; fromSnapshot: boolean; snapshotWanted: boolean }

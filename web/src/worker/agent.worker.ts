@@ -83,12 +83,12 @@ const stepStarts: string[] = [];
 function mark(name: string): void {
   stepStarts.push(`${name}@${Math.round(performance.now())}`);
 }
-/** A step begins: the status bar shows its label (no step reports its own fraction any more). */
+/** A step begins: the status bar shows its label and how many steps are done. */
 function progress(step: BootStep): void {
   mark(step);
   const index = BOOT_STEPS.findIndex((s) => s.step === step);
   const label = BOOT_STEPS[index]?.label ?? step;
-  post({ type: "boot_progress", step, index, total: BOOT_STEPS.length, label, fraction: 0 });
+  post({ type: "boot_progress", step, index, total: BOOT_STEPS.length, label });
 }
 
 function log(level: "info" | "warning", message: string): void {

@@ -19,10 +19,10 @@ export class StatusView {
     return this.current;
   }
 
-  booting(label: string, index: number, total: number, fraction: number): void {
+  booting(label: string, index: number, total: number): void {
     this.set("booting", `${label}…`);
     this.bar.max = total;
-    this.bar.value = Math.min(total, index + fraction);
+    this.bar.value = Math.min(total, index);
   }
 
   ready(): void {

@@ -32,6 +32,8 @@ from runtime.host.codec import Message
 from runtime.host.constants import PROTOCOL_VERSION
 from runtime.host.http import HttpClient
 from runtime.host.messages import Config, Error, Event, HostMessage
+from runtime.host.presend import CAPABILITY as PRESEND
+from runtime.host.presend import Presends
 from runtime.host.rpc import RESPONSE_TYPES, Rpc
 from runtime.host.transport import Transport
 from runtime.host.validate import BadMessage, parse_host_message
@@ -105,6 +107,7 @@ class Conversation:
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
         self.turns.busy = self._busy
+        self.presends = self.turns.presends = Presends(self.rpc)
         meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand, self.turns.preparer.ready)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, on_demand, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
@@ -126,6 +129,8 @@ class Conversation:
 
     def emit(self, event: Event) -> None:
         self.transport.send({"type": "event", "event": event})
+        if not self.turns.running:  # the host dropped its offer (a child's work may have changed the request)
+            self.turns.preparer.soon()
 
     def _open_store(self) -> Store | None:
         return self.state.opened.store if self.state.opened else None
@@ -178,7 +183,8 @@ class Conversation:
             text = with_resources(text, message.get("resources"))
             attached = bool(message.get("resources"))
             images = message.get("images")
-            self.turns.start(text, message.get("turn_id"), message.get("replaces_turn"), images, attached)
+            sent = self.presends.presented(message.get("presend"))  # before any answer to it is read
+            self.turns.start(text, message.get("turn_id"), message.get("replaces_turn"), images, attached, sent)
         elif message["type"] == "exec_output":
             self.context.live.output(message)
         elif message["type"] == "abort_turn":
@@ -212,6 +218,7 @@ class Conversation:
             return True
         self._handshaken = True
         self._host_capabilities = frozenset(capabilities)
+        self.presends.enabled = PRESEND in self._host_capabilities
         self.emit({"kind": "ready", "models_known": False, "tools": self.tools.catalog()})
         self.state.start()  # opens right after the ready frame went out
         self.sessions.open_initial()

@@ -87,12 +87,14 @@ class Preparer:
         listed: Callable[[], Awaitable[None]],
         busy: Callable[[], bool],
         turning: Callable[[], bool],
+        offer: Callable[[Prepared | None], Awaitable[None]] | None = None,
     ) -> None:
         self._key = key
         self._build = build
         self._listed = listed  # awaitable: what the prompt reads from the workspace is listed
         self._busy = busy  # a request or a session switch: prepare after it (checked again soon)
         self._turning = turning  # a turn: its end prepares again
+        self._offer = offer  # hands the host the request a plain message would send now (conversation/offer.py)
         self._prepared: Prepared | None = None
         self._nothing: tuple[object, ...] | None = None  # the key ``build`` had nothing to prepare for
         self._timer: asyncio.TimerHandle | None = None
@@ -120,6 +122,7 @@ class Preparer:
         try:
             key = self._key()
             if key is None or (self._prepared is not None and self._prepared.key == key) or key == self._nothing:
+                await self._offered()
                 return self._prepared
             await self._listed()
             key = self._key()  # the listing may have added files
@@ -131,7 +134,18 @@ class Preparer:
             log.exception("preparing the next request failed")
             built = None
         self._prepared = None if built is None or key is None else Prepared(key, *built)
+        await self._offered()
         return self._prepared
+
+    async def _offered(self) -> None:
+        """Offer the prepared request again (the host drops its offer whenever anything else happens); with
+        nothing prepared, withdraw the one out."""
+        if self._offer is None:
+            return
+        try:
+            await self._offer(self._prepared)
+        except Exception:  # the turn builds its request anyway
+            log.exception("offering the next request failed")
 
     def _now(self) -> tuple[object, ...] | None:
         try:

@@ -53,6 +53,16 @@ class ProviderCache:
             self._provider = provider
         return provider
 
+    def fresh(self, http: HttpClient) -> Provider:
+        """A new client for the configured provider, on ``http`` (the offer's dry run: conversation/offer.py)."""
+        settings = self._settings().provider
+        if settings is None:
+            raise ProviderError("bad_request", "No provider is configured.", retryable=False)
+        try:
+            return self._registry.create(settings, http)
+        except UnknownProvider:
+            raise ProviderError("bad_request", f"Unknown provider {settings.kind!r}.", retryable=False) from None
+
     def configured(self) -> Provider:
         """The provider, when a model is chosen too."""
         provider = self.provider()

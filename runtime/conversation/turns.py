@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.agent.approvals import Approvals
-from runtime.agent.context import TRIGGER, Ready
+from runtime.agent.context import TRIGGER, ContextWindow, Ready
 from runtime.agent.images import ImageRefused, check_attachments
 from runtime.agent.loop import Resume, TurnDeps, failed_turn, run_turn
 from runtime.agent.tool_context import AgentToolContext
@@ -27,11 +27,13 @@ from runtime.agents.write_locks import WriteLocks
 from runtime.chat.history import tokens_at_least
 from runtime.chat.messages import ImagePart, ToolCall
 from runtime.conversation.context_meter import streamed_tokens
+from runtime.conversation.offer import OfferParts, build_offer
 from runtime.conversation.prepared import Prepared, Preparer, build_ready, workspace_stamp
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
 from runtime.errors import ProviderError
 from runtime.host.messages import Event, ImageAttachment
+from runtime.host.presend import Presends, Sent
 from runtime.persist.branch import supersede_turn
 from runtime.persist.restore import Resumable
 from runtime.persist.state import State
@@ -79,12 +81,14 @@ class TurnRunner:
         self._turn_ids = (f"t{n}-{secrets.token_hex(3)}" for n in itertools.count(1))  # unique across restarts
         self._compact_told = False  # the note on the compact prompt was shown (again once it goes away and back)
         self.busy: Callable[[], bool] = lambda: False  # besides a turn: a request or a session switch runs
+        self.presends: Presends | None = None  # the host sends the offered request at Send (host/presend.py)
         self.preparer = Preparer(
             self._request_key,
             self._prepare_parts,
             lambda: parts.context.on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES),
             lambda: self.busy(),
             lambda: self.running,
+            self._offer,
         )
 
     @property
@@ -103,11 +107,16 @@ class TurnRunner:
         replaces: str | None = None,
         images: list[ImageAttachment] | None = None,
         attached: bool = False,
+        sent: Sent | None = None,
     ) -> None:
         """Start a turn; ``replaces``: the stored turn it replaces with every later one (an edit, a regenerate);
         ``images``: what the message carries (refused as a whole turn's error when one cannot go); the request
-        prepared before Send is used unless it is an edit, a regenerate or carries attachments (``attached``)."""
+        prepared before Send is used unless it is an edit, a regenerate or carries attachments (``attached``);
+        ``sent``: the request the host sent at Send, which the turn's first request takes or cancels."""
         turn_id = turn_id or next(self._turn_ids)
+        if sent is not None and (self.running or images):
+            sent.release()
+            sent = None
         if self.running:
             self._parts.emit(
                 {
@@ -125,7 +134,9 @@ class TurnRunner:
             self._fail(turn_id, "image_refused", f"{exc} Nothing was sent.")
             return
         fresh = bool(replaces or images or attached)
-        self._launch(turn_id, lambda started: self._run(turn_id, text, started, None, replaces, parts, not fresh))
+        self._launch(turn_id, lambda started: self._run(turn_id, text, started, None, replaces, parts, not fresh, sent))
+        if sent is not None and self.task is not None:
+            self.task.add_done_callback(lambda _: sent.release())  # a turn that ended before its request
 
     def resume(self, resumable: Resumable) -> None:
         """Go on with a stored turn that waited for approval when the page went away."""
@@ -215,6 +226,33 @@ class TurnRunner:
                 return None
         return plan, build_ready(plan, journal.context(), self._parts.workspace)
 
+    async def _offer(self, prepared: Prepared | None) -> None:
+        """Offer the host the first request a plain message would send now (``conversation.offer``)."""
+        presends, journal = self.presends, self._state.journal
+        if presends is None or not presends.enabled:
+            return
+        if prepared is None or journal is None or self.running:
+            presends.withdraw()
+            return
+        try:
+            provider = self._providers.configured()
+            agent = self.turn_agent()
+        except (ProviderError, ProfileMissing):
+            presends.withdraw()
+            return
+        plan, workspace = prepared.plan, self._parts.context.workspace
+        model = agent.model(self._configuration.settings.model) or ""
+        # As the turn's own window (agent.loop): its notices never come, as an offer needs no compaction.
+        on_demand, vision = self._parts.context.on_demand, self._providers.vision()
+        window = ContextWindow(provider, model, plan.window, journal, lambda _: None, vision, workspace, on_demand)
+        built = await build_offer(OfferParts(window, plan.text, prepared.ready, self._providers.fresh), presends.rpc)
+        if self.running or self.busy():  # something began meanwhile: it prepares again when it ends
+            return
+        if built is None:
+            presends.withdraw()
+        else:
+            presends.offer(*built)
+
     def _planned(self, turn_id: str, agent: TurnAgent, prepared: PromptPlan | None = None) -> PromptPlan | None:
         """This turn's plan, the note when the compact prompt comes into use; None: the turn failed."""
         try:
@@ -244,8 +282,11 @@ class TurnRunner:
         replaces: str | None = None,
         images: tuple[tuple[ImagePart, bytes], ...] = (),
         use_prepared: bool = False,
+        sent: Sent | None = None,
     ) -> None:
         started.append(True)
+        if sent is not None:
+            sent.use_in_this_task()
         await self._session_ready()
         journal = self._state.journal
         if journal is None:

@@ -18,6 +18,7 @@ from runtime.errors import HostErrorKind, HostHttpError, HostRequestError
 from runtime.host.codec import Message
 from runtime.host.constants import HttpAuth
 from runtime.host.messages import HttpRequest
+from runtime.host.presend import taken_for
 from runtime.host.rpc import Rpc, Stream
 
 log = logging.getLogger(__name__)
@@ -113,7 +114,7 @@ class HttpClient:
             "auth": auth,
             "timeout_s": timeout_s,
         }
-        handle = self._rpc.open_stream(request)
+        handle = taken_for(request) or self._rpc.open_stream(request)  # it may have left at Send already
         try:
             message = await _next(handle, timeout_s, self.grace_s, url)
         except BaseException:

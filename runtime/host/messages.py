@@ -174,6 +174,13 @@ class McpPromptOrigin(TypedDict):
     name: str
 
 
+class PresendUse(TypedDict):
+    """The offer the host sent at Send, and the text it put between the offer's two parts (JSON-escaped)."""
+
+    id: str
+    text: str
+
+
 class UserMessage(TypedDict):
     type: Literal["user_message"]
     text: str
@@ -182,6 +189,7 @@ class UserMessage(TypedDict):
     images: NotRequired[list[ImageAttachment]]  # for models that take images (IMAGE_MAX_BYTES each)
     resources: NotRequired[list[AttachedResource]]  # tool servers' resources (runtime/tools/mcp_resources.py)
     prompt: NotRequired[McpPromptOrigin]  # the text is a tool server's prompt: it reaches the model as outside text
+    presend: NotRequired[PresendUse]  # the host sent the runtime's offered request with this text (host/presend.py)
 
 
 class AbortTurn(TypedDict):
@@ -279,6 +287,27 @@ class HttpRequest(TypedDict):
     timeout_s: float
 
 
+class OfferedRequest(TypedDict):
+    """The next plain turn's first request, split where the person's text goes (host/presend.py)."""
+
+    id: str  # reserved: the host sends it under this id
+    method: str
+    url: str
+    headers: dict[str, str]
+    auth: HttpAuth
+    timeout_s: float
+    before: str  # the body up to the text
+    after: str  # the body after it
+    room: int  # the longest JSON-escaped text that leaves the rest of the body as it is
+
+
+class HttpOffer(TypedDict):
+    """The request a plain message would send now (``None``: none); the host may send it at Send."""
+
+    type: Literal["http_offer"]
+    offer: OfferedRequest | None
+
+
 class ExecRequest(ExecRequestBody):
     type: Literal["exec_request"]
     id: str
@@ -327,7 +356,18 @@ class EventMessage(TypedDict):
 
 
 RuntimeMessage = Union[  # noqa: UP007
-    Hello, HttpRequest, Cancel, EventMessage, ExecRequest, FlushRequest, WorkspaceFetch, McpCall, Log, Reply, Error
+    Hello,
+    HttpRequest,
+    HttpOffer,
+    Cancel,
+    EventMessage,
+    ExecRequest,
+    FlushRequest,
+    WorkspaceFetch,
+    McpCall,
+    Log,
+    Reply,
+    Error,
 ]
 
 RuntimeRequest = HttpRequest | ExecRequest | FlushRequest | WorkspaceFetch | McpCall

@@ -71,10 +71,14 @@ class Rpc:
 
     def open_stream(self, message: RuntimeRequest) -> Stream:
         """Send a request and return the stream of messages naming its ``id``."""
-        request_id = message["id"]
+        stream = self.expect(message["id"])
+        self.send(message)
+        return stream
+
+    def expect(self, request_id: str) -> Stream:
+        """The stream of messages naming ``request_id``, a request the host sent for us (host/presend.py)."""
         stream = Stream(self, request_id)
         self._streams[request_id] = stream
-        self.send(message)
         return stream
 
     async def call(self, message: RuntimeRequest, timeout_s: float) -> Message:

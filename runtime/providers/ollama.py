@@ -44,6 +44,7 @@ def unreachable_advice(page_origin: str | None) -> str:
 
 class OllamaProvider:
     kind = "ollama"
+    offers_requests = True  # its request is built and sent through HttpClient (conversation/offer.py)
 
     def __init__(self, settings: ProviderEndpoint, http: HttpClient) -> None:
         base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")

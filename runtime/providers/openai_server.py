@@ -60,6 +60,7 @@ def server_advice(host: str) -> dict[ProviderErrorCode, str]:
 
 class OpenAIServerProvider:
     kind = "openai-compatible"
+    offers_requests = True  # its request is built and sent through HttpClient (conversation/offer.py)
 
     def __init__(self, settings: ProviderEndpoint, http: HttpClient) -> None:
         self.base_url = settings.base_url.rstrip("/")

@@ -27,6 +27,7 @@ APP_HEADERS = {"X-OpenRouter-Title": "Tidepool", "X-Title": "Tidepool"}
 
 class OpenRouterProvider:
     kind = "openrouter"
+    offers_requests = True  # its request is built and sent through HttpClient (conversation/offer.py)
 
     def __init__(self, settings: ProviderEndpoint, http: HttpClient) -> None:
         self.base_url = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")

@@ -65,6 +65,37 @@ def test_the_context_gauge_measures_against_the_models_window(chat: Page, fake: 
     choose_model(chat, MODEL)
 
 
+def test_a_plain_message_leaves_at_send_once_and_as_typed(chat: Page, fake: FakeLLM) -> None:
+    """The request the runtime offered goes out from the worker at Send (docs/protocol.md, ``http_offer``): one
+    request per message, carrying the text as typed, and the runtime reads its answer rather than sending
+    its own. A setting changed and a message sent at once goes out once too, with the new setting."""
+    adopted: list[str] = []
+    chat.on("console", lambda m: adopted.append(m.text) if "request sent at Send is the turn's own" in m.text else None)
+    completions = "/api/v1/chat/completions"
+    for n, text in enumerate(("Hello there", 'Ünïcödé 😀 "quoted" \\ back\nslash\nand a second line')):
+        wait_ready(chat)
+        chat.wait_for_timeout(300)  # idle: the next request is prepared and offered
+        before = len(fake.requests_to(completions, "POST"))
+        fake.script([Reply.text(f"Reply {n}.")])
+        send(chat, text)
+        expect(messages(chat, "assistant").last).to_have_text(f"Reply {n}.", timeout=REPLY_TIMEOUT_MS)
+        sent = fake.requests_to(completions, "POST")[before:]
+        assert len(sent) == 1, f"{len(sent)} requests for one message"
+        assert sent[0].json()["messages"][-1] == {"role": "user", "content": text}
+    assert len(adopted) == 2, adopted
+    wait_ready(chat)
+    chat.wait_for_timeout(300)
+    before = len(fake.requests_to(completions, "POST"))
+    fake.script([Reply.text("Asked first.")])
+    chat.get_by_test_id("permission-mode").select_option("ask")
+    send(chat, "Now in ask mode")
+    expect(messages(chat, "assistant").last).to_have_text("Asked first.", timeout=REPLY_TIMEOUT_MS)
+    system = fake.requests_to(completions, "POST")[before - 1].json()["messages"][0]["content"]
+    sent = fake.requests_to(completions, "POST")[before:]
+    assert len(sent) == 1 and sent[0].json()["messages"][0]["content"] != system  # the mode's own prompt
+    chat.get_by_test_id("permission-mode").select_option("full-auto")
+
+
 def test_error_advice_fits_the_provider_that_answered(app: App, fake: FakeLLM) -> None:
     page = app.page
     wait_ready(page)

@@ -80,6 +80,12 @@ export type McpPromptOrigin = {
   name: string;
 };
 
+/** The offer the host sent at Send, and the text it put between the offer's two parts (JSON-escaped). */
+export type PresendUse = {
+  id: string;
+  text: string;
+};
+
 export type UserMessage = {
   type: "user_message";
   text: string;
@@ -88,6 +94,7 @@ export type UserMessage = {
   images?: ImageAttachment[];
   resources?: AttachedResource[];
   prompt?: McpPromptOrigin;
+  presend?: PresendUse;
 };
 
 export type AbortTurn = {
@@ -206,6 +213,25 @@ export type HttpRequest = {
   timeout_s: number;
 };
 
+/** The next plain turn's first request, split where the person's text goes (host/presend.py). */
+export type OfferedRequest = {
+  id: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  auth: HttpAuth;
+  timeout_s: number;
+  before: string;
+  after: string;
+  room: number;
+};
+
+/** The request a plain message would send now (``None``: none); the host may send it at Send. */
+export type HttpOffer = {
+  type: "http_offer";
+  offer: OfferedRequest | null;
+};
+
 export type EventMessage = {
   type: "event";
   event: UiEvent;
@@ -257,7 +283,7 @@ export type Log = {
 };
 
 export type HostMessage = Hello | HttpHead | HttpChunk | HttpEnd | HttpError | Config | UserMessage | AbortTurn | Approval | Request | ExecResult | ExecOutput | McpTools | McpResult | Reply | Cancel | Error;
-export type RuntimeMessage = Hello | HttpRequest | Cancel | EventMessage | ExecRequest | FlushRequest | WorkspaceFetch | McpCall | Log | Reply | Error;
+export type RuntimeMessage = Hello | HttpRequest | HttpOffer | Cancel | EventMessage | ExecRequest | FlushRequest | WorkspaceFetch | McpCall | Log | Reply | Error;
 
 export const HOST_MESSAGE_TYPES = ["hello", "http_head", "http_chunk", "http_end", "http_error", "config", "user_message", "abort_turn", "approval", "request", "exec_result", "exec_output", "mcp_tools", "mcp_result", "reply", "cancel", "error"] as const;
-export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "cancel", "event", "exec_request", "flush_request", "workspace_fetch", "mcp_call", "log", "reply", "error"] as const;
+export const RUNTIME_MESSAGE_TYPES = ["hello", "http_request", "http_offer", "cancel", "event", "exec_request", "flush_request", "workspace_fetch", "mcp_call", "log", "reply", "error"] as const;

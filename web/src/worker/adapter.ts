@@ -24,9 +24,10 @@ import { RecordReplay } from "./record-replay";
 import { UiRequests } from "./ui-requests";
 import { answerFetch, type WorkspaceLister } from "./workspace-lazy";
 import { FirstTokenHold } from "./first-token";
+import { Presend } from "./presend";
 import { LazyMcpHost } from "../mcp/lazy-host";
 
-export const HOST_CAPABILITIES = ["http", "events", "approvals"];
+export const HOST_CAPABILITIES = ["http", "events", "approvals", "presend"];
 /**
  * A save asked for while a model request waits for its first token is held back (at most this
  * long): copying the database to OPFS on this thread would delay the response (time to first token).
@@ -65,6 +66,8 @@ export class Adapter {
   private flusher: Flusher | null = null;
   private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
   private readonly firstToken = new FirstTokenHold();
+  /** The runtime's offered request, sent at Send (presend.ts); the files panel's writes drop it. */
+  readonly presend = new Presend();
   private readonly mcp: LazyMcpHost; // tool servers (web/src/mcp/): their tokens stay in there
 
   constructor(private readonly io: AdapterIO) {
@@ -130,6 +133,7 @@ export class Adapter {
 
   /** A message from the main thread (the files panel's `workspace` requests are answered by the worker itself). */
   onMain(message: Exclude<MainToWorker, { type: "workspace" }>): void {
+    if (message.type !== "user_message") this.presend.drop();
     switch (message.type) {
       case "configure":
         this.settings = message.settings;
@@ -137,6 +141,12 @@ export class Adapter {
         if (this.handshake.open) this.sendConfig();
         return;
       case "user_message": {
+        const plain = !message.replacesTurn && !message.images?.length && !message.resources?.length && !message.prompt;
+        const sent = this.presend.take(plain ? message.text : null);
+        if (sent) {
+          this.firstToken.requested(sent.request.id); // before the message: the request need not wait for Python
+          this.http.start(sent.request);
+        }
         const error = this.send({
           type: "user_message",
           text: message.text,
@@ -145,7 +155,9 @@ export class Adapter {
           ...(message.images?.length ? { images: message.images } : {}),
           ...(message.resources?.length ? { resources: message.resources } : {}),
           ...(message.prompt ? { prompt: message.prompt } : {}),
+          ...(sent ? { presend: sent.use } : {}),
         });
+        if (error && sent) this.http.cancel(sent.request.id);
         if (error) {
           const text = `This message was not sent: it is too long for one frame (${error}). Put the text or the images in files in the files panel and refer to them.`;
           this.io.toMain({ type: "runtime_error", code: "message_too_large", message: text, fatal: false });
@@ -235,12 +247,15 @@ export class Adapter {
   }
 
   private onMessage(message: RuntimeMessage): void {
+    this.presend.heard(message.type);
     switch (message.type) {
       case "hello":
         return this.onHello(message.protocol);
       case "http_request":
         if (message.auth === "provider") this.firstToken.requested(message.id);
         return this.http.start(message);
+      case "http_offer":
+        return this.presend.offered(message.offer);
       case "cancel":
         this.io.cancelExec?.(message.id);
         return this.http.cancel(message.id);

@@ -278,6 +278,7 @@ scope.addEventListener("message", (event) => {
   // The sandbox is in this worker: its package indexes go to it directly, not through Python.
   if (message.type === "configure") sandbox.useIndexes(message.packageIndexUrls ?? null);
   if (message.type !== "workspace") return adapter.onMain(message);
+  if (message.request.op === "upload" || message.request.op === "delete") adapter.presend.drop();
   void handleWorkspaceRequest(workspaceFiles, message.request).then((result) => {
     post({ type: "reply", requestId: message.requestId, result });
     if (result.ok && "changed" in result.value) post({ type: "workspace_changed", paths: result.value.changed });

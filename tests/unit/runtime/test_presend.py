@@ -1,0 +1,194 @@
+"""The request that leaves at Send (``runtime.host.presend``), through a real session over frames with the real
+OpenRouter client: the runtime offers the request a plain message would send; the host sends it at Send with
+the text put in; the turn reads that answer when its own request is the same byte for byte, and cancels it and
+sends its own otherwise. A host that never says ``presend`` is never offered anything."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from runtime.boot import BootConfig, boot
+from runtime.conversation.conversation import Conversation
+from tests.support.framehost import FrameHost, HttpReply
+from tests.support.recording import Message
+
+BASE = "https://openrouter.ai/api/v1"
+
+
+def _sse(text: str) -> bytes:
+    chunks = [{"choices": [{"delta": {"content": text}}]}, {"choices": [{"delta": {}, "finish_reason": "stop"}]}]
+    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+
+
+class Rig:
+    def __init__(self, tmp_path: Path, capabilities: tuple[str, ...]) -> None:
+        self.workspace = tmp_path / "ws"
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        (self.workspace / "notes.md").write_text("hello")
+        self.capabilities = capabilities
+        self.host = FrameHost(lambda request: HttpReply.sse(_sse("Sure.")))
+        self.conversation: Conversation | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> Rig:
+        config = BootConfig(workspace=self.workspace, state_dir=None)
+        self.conversation = boot(config, self.host.transport)
+        self.task = asyncio.get_running_loop().create_task(self.conversation.run())
+        self.host.send({"type": "hello", "protocol": 1, "capabilities": list(self.capabilities)})
+        provider = {"kind": "openrouter", "base_url": BASE, "has_key": True}
+        self.host.send({"type": "config", "provider": provider, "model": "x/model", "permission_mode": "ask"})
+        await self.host.wait_for(lambda: self.host.events("session_opened"))
+        return self
+
+    async def stop(self) -> None:
+        await self.host.close()
+        if self.task is not None:
+            await asyncio.wait_for(self.task, 5)
+
+    def offers(self) -> list[Any]:
+        return [m["offer"] for m in self.host.received if m["type"] == "http_offer"]
+
+    async def offer(self, after: int = 0) -> dict[str, Any]:
+        """The offer out once the runtime is idle (the last one said after ``after`` offers)."""
+
+        def current() -> Any:
+            offers = self.offers()
+            return offers[-1] if len(offers) > after and offers[-1] is not None else None
+
+        return await self.host.wait_for(current)  # type: ignore[no-any-return]
+
+    async def send(self, text: str, turn_id: str, presend: dict[str, Any] | None = None) -> Message:
+        message: Message = {"type": "user_message", "text": text, "turn_id": turn_id}
+        if presend is not None:
+            message["presend"] = presend
+        self.host.send(message)
+        if presend is not None:  # what the worker does at Send: the request leaves under the offer's id
+            asyncio.get_running_loop().create_task(self.host._answer({"id": presend["id"]}))
+
+        def done() -> Any:
+            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
+
+        return await self.host.wait_for(done)  # type: ignore[no-any-return]
+
+    def counts(self) -> dict[str, int]:
+        assert self.conversation is not None
+        return self.conversation.presends.counts
+
+    def chat_requests(self) -> list[Message]:
+        return [r for r in self.host.requests if r["url"].endswith("/chat/completions")]
+
+
+def escaped(text: str) -> str:
+    return json.dumps(text)[1:-1]
+
+
+def texts(rig: Rig, turn_id: str) -> str:
+    return "".join(e["text"] for e in rig.host.events("text_delta") if e["turn_id"] == turn_id)
+
+
+async def test_the_request_sent_at_send_is_the_one_the_turn_would_send(tmp_path: Path) -> None:
+    offered = await Rig(tmp_path / "a", ("http", "presend")).start()
+    plain = await Rig(tmp_path / "b", ("http",)).start()
+    try:
+        text = 'Ünïcödé "quotes" \\ tab\t and 😀, line\nbreak'
+        offer = await offered.offer()
+        assert offer["room"] > len(escaped(text))
+        finished = await offered.send(text, "t1", {"id": offer["id"], "text": escaped(text)})
+        assert finished["reason"] == "stop" and texts(offered, "t1") == "Sure."
+        assert offered.chat_requests() == [], "the turn sent a request of its own"
+        assert offered.host.cancelled == []
+        assert offered.counts()["adopted"] == 1
+
+        await asyncio.sleep(0.1)
+        assert plain.offers() == []  # never offered to a host that did not ask
+        await plain.send(text, "t1")
+        assert [r["body"] for r in plain.chat_requests()] == [offer["before"] + escaped(text) + offer["after"]]
+        assert {k: offer[k] for k in ("method", "url", "headers", "auth", "timeout_s")} == {
+            k: plain.chat_requests()[0][k] for k in ("method", "url", "headers", "auth", "timeout_s")
+        }
+
+        # The next turn's offer holds the first exchange; a second Send goes out with it again.
+        second = await offered.offer(after=len(offered.offers()) - 1)
+        if second["id"] == offer["id"]:
+            second = await offered.offer(after=len(offered.offers()))
+        assert "Sure." in second["before"] and second["id"] != offer["id"]
+        await offered.send("And then?", "t2", {"id": second["id"], "text": escaped("And then?")})
+        assert texts(offered, "t2") == "Sure." and offered.counts()["adopted"] == 2
+        assert offered.chat_requests() == []
+    finally:
+        await offered.stop()
+        await plain.stop()
+
+
+async def test_a_request_that_is_not_the_turns_is_cancelled_and_the_turn_sends_its_own(tmp_path: Path) -> None:
+    rig = await Rig(tmp_path, ("http", "presend")).start()
+    try:
+        offer = await rig.offer()
+        # The host put in another text than the message's (an escaper that disagrees would do the same).
+        finished = await rig.send("Hello", "t1", {"id": offer["id"], "text": escaped("Hello!")})
+        assert finished["reason"] == "stop" and texts(rig, "t1") == "Sure."
+        assert rig.host.cancelled == [offer["id"]]
+        [request] = rig.chat_requests()
+        assert request["body"] == offer["before"] + escaped("Hello") + offer["after"]
+        assert rig.counts()["differed"] == 1 and "adopted" not in rig.counts()
+    finally:
+        await rig.stop()
+
+
+async def test_an_offer_withdrawn_or_unknown_is_cancelled_at_once(tmp_path: Path) -> None:
+    rig = await Rig(tmp_path, ("http", "presend")).start()
+    try:
+        offer = await rig.offer()
+        await rig.send("Hello", "t1", {"id": "r999", "text": escaped("Hello")})
+        assert "r999" in rig.host.cancelled and rig.counts()["unknown"] == 1
+        assert len(rig.chat_requests()) == 1  # the turn sent its own
+        # The offer was spent by that message: using it afterwards is unknown too.
+        await rig.send("Again", "t2", {"id": offer["id"], "text": escaped("Again")})
+        assert offer["id"] in rig.host.cancelled and len(rig.chat_requests()) == 2
+    finally:
+        await rig.stop()
+
+
+async def test_an_edit_or_a_slash_turn_cancels_what_left_at_send(tmp_path: Path) -> None:
+    rig = await Rig(tmp_path, ("http", "presend")).start()
+    try:
+        await rig.send("Hello", "t1")
+        offer = await rig.offer(after=len(rig.offers()))
+        rig.host.send(
+            {
+                "type": "user_message",
+                "text": "Hi",
+                "turn_id": "t2",
+                "replaces_turn": "t1",
+                "presend": {"id": offer["id"], "text": escaped("Hi")},
+            }
+        )
+        await rig.host.wait_for(lambda: rig.host.events("turn_finished")[1:])
+        assert offer["id"] in rig.host.cancelled  # an edit builds afresh: the stored turn it replaces goes
+        assert rig.counts()["differed"] == 1
+    finally:
+        await rig.stop()
+
+
+async def test_a_change_while_idle_is_offered_again(tmp_path: Path) -> None:
+    rig = await Rig(tmp_path, ("http", "presend")).start()
+    try:
+        first = await rig.offer()
+        provider = {"kind": "openrouter", "base_url": BASE, "has_key": True}
+        rig.host.send({"type": "config", "provider": provider, "model": "y/other", "permission_mode": "ask"})
+        second = await rig.offer(after=len(rig.offers()))
+        assert '"model": "y/other"' in second["before"] + second["after"]
+        assert second["id"] != first["id"]
+    finally:
+        await rig.stop()
+
+
+def test_the_shared_escape_cases_are_what_json_dumps_writes() -> None:
+    """tests/fixtures/json-escape.json: the worker's escaper is checked against the same cases (presend.test.ts)."""
+    cases = json.loads((Path(__file__).parents[2] / "fixtures" / "json-escape.json").read_text())
+    assert len(cases) >= 10
+    for case in cases:
+        assert json.dumps(case["text"])[1:-1] == case["escaped"]

@@ -16,6 +16,7 @@ its last assistant message that have no result yet, asking again for those in ``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,8 @@ from runtime.providers.base import (
 from runtime.tools.registry import Registry
 
 log = logging.getLogger(__name__)
+
+STORE_WITHIN_S = 0.05  # the user's message is stored at most this long after its request left (``_store_soon``)
 
 Emit = Callable[[Event], None]
 DEFAULT_MAX_ROUNDS = 12
@@ -132,6 +135,7 @@ class _Turn:
         self.images: tuple[tuple[ImagePart, bytes], ...] = ()
         self.ready: Ready | None = None  # the first request's parts, prepared before Send
         self.storing: asyncio.Future[None] | None = None  # the user's message, stored while its request travels
+        self.answered = asyncio.Event()  # the first round's answer began (its first event)
         self.open: list[ToolCall] = []  # calls of the last assistant message still without a result
         self.window = ContextWindow(
             deps.provider,
@@ -217,6 +221,7 @@ class _Turn:
         messages = await self._request_messages(tools, ready)
         finished: Finished | None = None
         async for event in deps.provider.stream_chat(messages, tools, deps.model):
+            self.answered.set()
             match event:
                 case TextDelta(text=text):
                     self.partial.append(text)
@@ -254,8 +259,16 @@ class _Turn:
             pending = Pending(UserMessage(self.text, tuple(part for part, _ in self.images)), self._store_user)
         messages = await self.window.messages(self.system_prompt, tools, pending, ready)
         if self.text is not None:
-            self.storing = asyncio.ensure_future(self._store_user())
+            self.storing = asyncio.ensure_future(self._store_soon())
         return messages
+
+    async def _store_soon(self) -> None:
+        """Store the message once the answer began, or ``STORE_WITHIN_S`` after the request left, whichever
+        comes first: a fast server's first token is not held behind the SQLite write, and a slow one's wait
+        is not a time the message could be lost in."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.answered.wait(), STORE_WITHIN_S)
+        await self._store_user()
 
     async def _store_user(self) -> None:
         if self.text is not None:

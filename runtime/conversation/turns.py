@@ -27,7 +27,7 @@ from runtime.agents.write_locks import WriteLocks
 from runtime.chat.history import tokens_at_least
 from runtime.chat.messages import ImagePart, ToolCall
 from runtime.conversation.context_meter import streamed_tokens
-from runtime.conversation.offer import OfferParts, build_offer
+from runtime.conversation.offer import MAX_OFFER_BYTES, OfferParts, build_offer
 from runtime.conversation.prepared import Prepared, Preparer, build_ready, workspace_stamp
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration
@@ -240,6 +240,12 @@ class TurnRunner:
         except (ProviderError, ProfileMissing):
             presends.withdraw()
             return
+        made_of = (prepared, self._configuration.settings)
+        if presends.again(made_of):  # the host dropped the last offer for a message that changed nothing here
+            return
+        if journal.context_size()[1] > MAX_OFFER_BYTES:  # not built at all: its JSON alone would cost a while
+            presends.withdraw()
+            return
         plan, workspace = prepared.plan, self._parts.context.workspace
         model = agent.model(self._configuration.settings.model) or ""
         # As the turn's own window (agent.loop): its notices never come, as an offer needs no compaction.
@@ -251,7 +257,7 @@ class TurnRunner:
         if built is None:
             presends.withdraw()
         else:
-            presends.offer(*built)
+            presends.offer(*built, made_of)
 
     def _planned(self, turn_id: str, agent: TurnAgent, prepared: PromptPlan | None = None) -> PromptPlan | None:
         """This turn's plan, the note when the compact prompt comes into use; None: the turn failed."""

@@ -93,16 +93,19 @@ class Presends:
     def __init__(self, rpc: Rpc) -> None:
         self.rpc = rpc
         self._offer: OfferedRequest | None = None
+        self._built: tuple[tuple[object, object], HttpRequest, int] | None = None  # what the last offer was made of
         self.enabled = False  # the host sends offers at Send (its hello said ``presend``)
         self.counts: dict[str, int] = {}  # offered, adopted, differed, unused, unknown (tests, benchmarks)
 
-    def offer(self, request: HttpRequest, room: int) -> bool:
+    def offer(self, request: HttpRequest, room: int, made_of: tuple[object, object]) -> bool:
         """Offer ``request`` (its body holds ``MARK`` where the text goes) for a text of up to ``room``
-        escaped characters; False (and no offer out) when it cannot be offered."""
+        escaped characters; False (and no offer out) when it cannot be offered. ``made_of``: the prepared
+        request and the settings it was built from (``again``)."""
         parts = split_body(request["body"] or "") if self.enabled and room > 0 else None
         if parts is None:
             self.withdraw()
             return False
+        self._built = (made_of, request, room)
         self._offer = {
             "id": self.rpc.new_id(),
             "method": request["method"],
@@ -117,6 +120,14 @@ class Presends:
         self._count("offered")
         self.rpc.send({"type": "http_offer", "offer": self._offer})
         return True
+
+    def again(self, made_of: tuple[object, object]) -> bool:
+        """Offer again, under a new id, what was last offered, when it was made of the same prepared request
+        (the same object) and equal settings; False: it must be built."""
+        built = self._built
+        if built is None or built[0][0] is not made_of[0] or built[0][1] != made_of[1]:
+            return False
+        return self.offer(built[1], built[2], made_of)
 
     def withdraw(self) -> None:
         if self._offer is not None:

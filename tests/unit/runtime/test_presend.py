@@ -192,3 +192,36 @@ def test_the_shared_escape_cases_are_what_json_dumps_writes() -> None:
     assert len(cases) >= 10
     for case in cases:
         assert json.dumps(case["text"])[1:-1] == case["escaped"]
+
+
+async def test_a_message_that_changes_nothing_is_followed_by_the_same_offer_under_a_new_id(tmp_path: Path) -> None:
+    rig = await Rig(tmp_path, ("http", "presend")).start()
+    try:
+        first = await rig.offer()
+        rig.host.send({"type": "request", "id": "h1", "method": "ping", "params": {}})  # the host dropped its offer
+        again = await rig.offer(after=len(rig.offers()))
+        assert again["id"] != first["id"]
+        assert {k: v for k, v in again.items() if k != "id"} == {k: v for k, v in first.items() if k != "id"}
+        await rig.send("Hi", "t1", {"id": again["id"], "text": escaped("Hi")})
+        assert rig.counts()["adopted"] == 1 and rig.chat_requests() == []
+    finally:
+        await rig.stop()
+
+
+async def test_a_conversation_too_long_to_offer_is_not_offered(tmp_path: Path) -> None:
+    """Over a MiB of stored text the offer is not even built (its JSON would cost a while each time)."""
+    rig = await Rig(tmp_path, ("http", "presend")).start()
+    try:
+        provider = {"kind": "openrouter", "base_url": BASE, "has_key": True}
+        config = {"type": "config", "provider": provider, "model": "x/model", "permission_mode": "ask"}
+        rig.host.send({**config, "context_length": 4_000_000})  # room for it in the window
+        await rig.offer(after=len(rig.offers()))
+        offered = len(rig.offers())
+        await rig.send("x" * (1 << 20), "t1")  # spends the offer out (the host sent none with it)
+        await asyncio.sleep(0.3)  # idle: prepared again
+        assert rig.conversation is not None and rig.conversation.turns.preparer.current()
+        assert rig.offers()[offered:] == []
+        await rig.send("Short", "t2")
+        assert rig.offers()[offered:] == []
+    finally:
+        await rig.stop()

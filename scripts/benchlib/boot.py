@@ -24,6 +24,7 @@ from .common import (
     Contexts,
     Row,
     Samples,
+    at_a_persons_pace,
     boot_ready_ms,
     configure,
     recorded_ms,
@@ -237,6 +238,7 @@ def measure_first_token(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_
     send(page, "warm up")  # the app's first request, which the direct fetches send again
     wait_idle(page, 30_000)
     for i in range(runs):
+        at_a_persons_pace(page)
         for script, arg, said, into, hop in (
             (FIRST_TOKEN_FETCH, [url, model, True, same_request(fake, "hi")], "hi", direct, hops[0]),
             (FIRST_TOKEN_UI, f"bench {i}", f"bench {i}", frames, hops[1]),

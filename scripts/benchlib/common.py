@@ -221,6 +221,16 @@ def wait_idle(page: Page, timeout_ms: int = 60_000) -> None:
     page.wait_for_selector('[data-testid="runtime-status"][data-state="ready"]', timeout=timeout_ms)
 
 
+# Before each timed first token: what the page does after a turn (the session list and the context gauge ask
+# again 120–150 ms after it ends) and the next request's preparation are over, as they are when a person sends
+# the next message. The direct fetch it is compared with runs in the same quiet page.
+PERSON_PAUSE_MS = 300
+
+
+def at_a_persons_pace(page: Page) -> None:
+    page.wait_for_timeout(PERSON_PAUSE_MS)
+
+
 BOOT_LINE = re.compile(r"boot \((?P<mode>[\w-]+)\): (?P<marks>.*?)(?: ms)?$")
 
 

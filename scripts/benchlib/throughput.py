@@ -26,6 +26,7 @@ from .common import (
     Contexts,
     Row,
     Samples,
+    at_a_persons_pace,
     boot_ready_ms,
     configure,
     new_chat,
@@ -213,6 +214,7 @@ def measure_unrendered(contexts: Contexts, dist: Path, fake: TimedFakeLLM, fake_
             d_first: list[float] = []
             f_first: list[float] = []
             for i in range(runs * 5):
+                at_a_persons_pace(page)
                 fake.script([small])
                 body = same_request(fake, "hi")  # the app's own request (its first: the 8 MiB runs')
                 d_first.append(float(page.evaluate(FIRST_TOKEN_FETCH, [url, model, False, body])))

@@ -93,6 +93,9 @@ class Presends:
     def __init__(self, rpc: Rpc) -> None:
         self.rpc = rpc
         self._offer: OfferedRequest | None = None
+        # Listens for the offer's id from the moment it is out: the host may answer for it (a request its egress
+        # rule refuses, a replay with no answer) before the message that names it has been read.
+        self._stream: Stream | None = None
         self._built: tuple[tuple[object, object], HttpRequest, int] | None = None  # what the last offer was made of
         self.enabled = False  # the host sends offers at Send (its hello said ``presend``)
         self.counts: dict[str, int] = {}  # offered, adopted, differed, unused, unknown (tests, benchmarks)
@@ -106,6 +109,7 @@ class Presends:
             self.withdraw()
             return False
         self._built = (made_of, request, room)
+        self._drop()
         self._offer = {
             "id": self.rpc.new_id(),
             "method": request["method"],
@@ -118,6 +122,7 @@ class Presends:
             "room": min(room, MAX_ROOM),
         }
         self._count("offered")
+        self._stream = self.rpc.expect(self._offer["id"])
         self.rpc.send({"type": "http_offer", "offer": self._offer})
         return True
 
@@ -131,18 +136,25 @@ class Presends:
 
     def withdraw(self) -> None:
         if self._offer is not None:
-            self._offer = None
+            self._drop()
             self.rpc.send({"type": "http_offer", "offer": None})
+
+    def _drop(self) -> None:
+        """Forget the offer out and stop listening for its id."""
+        if self._stream is not None:
+            self._stream.close()
+        self._offer = self._stream = None
 
     def presented(self, use: PresendUse | None) -> Sent | None:
         """The user message arrived (``use``: what the host sent with it). The offer is spent either way."""
-        offer, self._offer = self._offer, None
-        if use is None:
+        offer, stream = self._offer, self._stream
+        if use is None or offer is None or stream is None or offer["id"] != use["id"]:
+            self._drop()
+            if use is not None:  # withdrawn as the message crossed it: no turn takes it
+                self._count("unknown")
+                self.rpc.send({"type": "cancel", "id": use["id"]})
             return None
-        if offer is None or offer["id"] != use["id"]:  # withdrawn as the message crossed it: no turn takes it
-            self._count("unknown")
-            self.rpc.send({"type": "cancel", "id": use["id"]})
-            return None
+        self._offer = self._stream = None
         request: HttpRequest = {
             "type": "http_request",
             "id": offer["id"],
@@ -154,7 +166,7 @@ class Presends:
             "auth": offer["auth"],
             "timeout_s": offer["timeout_s"],
         }
-        return Sent(request, self.rpc.expect(offer["id"]), counts=self.counts)
+        return Sent(request, stream, counts=self.counts)
 
     def _count(self, what: str) -> None:
         self.counts[what] = self.counts.get(what, 0) + 1

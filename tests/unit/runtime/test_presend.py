@@ -225,3 +225,27 @@ async def test_a_conversation_too_long_to_offer_is_not_offered(tmp_path: Path) -
         assert rig.offers()[offered:] == []
     finally:
         await rig.stop()
+
+
+async def test_an_answer_that_comes_before_the_message_still_reaches_the_turn(tmp_path: Path) -> None:
+    """The host may fail the request it sends at Send at once (its egress rule, a replay with no answer left),
+    so that failure can reach the runtime before the message that names it."""
+    rig = await Rig(tmp_path, ("http", "presend")).start()
+    try:
+        offer = await rig.offer()
+        rig.host.send({"type": "http_error", "id": offer["id"], "kind": "replay", "message": "no answer left"})
+        rig.host.send(
+            {
+                "type": "user_message",
+                "text": "Hi",
+                "turn_id": "t1",
+                "presend": {"id": offer["id"], "text": escaped("Hi")},
+            }
+        )
+        finished = await rig.host.wait_for(lambda: rig.host.events("turn_finished"))
+        assert finished[0]["reason"] == "error"
+        [error] = rig.host.events("error")
+        assert "no answer left" in error["message"]
+        assert rig.counts()["adopted"] == 1 and rig.chat_requests() == []
+    finally:
+        await rig.stop()

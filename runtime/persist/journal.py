@@ -44,17 +44,22 @@ class SessionJournal:
         self._emit = emit
         self.detached = False
         self._reported = False
+        self._model: str | None = None  # the model last noted: the session's row is read once, not every turn
         self._user_seq: dict[str, int] = {}
         self._background: set[asyncio.Future[bool]] = set()
 
     def note_model(self, model: str) -> None:
         """The model this session talks to now (shown in exports); saved with the next step."""
 
+        if model == self._model:
+            return
+
         def write() -> None:
             if self.store.get_session(self.session_id).model != model:
                 self.store.set_session_model(self.session_id, model)
 
-        self._guard(write)
+        if self._guard(write):
+            self._model = model
 
     def bind_turn(self, turn_id: str, user_seq: int) -> None:
         """A resumed turn: its user message is already stored at ``user_seq``."""

@@ -59,6 +59,30 @@ async def test_a_turn_is_stored_and_comes_back_after_a_restart(rig: StateRig) ->
     assert [m.role for m in sent] == ["system", "user", "assistant", "tool", "assistant", "user"]
 
 
+async def test_the_session_keeps_the_model_it_talks_to(rig: StateRig) -> None:
+    """Noted each turn (read once per session, then only when it changes)."""
+    assert rig.conversation is not None
+    conversation = rig.conversation
+
+    def stored_model() -> str | None:
+        opened, sid = conversation.state.opened, conversation.state.session_id
+        assert opened is not None and sid is not None
+        return opened.store.get_session(sid).model
+
+    rig.provider.rounds = [says("One.")]
+    await rig.turn("first", "t1")
+    assert stored_model() == "scripted/model"
+    provider = {"kind": "scripted", "base_url": "", "has_key": False}
+    rig.host.send({"type": "config", "provider": provider, "model": "scripted/other", "permission_mode": "ask"})
+    rig.provider.rounds = [says("Two.")]
+    await rig.turn("second", "t2")
+    assert stored_model() == "scripted/other"
+    rig.host.send({"type": "config", "provider": provider, "model": "scripted/model", "permission_mode": "ask"})
+    rig.provider.rounds = [says("Three.")]
+    await rig.turn("third", "t3")
+    assert stored_model() == "scripted/model"  # back to the first: noted again
+
+
 async def test_the_model_call_does_not_wait_for_the_user_message_save(rig: StateRig) -> None:
     held: list[dict[str, Any]] = []
 

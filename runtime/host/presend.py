@@ -104,7 +104,7 @@ class Presends:
         """Offer ``request`` (its body holds ``MARK`` where the text goes) for a text of up to ``room``
         escaped characters; False (and no offer out) when it cannot be offered. ``made_of``: the prepared
         request and the settings it was built from (``again``)."""
-        parts = split_body(request["body"] or "") if self.enabled and room > 0 else None
+        parts = split_body(request["body"] or "") if self.enabled and room > 0 and request["stream"] else None
         if parts is None:
             self.withdraw()
             return False

@@ -10,12 +10,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from runtime.boot import BootConfig, boot
 from runtime.conversation.conversation import Conversation
 from tests.support.framehost import FrameHost, HttpReply
 from tests.support.recording import Message
 
 BASE = "https://openrouter.ai/api/v1"
+PROVIDERS = {  # kind: its base URL
+    "openrouter": BASE,
+    "ollama": "http://localhost:11434",
+    "openai-compatible": "http://127.0.0.1:8080/v1",
+}
 
 
 def _sse(text: str) -> bytes:
@@ -23,13 +30,23 @@ def _sse(text: str) -> bytes:
     return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
 
 
+def _answer(request: Message) -> HttpReply:
+    """Ollama's own chat answers NDJSON; the others, OpenAI's SSE."""
+    if request.get("url", "").endswith("/api/chat"):
+        lines = [{"message": {"role": "assistant", "content": "Sure."}, "done": False}, {"done": True}]
+        body = tuple(json.dumps(x).encode() + b"\n" for x in lines)
+        return HttpReply(200, {"content-type": "application/x-ndjson"}, body)
+    return HttpReply.sse(_sse("Sure."))
+
+
 class Rig:
-    def __init__(self, tmp_path: Path, capabilities: tuple[str, ...]) -> None:
+    def __init__(self, tmp_path: Path, capabilities: tuple[str, ...], kind: str = "openrouter") -> None:
         self.workspace = tmp_path / "ws"
         self.workspace.mkdir(parents=True, exist_ok=True)
         (self.workspace / "notes.md").write_text("hello")
         self.capabilities = capabilities
-        self.host = FrameHost(lambda request: HttpReply.sse(_sse("Sure.")))
+        self.kind = kind
+        self.host = FrameHost(_answer)
         self.conversation: Conversation | None = None
         self.task: asyncio.Task[None] | None = None
 
@@ -38,7 +55,7 @@ class Rig:
         self.conversation = boot(config, self.host.transport)
         self.task = asyncio.get_running_loop().create_task(self.conversation.run())
         self.host.send({"type": "hello", "protocol": 1, "capabilities": list(self.capabilities)})
-        provider = {"kind": "openrouter", "base_url": BASE, "has_key": True}
+        provider = {"kind": self.kind, "base_url": PROVIDERS[self.kind], "has_key": self.kind == "openrouter"}
         self.host.send({"type": "config", "provider": provider, "model": "x/model", "permission_mode": "ask"})
         await self.host.wait_for(lambda: self.host.events("session_opened"))
         return self
@@ -66,7 +83,9 @@ class Rig:
             message["presend"] = presend
         self.host.send(message)
         if presend is not None:  # what the worker does at Send: the request leaves under the offer's id
-            asyncio.get_running_loop().create_task(self.host._answer({"id": presend["id"]}))
+            offers = [o for o in self.offers() if o is not None and o["id"] == presend["id"]]
+            request = {**offers[-1], "type": "http_request"} if offers else {"id": presend["id"], "url": ""}
+            asyncio.get_running_loop().create_task(self.host._answer(request))
 
         def done() -> Any:
             return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
@@ -78,7 +97,7 @@ class Rig:
         return self.conversation.presends.counts
 
     def chat_requests(self) -> list[Message]:
-        return [r for r in self.host.requests if r["url"].endswith("/chat/completions")]
+        return [r for r in self.host.requests if r["method"] == "POST"]
 
 
 def escaped(text: str) -> str:
@@ -89,9 +108,10 @@ def texts(rig: Rig, turn_id: str) -> str:
     return "".join(e["text"] for e in rig.host.events("text_delta") if e["turn_id"] == turn_id)
 
 
-async def test_the_request_sent_at_send_is_the_one_the_turn_would_send(tmp_path: Path) -> None:
-    offered = await Rig(tmp_path / "a", ("http", "presend")).start()
-    plain = await Rig(tmp_path / "b", ("http",)).start()
+@pytest.mark.parametrize("kind", list(PROVIDERS))
+async def test_the_request_sent_at_send_is_the_one_the_turn_would_send(tmp_path: Path, kind: str) -> None:
+    offered = await Rig(tmp_path / "a", ("http", "presend"), kind).start()
+    plain = await Rig(tmp_path / "b", ("http",), kind).start()
     try:
         text = 'Ünïcödé "quotes" \\ tab\t and 😀, line\nbreak'
         offer = await offered.offer()

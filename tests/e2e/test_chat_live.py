@@ -74,7 +74,8 @@ def test_a_plain_message_leaves_at_send_once_and_as_typed(chat: Page, fake: Fake
     completions = "/api/v1/chat/completions"
     for n, text in enumerate(("Hello there", 'Ünïcödé 😀 "quoted" \\ back\nslash\nand a second line')):
         wait_ready(chat)
-        chat.wait_for_timeout(300)  # idle: the next request is prepared and offered
+        chat.wait_for_timeout(1000)  # a person's pause: the page's follow-ups of the last turn are over, and
+        # the runtime has prepared and offered the next request
         before = len(fake.requests_to(completions, "POST"))
         fake.script([Reply.text(f"Reply {n}.")])
         send(chat, text)

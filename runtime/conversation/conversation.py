@@ -23,7 +23,7 @@ from runtime.agent.tool_context import AgentToolContext
 from runtime.agents.delegation import Delegation, DelegationParts
 from runtime.agents.write_locks import WriteLocks
 from runtime.conversation.context_meter import ContextMeter
-from runtime.conversation.prepared import OPENED_SETTLE_S, PREPARE_DELAY_S
+from runtime.conversation.prepared import EVENT_SETTLE_S, OPENED_SETTLE_S, PREPARE_DELAY_S
 from runtime.conversation.providers import ProviderCache
 from runtime.conversation.settings import Configuration, GateFactory
 from runtime.conversation.switcher import SessionSwitcher
@@ -130,7 +130,7 @@ class Conversation:
     def emit(self, event: Event) -> None:
         self.transport.send({"type": "event", "event": event})
         if not self.turns.running:  # the host dropped its offer (a child's work may have changed the request)
-            self.turns.preparer.soon()
+            self.turns.preparer.soon(EVENT_SETTLE_S)
 
     def _open_store(self) -> Store | None:
         return self.state.opened.store if self.state.opened else None

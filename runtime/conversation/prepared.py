@@ -41,6 +41,9 @@ PREPARE_DELAY_S = 0.01  # after the last message or turn: what just happened has
 # estimated) is prepared once that is done, not beside it on the machine's cores. Nobody types that fast.
 OPENED_SETTLE_S = 0.3
 BUSY_RECHECK_S = 0.02  # while a request or a session switch runs
+# After an event sent while idle (a background agent's progress drops the host's offer): prepared and offered
+# again once such events pause, not after each of a stream of them.
+EVENT_SETTLE_S = 0.3
 Stat = tuple[int, int, int] | None
 
 

@@ -89,6 +89,12 @@ class FrameHost(RecordingHost):
                 reply = {**answer, "type": "reply", "id": message["id"]}
                 asyncio.get_running_loop().call_soon(self.send, reply)
 
+    def answer(self, request: Message) -> None:
+        """Answer ``request`` as if the runtime had sent it (what a host sends by itself: host/presend.py)."""
+        task = asyncio.get_running_loop().create_task(self._answer(request))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def _answer(self, request: Message) -> None:
         reply = self.responder(request)
         rid = request["id"]

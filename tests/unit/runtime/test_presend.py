@@ -85,7 +85,7 @@ class Rig:
         if presend is not None:  # what the worker does at Send: the request leaves under the offer's id
             offers = [o for o in self.offers() if o is not None and o["id"] == presend["id"]]
             request = {**offers[-1], "type": "http_request"} if offers else {"id": presend["id"], "url": ""}
-            asyncio.get_running_loop().create_task(self.host._answer(request))
+            self.host.answer(request)
 
         def done() -> Any:
             return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)

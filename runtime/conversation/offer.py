@@ -8,7 +8,6 @@ Nothing here knows a provider's wire format. The room is what the window's budge
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,13 +15,11 @@ from typing import Any
 from runtime.agent.context import TRIGGER, ContextWindow, Pending, Ready
 from runtime.chat.history import estimate_tokens
 from runtime.chat.messages import UserMessage
-from runtime.host.http import Auth, HttpClient, StreamedResponse
+from runtime.host.http import HttpClient
 from runtime.host.messages import HttpRequest
 from runtime.host.presend import MARK
-from runtime.host.rpc import Rpc
+from runtime.host.rpc import Rpc, Stream
 from runtime.providers.base import Provider
-
-log = logging.getLogger(__name__)
 
 MAX_OFFER_BYTES = 1 << 20  # a longer request is not offered: the provider's time to read it dwarfs the saving
 CHARS_PER_TOKEN = 4  # as ``estimate_tokens`` counts
@@ -43,28 +40,8 @@ class Capture(HttpClient):
         super().__init__(rpc)
         self.request: HttpRequest | None = None
 
-    async def open(
-        self,
-        method: str,
-        url: str,
-        *,
-        headers: dict[str, str] | None = None,
-        body: str | None = None,
-        auth: Auth = "none",
-        timeout_s: float = 60.0,
-        stream: bool = True,
-    ) -> StreamedResponse:
-        self.request = {
-            "type": "http_request",
-            "id": "",
-            "method": method,
-            "url": url,
-            "headers": headers or {},
-            "body": body,
-            "stream": stream,
-            "auth": auth,
-            "timeout_s": timeout_s,
-        }
+    def _send(self, request: HttpRequest) -> Stream:
+        self.request = request
         raise _Captured
 
 

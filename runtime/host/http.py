@@ -114,7 +114,7 @@ class HttpClient:
             "auth": auth,
             "timeout_s": timeout_s,
         }
-        handle = taken_for(request) or self._rpc.open_stream(request)  # it may have left at Send already
+        handle = self._send(request)
         try:
             message = await _next(handle, timeout_s, self.grace_s, url)
         except BaseException:
@@ -125,6 +125,10 @@ class HttpClient:
             raise _failure(message, url)
         headers_in = {str(k).lower(): str(v) for k, v in dict(message.get("headers") or {}).items()}
         return StreamedResponse(handle, int(message["status"]), headers_in, url, timeout_s, self.grace_s)
+
+    def _send(self, request: HttpRequest) -> Stream:
+        """The stream of ``request``'s answer: the one that left at Send already when it is that request."""
+        return taken_for(request) or self._rpc.open_stream(request)
 
     async def fetch(
         self,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -49,7 +50,7 @@ class Sent:
     request: HttpRequest
     stream: Stream
     taken: bool = False
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)  # the offers' (``Presends.counts``)
 
     def use_in_this_task(self) -> None:
         """The running task's first HTTP request (``HttpClient.open``) is matched against this one."""
@@ -62,10 +63,10 @@ class Sent:
             return None
         self.taken = True
         if _same(self.request, request):
-            self._count("adopted")
+            self.counts["adopted"] += 1
             log.info("the request sent at Send is the turn's own (%d bytes)", len(request["body"] or ""))
             return self.stream
-        self._count("differed")
+        self.counts["differed"] += 1
         log.info("the request sent at Send is not the turn's: it is cancelled")
         self.stream.cancel()
         return None
@@ -74,11 +75,8 @@ class Sent:
         """The turn ended, or never started, without a request: stop what left at Send."""
         if not self.taken:
             self.taken = True
-            self._count("unused")
+            self.counts["unused"] += 1
             self.stream.cancel()
-
-    def _count(self, what: str) -> None:
-        self.counts[what] = self.counts.get(what, 0) + 1
 
 
 def taken_for(request: HttpRequest) -> Stream | None:
@@ -98,7 +96,7 @@ class Presends:
         self._stream: Stream | None = None
         self._built: tuple[tuple[object, object], HttpRequest, int] | None = None  # what the last offer was made of
         self.enabled = False  # the host sends offers at Send (its hello said ``presend``)
-        self.counts: dict[str, int] = {}  # offered, adopted, differed, unused, unknown (tests, benchmarks)
+        self.counts: Counter[str] = Counter()  # offered, adopted, differed, unused, unknown (tests, benchmarks)
 
     def offer(self, request: HttpRequest, room: int, made_of: tuple[object, object]) -> bool:
         """Offer ``request`` (its body holds ``MARK`` where the text goes) for a text of up to ``room``
@@ -121,7 +119,7 @@ class Presends:
             "after": parts[1],
             "room": min(room, MAX_ROOM),
         }
-        self._count("offered")
+        self.counts["offered"] += 1
         self._stream = self.rpc.expect(self._offer["id"])
         self.rpc.send({"type": "http_offer", "offer": self._offer})
         return True
@@ -151,7 +149,7 @@ class Presends:
         if use is None or offer is None or stream is None or offer["id"] != use["id"]:
             self._drop()
             if use is not None:  # withdrawn as the message crossed it: no turn takes it
-                self._count("unknown")
+                self.counts["unknown"] += 1
                 self.rpc.send({"type": "cancel", "id": use["id"]})
             return None
         self._offer = self._stream = None
@@ -167,9 +165,6 @@ class Presends:
             "timeout_s": offer["timeout_s"],
         }
         return Sent(request, stream, counts=self.counts)
-
-    def _count(self, what: str) -> None:
-        self.counts[what] = self.counts.get(what, 0) + 1
 
 
 def _same(sent: HttpRequest, request: HttpRequest) -> bool:

@@ -22,14 +22,14 @@ from runtime.conversation.conversation import Conversation
 from runtime.host.http import HttpClient
 from runtime.host.validate import typed_dict_problem
 from runtime.providers.base import ProviderEndpoint
-from runtime.providers.registry import ProviderRegistry
+from runtime.providers.registry import ProviderRegistry, builtin_providers
 from runtime.requests.dispatch import methods
 from runtime.tools import memory
 from runtime.tools.base import ToolContext, ToolOutput, tool
 from runtime.tools.registry import Registry
 from runtime.tools.skills import activate_skill
 from runtime.tools.traits import WorkspacePath
-from tests.support.framehost import FrameHost
+from tests.support.framehost import FrameHost, Responder
 from tests.support.recording import RecordingHost
 from tests.support.scripted import ScriptedProvider
 
@@ -100,6 +100,9 @@ class StateRig(Driver):
     conversation: Conversation | None = None
     task: asyncio.Task[None] | None = None
     tools: Callable[[], Registry] | None = None  # the tool set each boot gets (None: ``registry``)
+    # The real provider clients instead of ``provider``: the config's provider and model, and how the host
+    # answers their requests.
+    real: tuple[Message, Responder] | None = None
 
     async def start(self, *, configure: bool = True, session_id: str | None = None) -> StateRig:
         providers = ProviderRegistry()
@@ -108,13 +111,13 @@ class StateRig(Driver):
             return self.provider
 
         providers.register("scripted", make)
-        self.host = FrameHost()
+        self.host = FrameHost(self.real[1] if self.real else None)
         if self.storage is not None:
             self.host.listing = (self.storage, self.workspace)
         config = BootConfig(
             workspace=self.workspace,
             tools=self.tools or registry,
-            providers=lambda: providers,
+            providers=builtin_providers if self.real else lambda: providers,
             state_dir=self.state_dir,
             session_id=session_id,
         )
@@ -122,14 +125,8 @@ class StateRig(Driver):
         self.task = asyncio.get_running_loop().create_task(self.conversation.run())
         self.host.send({"type": "hello", "protocol": 1, "capabilities": list(self.capabilities)})
         if configure:
-            self.host.send(
-                {
-                    "type": "config",
-                    "provider": {"kind": "scripted", "base_url": "", "has_key": False},
-                    "model": "scripted/model",
-                    "permission_mode": "ask",
-                }
-            )
+            scripted = {"provider": {"kind": "scripted", "base_url": "", "has_key": False}, "model": "scripted/model"}
+            self.host.send({"type": "config", **(self.real[0] if self.real else scripted), "permission_mode": "ask"})
         await self.host.wait_for(lambda: self.host.events("session_opened"))
         return self
 

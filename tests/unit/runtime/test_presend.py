@@ -1,5 +1,5 @@
 """The request that leaves at Send (``runtime.host.presend``), through a real session over frames with the real
-OpenRouter client: the runtime offers the request a plain message would send; the host sends it at Send with
+provider clients: the runtime offers the request a plain message would send; the host sends it at Send with
 the text put in; the turn reads that answer when its own request is the same byte for byte, and cancels it and
 sends its own otherwise. A host that never says ``presend`` is never offered anything."""
 
@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from runtime.boot import BootConfig, boot
-from runtime.conversation.conversation import Conversation
-from tests.support.framehost import FrameHost, HttpReply
+from tests.support.framehost import HttpReply
 from tests.support.recording import Message
+from tests.support.rigs import StateRig
 
 BASE = "https://openrouter.ai/api/v1"
 PROVIDERS = {  # kind: its base URL
@@ -39,31 +39,15 @@ def _answer(request: Message) -> HttpReply:
     return HttpReply.sse(_sse("Sure."))
 
 
-class Rig:
-    def __init__(self, tmp_path: Path, capabilities: tuple[str, ...], kind: str = "openrouter") -> None:
-        self.workspace = tmp_path / "ws"
+@dataclass
+class Rig(StateRig):
+    """A session on a real provider client (``presend_rig``), in a workspace with one note."""
+
+    async def start(self, *, configure: bool = True, session_id: str | None = None) -> Rig:
         self.workspace.mkdir(parents=True, exist_ok=True)
         (self.workspace / "notes.md").write_text("hello")
-        self.capabilities = capabilities
-        self.kind = kind
-        self.host = FrameHost(_answer)
-        self.conversation: Conversation | None = None
-        self.task: asyncio.Task[None] | None = None
-
-    async def start(self) -> Rig:
-        config = BootConfig(workspace=self.workspace, state_dir=None)
-        self.conversation = boot(config, self.host.transport)
-        self.task = asyncio.get_running_loop().create_task(self.conversation.run())
-        self.host.send({"type": "hello", "protocol": 1, "capabilities": list(self.capabilities)})
-        provider = {"kind": self.kind, "base_url": PROVIDERS[self.kind], "has_key": self.kind == "openrouter"}
-        self.host.send({"type": "config", "provider": provider, "model": "x/model", "permission_mode": "ask"})
-        await self.host.wait_for(lambda: self.host.events("session_opened"))
+        await super().start(configure=configure, session_id=session_id)
         return self
-
-    async def stop(self) -> None:
-        await self.host.close()
-        if self.task is not None:
-            await asyncio.wait_for(self.task, 5)
 
     def offers(self) -> list[Any]:
         return [m["offer"] for m in self.host.received if m["type"] == "http_offer"]
@@ -77,20 +61,20 @@ class Rig:
 
         return await self.host.wait_for(current)  # type: ignore[no-any-return]
 
-    async def send(self, text: str, turn_id: str, presend: dict[str, Any] | None = None) -> Message:
-        message: Message = {"type": "user_message", "text": text, "turn_id": turn_id}
+    async def send(
+        self, text: str, turn_id: str, presend: dict[str, Any] | None = None, answer: bool = True, **extra: Any
+    ) -> Message:
+        """Send a message (``presend``: with the offer the host sent; ``answer``: and answer that request, as
+        the worker's fetch would be) and wait for its turn to finish."""
+        message: Message = {"type": "user_message", "text": text, "turn_id": turn_id, **extra}
         if presend is not None:
             message["presend"] = presend
         self.host.send(message)
-        if presend is not None:  # what the worker does at Send: the request leaves under the offer's id
+        if presend is not None and answer:  # the request left under the offer's id
             offers = [o for o in self.offers() if o is not None and o["id"] == presend["id"]]
             request = {**offers[-1], "type": "http_request"} if offers else {"id": presend["id"], "url": ""}
             self.host.answer(request)
-
-        def done() -> Any:
-            return next((e for e in self.host.events("turn_finished") if e["turn_id"] == turn_id), None)
-
-        return await self.host.wait_for(done)  # type: ignore[no-any-return]
+        return await self.finished(turn_id)
 
     def counts(self) -> dict[str, int]:
         assert self.conversation is not None
@@ -98,6 +82,11 @@ class Rig:
 
     def chat_requests(self) -> list[Message]:
         return [r for r in self.host.requests if r["method"] == "POST"]
+
+
+def presend_rig(path: Path, capabilities: tuple[str, ...] = ("http", "presend"), kind: str = "openrouter") -> Rig:
+    provider = {"kind": kind, "base_url": PROVIDERS[kind], "has_key": kind == "openrouter"}
+    return Rig(path / "ws", None, capabilities=capabilities, real=({"provider": provider, "model": "x/model"}, _answer))
 
 
 def escaped(text: str) -> str:
@@ -110,8 +99,8 @@ def texts(rig: Rig, turn_id: str) -> str:
 
 @pytest.mark.parametrize("kind", list(PROVIDERS))
 async def test_the_request_sent_at_send_is_the_one_the_turn_would_send(tmp_path: Path, kind: str) -> None:
-    offered = await Rig(tmp_path / "a", ("http", "presend"), kind).start()
-    plain = await Rig(tmp_path / "b", ("http",), kind).start()
+    offered = await presend_rig(tmp_path / "a", kind=kind).start()
+    plain = await presend_rig(tmp_path / "b", ("http",), kind).start()
     try:
         text = 'Ünïcödé "quotes" \\ tab\t and 😀, line\nbreak'
         offer = await offered.offer()
@@ -144,7 +133,7 @@ async def test_the_request_sent_at_send_is_the_one_the_turn_would_send(tmp_path:
 
 
 async def test_a_request_that_is_not_the_turns_is_cancelled_and_the_turn_sends_its_own(tmp_path: Path) -> None:
-    rig = await Rig(tmp_path, ("http", "presend")).start()
+    rig = await presend_rig(tmp_path).start()
     try:
         offer = await rig.offer()
         # The host put in another text than the message's (an escaper that disagrees would do the same).
@@ -159,7 +148,7 @@ async def test_a_request_that_is_not_the_turns_is_cancelled_and_the_turn_sends_i
 
 
 async def test_an_offer_withdrawn_or_unknown_is_cancelled_at_once(tmp_path: Path) -> None:
-    rig = await Rig(tmp_path, ("http", "presend")).start()
+    rig = await presend_rig(tmp_path).start()
     try:
         offer = await rig.offer()
         await rig.send("Hello", "t1", {"id": "r999", "text": escaped("Hello")})
@@ -173,20 +162,11 @@ async def test_an_offer_withdrawn_or_unknown_is_cancelled_at_once(tmp_path: Path
 
 
 async def test_an_edit_or_a_slash_turn_cancels_what_left_at_send(tmp_path: Path) -> None:
-    rig = await Rig(tmp_path, ("http", "presend")).start()
+    rig = await presend_rig(tmp_path).start()
     try:
         await rig.send("Hello", "t1")
         offer = await rig.offer(after=len(rig.offers()))
-        rig.host.send(
-            {
-                "type": "user_message",
-                "text": "Hi",
-                "turn_id": "t2",
-                "replaces_turn": "t1",
-                "presend": {"id": offer["id"], "text": escaped("Hi")},
-            }
-        )
-        await rig.host.wait_for(lambda: rig.host.events("turn_finished")[1:])
+        await rig.send("Hi", "t2", {"id": offer["id"], "text": escaped("Hi")}, replaces_turn="t1")
         assert offer["id"] in rig.host.cancelled  # an edit builds afresh: the stored turn it replaces goes
         assert rig.counts()["differed"] == 1
     finally:
@@ -194,7 +174,7 @@ async def test_an_edit_or_a_slash_turn_cancels_what_left_at_send(tmp_path: Path)
 
 
 async def test_a_change_while_idle_is_offered_again(tmp_path: Path) -> None:
-    rig = await Rig(tmp_path, ("http", "presend")).start()
+    rig = await presend_rig(tmp_path).start()
     try:
         first = await rig.offer()
         provider = {"kind": "openrouter", "base_url": BASE, "has_key": True}
@@ -215,7 +195,7 @@ def test_the_shared_escape_cases_are_what_json_dumps_writes() -> None:
 
 
 async def test_a_message_that_changes_nothing_is_followed_by_the_same_offer_under_a_new_id(tmp_path: Path) -> None:
-    rig = await Rig(tmp_path, ("http", "presend")).start()
+    rig = await presend_rig(tmp_path).start()
     try:
         first = await rig.offer()
         rig.host.send({"type": "request", "id": "h1", "method": "ping", "params": {}})  # the host dropped its offer
@@ -230,7 +210,7 @@ async def test_a_message_that_changes_nothing_is_followed_by_the_same_offer_unde
 
 async def test_a_conversation_too_long_to_offer_is_not_offered(tmp_path: Path) -> None:
     """Over a MiB of stored text the offer is not even built (its JSON would cost a while each time)."""
-    rig = await Rig(tmp_path, ("http", "presend")).start()
+    rig = await presend_rig(tmp_path).start()
     try:
         provider = {"kind": "openrouter", "base_url": BASE, "has_key": True}
         config = {"type": "config", "provider": provider, "model": "x/model", "permission_mode": "ask"}
@@ -250,20 +230,12 @@ async def test_a_conversation_too_long_to_offer_is_not_offered(tmp_path: Path) -
 async def test_an_answer_that_comes_before_the_message_still_reaches_the_turn(tmp_path: Path) -> None:
     """The host may fail the request it sends at Send at once (its egress rule, a replay with no answer left),
     so that failure can reach the runtime before the message that names it."""
-    rig = await Rig(tmp_path, ("http", "presend")).start()
+    rig = await presend_rig(tmp_path).start()
     try:
         offer = await rig.offer()
         rig.host.send({"type": "http_error", "id": offer["id"], "kind": "replay", "message": "no answer left"})
-        rig.host.send(
-            {
-                "type": "user_message",
-                "text": "Hi",
-                "turn_id": "t1",
-                "presend": {"id": offer["id"], "text": escaped("Hi")},
-            }
-        )
-        finished = await rig.host.wait_for(lambda: rig.host.events("turn_finished"))
-        assert finished[0]["reason"] == "error"
+        finished = await rig.send("Hi", "t1", {"id": offer["id"], "text": escaped("Hi")}, answer=False)
+        assert finished["reason"] == "error"
         [error] = rig.host.events("error")
         assert "no answer left" in error["message"]
         assert rig.counts()["adopted"] == 1 and rig.chat_requests() == []

@@ -31,7 +31,8 @@ from runtime.host.messages import Event, TurnEndReason
 from runtime.persist.journal import SessionJournal
 from runtime.policy.guardrails import RESULTS_DIR
 from runtime.policy.hooks import Hooks
-from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, workspace_map
+from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt
+from runtime.prompts.workspace_map import workspace_map
 from runtime.providers.base import Provider
 from runtime.tools.base import ToolDefinition, ToolError
 from runtime.tools.registry import Registry

@@ -23,7 +23,7 @@ from runtime.chat.messages import SystemMessage, UserMessage
 from runtime.host.workspace_fetch import OnDemand
 from runtime.persist.state import State
 from runtime.prompts.fit import PromptPlan
-from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
+from runtime.prompts.workspace_map import MapWalk
 from runtime.requests.ports import ContextUsage
 from runtime.store.values import StoredMessage
 
@@ -66,7 +66,7 @@ class ContextMeter:
         """``used``, ``limit``, ``compact_at`` (tokens) and ``prompt``: "compact" when the small-window
         prompt and tools are in use, else "full"."""
         await self._state.store()
-        await self._on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
+        await self._on_demand.for_prompt(MapWalk(self._workspace))
         plan = self._plan()
         tools = plan.tools.openai_tools(self._workspace)
         ready = self._prepared()

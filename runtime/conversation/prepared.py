@@ -30,7 +30,7 @@ from runtime.agent.context import Ready
 from runtime.agents.profiles import PROFILES_DIR
 from runtime.chat.history import model_view
 from runtime.prompts.fit import PromptPlan
-from runtime.prompts.render import workspace_map
+from runtime.prompts.workspace_map import workspace_map
 from runtime.skills.layout import catalog_stamp
 from runtime.store.values import StoredMessage
 

@@ -41,7 +41,7 @@ from runtime.policy.hooks import Hooks
 from runtime.prompts.agent import ProfilePrompt
 from runtime.prompts.fit import PromptPlan, compact_notice, plan_prompt
 from runtime.prompts.gather import slash_skill
-from runtime.prompts.render import MAX_MAP_DEPTH, MAX_MAP_ENTRIES
+from runtime.prompts.workspace_map import MapWalk
 from runtime.providers.lazy import LazyProvider
 from runtime.tools.registry import Registry
 
@@ -85,7 +85,7 @@ class TurnRunner:
         self.preparer = Preparer(
             self._request_key,
             self._prepare_parts,
-            lambda: parts.context.on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES),
+            lambda: parts.context.on_demand.for_prompt(MapWalk(parts.workspace)),
             lambda: self.busy(),
             lambda: self.running,
             self._offer,
@@ -308,7 +308,7 @@ class TurnRunner:
         except ProviderError as exc:
             self._fail(turn_id, "not_configured", exc.message)
             return
-        await self._parts.context.on_demand.for_prompt(MAX_MAP_DEPTH, MAX_MAP_ENTRIES)
+        await self._parts.context.on_demand.for_prompt(MapWalk(self._parts.workspace))
         try:
             agent = self.turn_agent()
         except ProfileMissing as exc:

@@ -328,7 +328,6 @@ class WorkspaceFetch(TypedDict):
     id: str
     dirs: list[str]  # workspace-relative folders ("" is the workspace)
     depth: int | None  # levels below each to list too; None: all
-    budget: NotRequired[int]  # stop going deeper once this many entries were seen
     load: NotRequired[list[str]]  # file names (in any folder listed) whose bytes come with the listing
 
 

@@ -11,8 +11,8 @@ read of a file fetches its bytes), so before code walks or opens workspace paths
   in one round trip (the host lists the folders on the way first). The skills' tree comes with the bytes
   of the files the catalog reads (``SKILLS_LOAD``), so a catalog of 200 skills costs one request, not
   one synchronous read per SKILL.md;
-* ``dirs(rels, depth, budget)``: folders ``depth`` levels down, breadth first, stopping once ``budget``
-  entries were seen (the system prompt's workspace map).
+* ``dirs(rels, depth)``: folders ``depth`` levels down;
+* ``for_prompt(walk)``: what the system prompt reads, the workspace map's folders as its walk reaches them.
 
 What a tool call needs is its ``Reach``, derived from what its tool declares (``runtime.tools.traits``:
 its ``WorkspacePath`` parameters and what it walks); this module knows no tool by name. Each conversation
@@ -32,6 +32,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Protocol
 
 from runtime.errors import HostRequestError
 from runtime.host.messages import WorkspaceFetch
@@ -45,6 +46,14 @@ SKILLS_DIR = ".agents/skills"
 AGENTS_DIR = ".agents/agents"  # agent profiles (runtime.agents.profiles.PROFILES_DIR)
 # What runtime.skills.catalog reads of the skills' tree: each SKILL.md, state.json, origins.json.
 SKILLS_LOAD = ("SKILL.md", "state.json", "origins.json")
+
+
+class Walk(Protocol):
+    """A walk over the workspace that says which folders it reads next (``runtime.prompts.workspace_map``)."""
+
+    def upcoming(self) -> list[str]: ...
+
+    def read(self, count: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,7 @@ class OnDemand:
     def __init__(self, rpc: Rpc | None, enabled: Callable[[], bool]) -> None:
         self._rpc = rpc
         self._enabled = enabled
-        self._done: set[tuple[str, int | None, int | None]] = set()  # asks already answered
+        self._done: set[tuple[str, int | None]] = set()  # asks already answered
 
     @classmethod
     def present(cls) -> OnDemand:
@@ -84,22 +93,20 @@ class OnDemand:
         top = "/".join(parts)
         load = SKILLS_LOAD if top == SKILLS_DIR else ()
         if await self.dirs([top], depth=None, load=load):  # the host lists the folders on the way first
-            self._done.update(("/".join(parts[:i]), 0, None) for i in range(len(parts) + 1))
+            self._done.update(("/".join(parts[:i]), 0) for i in range(len(parts) + 1))
 
     async def dirs(
-        self, rels: list[str], depth: int | None = 0, budget: int | None = None, load: tuple[str, ...] = ()
+        self, rels: list[str], depth: int | None = 0, load: tuple[str, ...] = ()
     ) -> bool:
         """List ``rels`` (workspace-relative folders) and ``depth`` levels below them (None: all).
 
         True when the host listed them (now or before)."""
         if not self._enabled() or self._rpc is None:
             return False
-        wanted = [r for r in dict.fromkeys(_norm(r) for r in rels) if (r, depth, budget) not in self._done]
+        wanted = [r for r in dict.fromkeys(_norm(r) for r in rels) if (r, depth) not in self._done]
         if not wanted:
             return True
         message: WorkspaceFetch = {"type": "workspace_fetch", "id": self._rpc.new_id(), "dirs": wanted, "depth": depth}
-        if budget is not None:
-            message["budget"] = budget
         if load:
             message["load"] = list(load)
         try:
@@ -108,7 +115,7 @@ class OnDemand:
             log.warning("the workspace could not be listed (%s): %s", exc.code, exc.message)
             return False
         if reply.get("type") == "reply" and reply.get("ok") is True:
-            self._done.update((r, depth, budget) for r in wanted)
+            self._done.update((r, depth) for r in wanted)
             return True
         log.warning("the host did not list %s: %s", wanted, reply.get("error") or reply.get("message"))
         return False
@@ -119,12 +126,17 @@ class OnDemand:
         for top in reach.trees:
             await self.tree(top)
 
-    async def for_prompt(self, map_depth: int, map_entries: int) -> None:
-        """What the system prompt shows: AGENTS.md, the installed skills, the agent profiles and the workspace map."""
+    async def for_prompt(self, walk: Walk) -> None:
+        """What the system prompt shows: AGENTS.md, the installed skills, the agent profiles, and the folders
+        the workspace map's ``walk`` reads, as it reaches them."""
+        if not self._enabled():
+            return
         await self.path("AGENTS.md")
         await self.tree(SKILLS_DIR)
         await self.tree(AGENTS_DIR)
-        await self.dirs([""], depth=map_depth - 1, budget=map_entries)
+        while folders := walk.upcoming():
+            await self.dirs(folders, depth=0)
+            walk.read(len(folders))
 
 
 def _parts(rel: str) -> list[str]:

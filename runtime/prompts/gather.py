@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, warm_up, workspace_map
+from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, warm_up
+from runtime.prompts.workspace_map import workspace_map
 
 if TYPE_CHECKING:
     from runtime.prompts.agent import ProfilePrompt

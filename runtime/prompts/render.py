@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,9 +36,6 @@ MAX_AGENTS_MD_CHARS = 20_000
 COMPACT_AGENTS_MD_SHARE = 0.2  # AGENTS.md: about 5% of the window
 COMPACT_MEMORY_SHARE = 0.1  # all pinned memories together: about 2.5%
 COMPACT_TOKENS_PER_MAP_LINE = 512  # the workspace map: 8 lines for 4,096 tokens
-MAX_MAP_ENTRIES = 200
-MAX_MAP_DEPTH = 3
-_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".agents"}
 
 MODE_HELP = {
     "ask": "Read and memory tools run at once; writes, network and code execution wait for the user's approval.",
@@ -174,23 +170,6 @@ def framed(text: str, tag: str) -> str:
 
 def _tool_line(entry: Mapping[str, Any]) -> dict[str, str]:
     return {"name": str(entry["name"]), "effect": str(entry["effect"]), "description": str(entry["description"])}
-
-
-def workspace_map(root: Path, limit: int = MAX_MAP_ENTRIES, depth: int = MAX_MAP_DEPTH) -> tuple[list[str], bool]:
-    """Up to ``limit`` workspace-relative paths (directories end with ``/``), and whether more exist."""
-    lines: list[str] = []
-    truncated = False
-    for current, dirs, files in os.walk(root):
-        rel = Path(current).relative_to(root)
-        level = len(rel.parts)
-        keep = sorted(d for d in dirs if d not in _SKIP_DIRS)
-        truncated = truncated or (level + 1 >= depth and bool(keep))
-        dirs[:] = keep if level + 1 < depth else []
-        for name in [*(f"{d}/" for d in keep), *sorted(files)]:
-            if len(lines) >= limit:
-                return lines, True
-            lines.append(f"{rel.as_posix()}/{name}" if level else name)
-    return sorted(lines), truncated
 
 
 def read_agents_md(root: Path) -> str | None:

@@ -19,10 +19,9 @@ from playwright.sync_api import Browser, Page
 
 from scripts.fakes.processes import serve_process
 
-from .common import READY_WATCH, BootLines, Row, Samples, boot_ready_ms, snapshot_stored
+from .common import READY_WATCH, BootLines, Row, Samples, boot_ready_ms, settle, snapshot_stored
 
 CACHE_WAIT_S = 180.0
-SETTLE_MS = 2_000.0
 CACHED_JS = "() => Number(document.querySelector('[data-testid=offline-status]').dataset.cached)"
 
 
@@ -42,13 +41,6 @@ def cached_after_ms(page: Page) -> float:
     raise TimeoutError("the service worker did not finish caching the build")
 
 
-def settle(page: Page, after_ready_ms: float = SETTLE_MS) -> None:
-    """Wait until `after_ready_ms` have passed on the page's clock since it reached `ready`."""
-    left = page.evaluate("(ms) => window.__readyAt + ms - performance.now()", after_ready_ms)
-    if left > 0:
-        page.wait_for_timeout(left)
-
-
 def one_run(browser: Browser, dist: Path, port: int) -> tuple[float, float, float, float, float]:
     """(cold boot without a service worker, cold boot with one, caching after ready, warm boot, offline boot)."""
     with serve_process(dist, "--port", str(port)) as base:
@@ -65,8 +57,7 @@ def one_run(browser: Browser, dist: Path, port: int) -> tuple[float, float, floa
         lines = BootLines(page)
         warm = boot_ready_ms(page, base)
         lines.take(page)
-        # As before the warm boot, the page settled: past what it does after `ready` (it starts a sandbox,
-        # checks the snapshot's sha256 at 1 s). With the server stopped at 0 / 0.8 / 1.5 / 2.5 s after
+        # As before the warm boot, the page settled. With the server stopped at 0 / 0.8 / 1.5 / 2.5 s after
         # `ready`, the boot from the cache took 1.67 / 1.42 / 1.01 / 0.96 x the warm one (docs/benchmarks.md).
         settle(page)
     offline = boot_ready_ms(page, base)

@@ -81,9 +81,9 @@ describe("the workspace on demand", () => {
     expect([MemoryFile.reads, ws.loads]).toEqual([1, 1]);
   });
 
-  it("lists a whole tree, and a listing with a budget stops going deeper", async () => {
+  it("lists a whole tree, and a listing with a depth stops there", async () => {
     const ws = lazy(seeded());
-    await ws.list([""], 5, 4); // the root's 3 entries, then src's and docs' (5): no deeper
+    await ws.list([""], 1); // the root, then src and docs: no deeper
     expect(python("str(sorted(os.listdir('/workspace/src')))")).toBe("['app']");
     expect(python("str(os.listdir('/workspace/src/app'))")).toBe("[]");
     await ws.tree("src");
@@ -95,7 +95,7 @@ describe("the workspace on demand", () => {
     for (let i = 0; i < 20; i++) files.put(`.agents/skills/s${i}/SKILL.md`, `---\nname: s${i}\n---\n`);
     files.put(".agents/skills/s0/run.py", "print(0)\n");
     const ws = lazy(files);
-    await ws.list([".agents/skills"], null, null, ["SKILL.md"]);
+    await ws.list([".agents/skills"], null, ["SKILL.md"]);
     expect(python("str(len(os.listdir('/workspace/.agents/skills')))")).toBe("20");
     expect(python("open('/workspace/.agents/skills/s7/SKILL.md').read()")).toBe("---\nname: s7\n---\n");
     expect(python("str(os.path.getsize('/workspace/.agents/skills/s3/SKILL.md'))")).toBe("17");
@@ -162,7 +162,7 @@ describe("folders read ahead at boot (workspace-ahead.ts)", () => {
     expect(MemoryFile.snapshots).toBe(21); // every file of the skills' tree, before anything asked
     const ws = lazy(files);
     ws.useReadAhead(ahead);
-    await ws.list([".agents/skills"], null, null, ["SKILL.md"]);
+    await ws.list([".agents/skills"], null, ["SKILL.md"]);
     expect(MemoryFile.snapshots).toBe(21 + 1); // notes.txt: the root is not read ahead, it is on the way
     expect(python("str(len(os.listdir('/workspace/.agents/skills')))")).toBe("20");
     expect(python("open('/workspace/.agents/skills/s7/SKILL.md').read()")).toBe("---\nname: s7\n---\n");

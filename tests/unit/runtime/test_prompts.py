@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from runtime.prompts import render
-from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, workspace_map
+from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt
+from runtime.prompts.workspace_map import workspace_map
 from runtime.skills.catalog import InstalledSkill, available_skills_block
 
 TOOLS = [
@@ -94,6 +95,15 @@ def test_workspace_map_is_bounded(tmp_path: Path) -> None:
     assert not any(line.startswith(".git") for line in lines)
     small, small_truncated = workspace_map(tmp_path / "d0", limit=50, depth=2)
     assert small == ["deep/", "deep/deeper/", "f.txt"] and small_truncated
+
+
+def test_a_cut_map_shows_each_level_before_the_next(tmp_path: Path) -> None:
+    for rel in [*(f"a/x/{i}.txt" for i in range(5)), *(f"b/{i}.txt" for i in range(5))]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    lines, truncated = workspace_map(tmp_path, limit=6, depth=3)
+    assert truncated and lines == ["a/", "a/x/", "b/", "b/0.txt", "b/1.txt", "b/2.txt"]  # b's files before a/x's
+    assert workspace_map(tmp_path / "a", limit=6, depth=1) == (["x/"], True)
 
 
 def test_agents_md(tmp_path: Path) -> None:

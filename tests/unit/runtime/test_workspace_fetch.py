@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from runtime.host.workspace_fetch import SKILLS_LOAD, OnDemand, Reach
+from runtime.prompts.workspace_map import MapWalk, workspace_map
 from runtime.skills.layout import ORIGINS_FILE, SKILL_FILE, STATE_FILE
 from runtime.tools.registry import builtin_registry
 from tests.support.listing_host import ListingHost
@@ -83,9 +84,62 @@ async def test_a_tool_call_has_what_it_uses_listed_first(
 
 
 async def test_the_system_prompt_inputs_are_listed(host: ListingHost) -> None:
-    await fetcher(host).for_prompt(map_depth=2, map_entries=200)
+    await fetcher(host).for_prompt(MapWalk(host.workspace, depth=2))
     assert (host.workspace / "AGENTS.md").is_file() and (host.workspace / ".agents/skills/tea/SKILL.md").is_file()
     assert (host.workspace / "src/app").is_dir() and not (host.workspace / "src/app/main.py").exists()  # map depth 2
+
+
+def _wide(store: Path, folders: int, files: int) -> None:
+    """The benchmarks' many-file workspace: ``seed/dNNN/fI.txt``, ``folders`` × ``files``."""
+    for d in range(folders):
+        (store / "seed" / f"d{d:03}").mkdir(parents=True)
+        for i in range(files):
+            (store / "seed" / f"d{d:03}" / f"f{i}.txt").write_text("x")
+
+
+async def test_the_map_lists_only_the_folders_it_reads(tmp_path: Path) -> None:
+    _wide(tmp_path / "opfs", folders=100, files=100)
+    (tmp_path / "ws").mkdir()
+    host = ListingHost(tmp_path / "opfs", tmp_path / "ws")
+    walk = MapWalk(host.workspace)
+    await host.on_demand().for_prompt(walk)
+    mapped = [a["dirs"] for a in host.asks if a["depth"] == 0][1:]  # after AGENTS.md's path (the workspace)
+    assert mapped == [["seed"], ["seed/d000"]]  # not the 100 folders of level 2 (10,000 files)
+    assert walk.result() == workspace_map(tmp_path / "opfs")  # what a workspace all present shows
+    assert len(list((host.workspace / "seed").iterdir())) == 100 and not any((host.workspace / "seed/d001").iterdir())
+
+
+def _folders_mapped(store: Path, limit: int) -> set[str]:
+    """The folders the map of a workspace all present reads."""
+    walk = MapWalk(store, limit=limit)
+    read: set[str] = set()
+    while folders := walk.upcoming():
+        read.add(folders[0])  # one at a time: each one it says is read
+        walk.read(1)
+    return read
+
+
+@pytest.mark.parametrize(
+    ("folders", "files", "limit"),
+    [(20, 1, 200), (20, 1, 25), (3, 2, 200), (40, 3, 90), (1, 250, 200)],
+    ids=["all-fits", "cut-in-level-2", "small", "cut-after-doubling", "one-big-folder"],
+)
+async def test_the_map_on_demand_is_the_map_of_the_whole_workspace(
+    tmp_path: Path, folders: int, files: int, limit: int
+) -> None:
+    store = tmp_path / "opfs"
+    _wide(store, folders, files)
+    for rel in ("README.md", "docs/a/b/c/deep.md", ".git/HEAD", "node_modules/x/index.js"):
+        (store / rel).parent.mkdir(parents=True, exist_ok=True)
+        (store / rel).write_text("x")
+    (tmp_path / "ws").mkdir()
+    host = ListingHost(store, tmp_path / "ws")
+    walk = MapWalk(host.workspace, limit=limit)
+    await host.on_demand().for_prompt(walk)
+    assert walk.result() == workspace_map(store, limit=limit)
+    asked = [d for a in host.asks if a["depth"] == 0 for d in a["dirs"]]
+    read = [rel for rel in asked if rel in _folders_mapped(store, limit)]
+    assert len(asked) - 2 <= 2 * len(read), (asked, read)  # at most twice what it reads (AGENTS.md's ask aside)
 
 
 async def test_a_failed_listing_is_asked_for_again(host: ListingHost) -> None:

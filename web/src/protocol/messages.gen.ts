@@ -261,7 +261,6 @@ export type WorkspaceFetch = {
   id: string;
   dirs: string[];
   depth: number | null;
-  budget?: number;
   load?: string[];
 };
 

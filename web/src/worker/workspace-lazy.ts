@@ -70,18 +70,18 @@ export const WORKSPACE_DIR = "/workspace";
 
 /** What answers a runtime `workspace_fetch` (a LazyWorkspace). */
 export interface WorkspaceLister {
-  list(dirs: string[], depth: number | null, budget: number | null, load?: readonly string[]): Promise<void>;
+  list(dirs: string[], depth: number | null, load?: readonly string[]): Promise<void>;
 }
 
 type Reply = { type: "reply"; id: string; ok: boolean; result?: object; error?: { code: string; message: string } };
 
-/** The `reply` to `workspace_fetch` (dirs, depth, budget): ok once listed; a failed listing is an error reply. */
+/** The `reply` to `workspace_fetch` (dirs, depth): ok once listed; a failed listing is an error reply. */
 export async function answerFetch(
   lister: WorkspaceLister | null,
-  request: { id: string; dirs: string[]; depth: number | null; budget?: number; load?: string[] },
+  request: { id: string; dirs: string[]; depth: number | null; load?: string[] },
 ): Promise<Reply> {
   try {
-    await lister?.list(request.dirs, request.depth, request.budget ?? null, request.load ?? []);
+    await lister?.list(request.dirs, request.depth, request.load ?? []);
     return { type: "reply", id: request.id, ok: true, result: {} };
   } catch (err) {
     const message = `listing the workspace failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -134,25 +134,20 @@ export class LazyWorkspace {
 
   /**
    * List `dirs` and `depth` levels below each (null: everything), breadth first, a level's folders
-   * together; with a `budget`, stop going deeper once that many entries were seen. Files named in
-   * `load` come with their bytes.
+   * together. Files named in `load` come with their bytes.
    */
-  async list(
-    dirs: string[],
-    depth: number | null = 0,
-    budget: number | null = null,
-    load: readonly string[] = [],
-  ): Promise<void> {
+  async list(dirs: string[], depth: number | null = 0, load: readonly string[] = []): Promise<void> {
     const names = load.length > 0 ? new Set(load) : NONE;
     let level = dirs.map((d) => splitRel(d).join("/"));
-    for (const dir of level) await this.path(dir, names); // the folders on the way come first
-    let seen = 0;
+    // The folders on the way come first (once for siblings), then each level's folders at once.
+    for (const parent of new Set(level.map((rel) => splitRel(rel).slice(0, -1).join("/")))) await this.path(parent);
     for (let d = 0; level.length > 0; d++) {
       const listed = await Promise.all(level.map((dir) => this.listOne(dir, names)));
-      const children = listed.flat();
-      seen += children.length;
-      if ((depth !== null && d >= depth) || (budget !== null && seen >= budget)) return;
-      level = children.filter((c) => c.dir).map((c) => c.rel);
+      if (depth !== null && d >= depth) return;
+      level = listed
+        .flat()
+        .filter((c) => c.dir)
+        .map((c) => c.rel);
     }
   }
 

@@ -5,12 +5,15 @@ demand; an edit made by a tool is in OPFS after a reload."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from runtime.prompts.workspace_map import workspace_map
 from scripts.benchlib.common import BLANK, seed_opfs
 from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.replies import Reply
@@ -59,6 +62,27 @@ def open_file(page: Page, path: str) -> Locator:
         button.click()
     page.locator(f'[data-testid="file-entry"][data-path="{path}"][data-kind="file"]').click()
     return page.get_by_test_id("file-viewer")
+
+
+def test_the_prompts_map_listed_on_demand_is_the_map_of_the_whole_workspace(
+    seeded: App, fake: FakeLLM, tmp_path: Path
+) -> None:
+    # The same tree on disk, all present: the map the prompt must show (the runtime lists only the folders
+    # its walk reads: tests/unit/runtime/test_workspace_fetch.py).
+    for rel, text in (("project/notes.md", NOTES), ("project/data/table.csv", "a,b\n1,2\n")):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    for i in range(SEEDED):
+        (tmp_path / f"seed/d{i // 100:03}").mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"seed/d{i // 100:03}/f{i}.txt").write_text("x")
+    lines, truncated = workspace_map(tmp_path)
+    assert truncated and "seed/d000/f0.txt" in lines and "seed/d009/" in lines
+    fake.script([Reply.text("Mapped.")])
+    send(seeded.page, "What is in the workspace?")
+    expect(last_message(seeded.page, "assistant")).to_have_text("Mapped.", timeout=REPLY_TIMEOUT_MS)
+    prompt = fake.requests_to("/api/v1/chat/completions", "POST")[-1].json()["messages"][0]["content"]
+    shown = prompt.split("A partial map of the workspace")[1].split("```")[1].strip().splitlines()
+    assert shown == [json.dumps(line) for line in lines]
 
 
 def test_the_agent_lists_reads_and_edits_a_file_that_was_there_before_boot(seeded: App, fake: FakeLLM) -> None:

@@ -120,12 +120,15 @@ def main() -> None:
         dist = ensure_built()
         fake = tools.TimedFakeLLM(default_reply=Reply.text("Hello from the benchmark. " * 4))
         with fake.running_in_thread() as fake_base, serve_process(dist) as base, sync_playwright() as p:
-            browser = launch(p)
             on_disk = OnDiskProfiles(p)
-            groups = browser_groups(browser, on_disk, base, fake, fake_base, args.runs, dist)
             for name in in_browser:
+                # A browser of its own for each group, as when run alone: what one group leaves in the browser
+                # (incognito storage, a page being torn down) must not slow the next (the 50,000-file seeding
+                # took over 600 s after the groups before it, 60 s alone).
+                browser = launch(p)
+                groups = browser_groups(browser, on_disk, base, fake, fake_base, args.runs, dist)
                 run_group(name, groups[name], rows, failures)
-            browser.close()
+                browser.close()
             on_disk.remove()
     print(table(rows))
     for failure in failures:

@@ -111,6 +111,32 @@ def test_opening_a_session_redraws_the_chat(two_sessions: tuple[App, str, str]) 
     assert asked.count("session_open") == 2 and "session_current" not in asked, asked
 
 
+def test_the_list_asking_again_keeps_an_entry_that_did_not_change(
+    two_sessions: tuple[App, str, str], fake: FakeLLM
+) -> None:
+    """A turn's end makes the list ask again (150 ms on). An entry drawn anew then is not the one a person is
+    pressing, and their click was lost (a restart test saw its click on a session do nothing)."""
+    app, first, second = two_sessions
+    page = app.page
+    entry(page, second).click()
+    expect(entry(page, second)).to_have_attribute("aria-current", "true")
+    held = entry(page, first).element_handle()
+    talk(page, fake, "And the crust?", "Bake it hot.")
+    page.wait_for_timeout(1000)  # past the list's own asking again
+    assert held.evaluate("(e) => e.isConnected")
+    box = held.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 20, box["y"] + 10)
+    page.mouse.down()
+    talk(page, fake, "And the oven?", "Hot, with steam.")  # the list asks again while the button is down
+    page.wait_for_timeout(500)
+    page.mouse.up()
+    expect(entry(page, first)).to_have_attribute("aria-current", "true")
+    expect(messages(page, "user")).to_have_text(["Plan a trip to Lisbon"])
+    entry(page, second).click()
+    expect(messages(page, "user")).to_have_text(["Bake sourdough bread", "And the crust?", "And the oven?"])
+
+
 def test_rename_inline(two_sessions: tuple[App, str, str]) -> None:
     app, first, _ = two_sessions
     page = app.page

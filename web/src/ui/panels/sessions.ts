@@ -25,6 +25,7 @@ export class SessionsPanel {
   private sessions: SessionEntry[] = [];
   private editing: string | null = null;
   private confirming: string | null = null;
+  private drawn = new Map<string, { looks: string; node: HTMLElement }>(); // each entry as last drawn
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private available = false;
   private readonly search: HTMLInputElement;
@@ -112,9 +113,22 @@ export class SessionsPanel {
       active.classList.contains("session-rename-input") &&
       this.list.contains(active);
     if (this.editing !== null && typing) return; // don't steal the rename field from under the person
-    const entries = this.sessions.map((s) => this.entry(s));
+    // An entry that shows the same as before stays the same node: a refresh that lands between a click's
+    // press and release (the list asks again after each turn) must not take the clicked entry away.
+    const kept = this.drawn;
+    this.drawn = new Map();
+    const entries = this.sessions.map((s) => {
+      const mode = this.editing === s.id ? "editing" : this.confirming === s.id ? "confirming" : "";
+      const looks = JSON.stringify([s.title, relativeTime(s.updated), s.excerpt ?? "", s.current === true, mode]);
+      const old = kept.get(s.id);
+      const node = old?.looks === looks ? old.node : this.entry(s);
+      this.drawn.set(s.id, { looks, node });
+      return node;
+    });
     const none = this.search.value.trim() ? "No chat says that." : "No conversations yet.";
-    this.list.replaceChildren(...(entries.length ? entries : [el("p", { class: "hint sessions-empty" }, none)]));
+    const nodes = entries.length ? entries : [el("p", { class: "hint sessions-empty" }, none)];
+    const same = nodes.length === this.list.children.length && nodes.every((n, i) => this.list.children[i] === n);
+    if (!same) this.list.replaceChildren(...nodes);
   }
 
   private entry(session: SessionEntry): HTMLElement {

@@ -66,10 +66,11 @@ class ContextMeter:
         """``used``, ``limit``, ``compact_at`` (tokens) and ``prompt``: "compact" when the small-window
         prompt and tools are in use, else "full"."""
         await self._state.store()
-        await self._on_demand.for_prompt(MapWalk(self._workspace))
+        ready = self._prepared()
+        if ready is None:  # a current prepared request was built with what its prompt reads listed
+            await self._on_demand.for_prompt(MapWalk(self._workspace))
         plan = self._plan()
         tools = plan.tools.openai_tools(self._workspace)
-        ready = self._prepared()
         if ready is not None and ready.system_prompt == plan.text:
             used = estimate_tokens(ready.view, tools)
         else:

@@ -308,13 +308,15 @@ class TurnRunner:
         except ProviderError as exc:
             self._fail(turn_id, "not_configured", exc.message)
             return
-        await self._parts.context.on_demand.for_prompt(MapWalk(self._parts.workspace))
+        prepared = self._prepared(use_prepared, text)
+        if prepared is None:  # a current prepared request was built with what its prompt reads listed (its key
+            # holds the workspace map): listing it again would walk the map once more on the way to the request
+            await self._parts.context.on_demand.for_prompt(MapWalk(self._parts.workspace))
         try:
             agent = self.turn_agent()
         except ProfileMissing as exc:
             self._fail(turn_id, "agent_missing", str(exc))
             return
-        prepared = self._prepared(use_prepared, text)
         plan = self._planned(turn_id, agent, prepared.plan if prepared else None)
         if plan is None:
             return

@@ -25,7 +25,6 @@ export class SessionsPanel {
   private sessions: SessionEntry[] = [];
   private editing: string | null = null;
   private confirming: string | null = null;
-  private drawn = new Map<string, { looks: string; node: HTMLElement }>(); // each entry as last drawn
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private available = false;
   private readonly search: HTMLInputElement;
@@ -115,15 +114,11 @@ export class SessionsPanel {
     if (this.editing !== null && typing) return; // don't steal the rename field from under the person
     // An entry that shows the same as before stays the same node: a refresh that lands between a click's
     // press and release (the list asks again after each turn) must not take the clicked entry away.
-    const kept = this.drawn;
-    this.drawn = new Map();
+    const kept = new Map([...this.list.children].map((n) => [(n as HTMLElement).dataset.sessionId, n]));
     const entries = this.sessions.map((s) => {
-      const mode = this.editing === s.id ? "editing" : this.confirming === s.id ? "confirming" : "";
-      const looks = JSON.stringify([s.title, relativeTime(s.updated), s.excerpt ?? "", s.current === true, mode]);
+      const drawn = this.entry(s);
       const old = kept.get(s.id);
-      const node = old?.looks === looks ? old.node : this.entry(s);
-      this.drawn.set(s.id, { looks, node });
-      return node;
+      return old instanceof HTMLElement && old.isEqualNode(drawn) ? old : drawn;
     });
     const none = this.search.value.trim() ? "No chat says that." : "No conversations yet.";
     const nodes = entries.length ? entries : [el("p", { class: "hint sessions-empty" }, none)];

@@ -89,6 +89,11 @@ def test_phone_layout(app: App, fake: FakeLLM) -> None:
     expect(entry).not_to_be_in_viewport()
     page.get_by_test_id("sidebar-toggle").click()
     expect(entry).to_be_in_viewport()
+    drawer = page.locator(".sessions").bounding_box()
+    assert drawer is not None and drawer["width"] >= 299, f"the drawer is min(300px, 86vw) wide, not {drawer}"
+    for button in entry.locator("button").all():  # the current chat's Rename … Delete, all inside it
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= drawer["x"] + drawer["width"]
     page.screenshot(path=str(RESULTS / "chat-phone-drawer.png"))
     page.keyboard.press("Escape")
     expect(entry).not_to_be_in_viewport()

@@ -24,6 +24,7 @@ from scripts.fakes.fake_llm import FakeLLM
 from scripts.fakes.processes import serve_process
 from scripts.fakes.replies import Reply
 from scripts.offline_stamp import stamp
+from tests.e2e.test_backup import export_backup
 from tests.e2e.test_tools import call, result_text
 from tests.e2e.ui import REPLY_TIMEOUT_MS, choose_model, configure_provider, send_for_reply, wait_ready
 
@@ -137,6 +138,9 @@ def test_offline_boot_sandbox_chat_then_update(browser: Browser, dist: Path, fak
         assert "42" in result_text(card)
         fake.script([Reply.text("Still here, offline.")])
         expect(send_for_reply(page, "Are you there?")).to_have_text("Still here, offline.", timeout=REPLY_TIMEOUT_MS)
+        # The backup's writer (and fflate) load at the first export, not with the page: from the cache here.
+        assert export_backup(page)[:4] == b"PK\x03\x04"
+        page.keyboard.press("Escape")
 
         with app_server(tmp_path / "dist2", port):
             page.reload()  # the old build still runs (its cached page); the browser finds the new worker

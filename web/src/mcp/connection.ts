@@ -26,11 +26,10 @@ import { McpEgressError, McpTooLargeError, serverFetch, type ServerFetch } from 
 import { McpOAuthProvider, needsSignIn } from "./oauth-provider";
 import { keepListening, NEGOTIATION, PROBE_REFUSED_NOTE, probeRefused, revisionOf, type Revision } from "./revision";
 import { SKILLS_EXTENSION } from "./skill-manifest";
-import type { ToolServerConfig } from "../protocol/tool-servers";
+import { MAX_TOOLS, type ToolServerConfig } from "../protocol/tool-servers";
 
 const CONNECT_TIMEOUT_MS = 15_000;
 const LIST_TIMEOUT_MS = 15_000;
-export const MAX_TOOLS = 500;
 
 export interface ConnectionEvents {
   /** The server's tool list changed (it said so); `tools` is the new list, or the error listing it. */

@@ -9,7 +9,6 @@
  */
 
 import type { CheckResult, CheckState } from "../settings/doctor";
-import { MAX_TOOLS } from "./connection";
 import {
   bareDiscover,
   MODERN,
@@ -21,6 +20,7 @@ import {
 } from "./doctor-revision";
 import { ServerAuthStore, type ServerAuth } from "./oauth-store";
 import { loadServers } from "./servers-store";
+import { MAX_TOOLS } from "../protocol/tool-servers";
 
 export interface McpDoctorInput {
   name: string;

@@ -15,6 +15,9 @@ export interface ToolServerConfig {
   token?: string;
 }
 
+/** The most tools the app takes from one server (the worker's connection refuses more; the doctor says so). */
+export const MAX_TOOLS = 500;
+
 export type ToolServerState = "connecting" | "connected" | "auth-required" | "error";
 
 export interface ToolServerStatus {

@@ -6,7 +6,7 @@
  * `Persistence.flush` the runtime's `flush_request`s use (when this tab holds the workspace).
  */
 
-import { zipSync, type Zippable } from "fflate";
+import type { Zippable } from "fflate";
 import { nameProblem, shown } from "../protocol/names";
 import type { FileView, WorkspaceEntry, WorkspaceRequest, WorkspaceResult } from "../protocol/workspace";
 import { safeParts, WORKSPACE_DIR, type FlushOutcome, type PyFS } from "./persistence";
@@ -126,6 +126,7 @@ export class WorkspaceFiles {
         return true;
       });
     }
+    const { zipSync } = await import("fflate"); // loaded at the first export, not with the worker
     return { zip: zipSync(tree, { level: 6 }), files };
   }
 

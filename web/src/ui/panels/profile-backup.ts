@@ -8,8 +8,9 @@
  */
 
 import { BackupRefused, BACKUP_FILENAME } from "../../profile/backup-format";
-import { memorySink, opfsSink, writeBackup, type ExportSources } from "../../profile/backup-export";
-import { verifyBackup, type BackupContents } from "../../profile/backup-verify";
+// The writer and the reader (with fflate) load when a backup is written or chosen, not with the page.
+import type { ExportSources } from "../../profile/backup-export";
+import type { BackupContents } from "../../profile/backup-verify";
 import {
   affectedFiles,
   restoreBackup,
@@ -146,6 +147,7 @@ export class BackupSection implements ProfileSection {
           .then((d) => d.getDirectoryHandle("backup", { create: true }))
           .catch(() => null)
       )?.getFileHandle(BACKUP_FILENAME, { create: true });
+      const { memorySink, opfsSink, writeBackup } = await import("../../profile/backup-export");
       const memory = file ? null : memorySink();
       const sink = file ? await opfsSink(file) : (memory as ReturnType<typeof memorySink>);
       const summary = await writeBackup(
@@ -179,6 +181,7 @@ export class BackupSection implements ProfileSection {
     if (!file) return;
     this.input.disabled = true; // one verification at a time: each stages into the one staging area
     try {
+      const { verifyBackup } = await import("../../profile/backup-verify");
       const staging = await openStaging();
       const contents = await verifyBackup(
         file,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.boot import BootConfig, boot
+from runtime.host import validate
 from runtime.host.transport import FeedTransport
 from runtime.providers.registry import builtin_providers
 from runtime.tools.registry import builtin_registry
@@ -34,11 +35,13 @@ def warm_up() -> list[str]:
     """Import what a boot imports on its way to ``ready`` (what a memory snapshot should hold): this
     module's own imports, and the tools and providers the boot registers, by building the same
     registries; and sqlite-utils, which opening the stored session imports right after ``ready`` (its
-    bytecode ships with its wheel, so importing it leaves the heap at its first size: snapshot.ts).
-    Returns the runtime's modules now loaded, sorted."""
+    bytecode ships with its wheel, so importing it leaves the heap at its first size: snapshot.ts). It
+    also fills the host messages' check tables (``validate.prime``), computed at the first message
+    otherwise. Returns the runtime's modules now loaded, sorted."""
     builtin_registry()
     builtin_providers()
     importlib.import_module("sqlite_utils")
+    validate.prime()
     return sorted(name for name in sys.modules if name == "runtime" or name.startswith("runtime."))
 
 

@@ -42,6 +42,26 @@ def event_kinds() -> dict[str, type]:
     return {tag_of(cls, "kind"): cls for cls in get_args(Event)}
 
 
+def prime() -> None:
+    """Fill the tables the checks read (each host message's fields, and those of the shapes inside them),
+    so that a memory snapshot holds them: after a warm boot neither the first ``hello`` nor the first
+    message sent computes type hints (a few milliseconds in Pyodide)."""
+    if not _HOST_TYPES:
+        _HOST_TYPES.update(host_message_types())
+    todo, done = list(_HOST_TYPES.values()), set()
+    while todo:
+        cls = todo.pop()
+        if cls not in done:
+            done.add(cls)
+            todo += [inner for hint in hints(cls).values() for inner in _typed_dicts_in(hint)]
+
+
+def _typed_dicts_in(hint: Any) -> list[type]:
+    if isinstance(hint, type) and typing.is_typeddict(hint):
+        return [hint]
+    return [inner for arg in get_args(hint) for inner in _typed_dicts_in(arg)]
+
+
 class BadMessage(ValueError):
     """A message from the host has a known ``type`` but fields of the wrong shape."""
 

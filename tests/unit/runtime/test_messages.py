@@ -84,3 +84,25 @@ def test_invalid_messages_are_refused(message: dict[str, Any], detail: str) -> N
 
 def test_unknown_type_is_skipped() -> None:
     assert parse_host_message({"type": "from_the_future", "x": 1}) is None
+
+
+def test_primed_tables_hold_every_shape_a_host_message_is_checked_against() -> None:
+    """What a warm boot restores: after ``prime`` no message, nested shapes included, computes hints."""
+    from runtime.host import validate
+
+    validate.prime()
+    before = dict(validate._HINTS)
+    image = {"media_type": "image/png", "name": "a.png", "data": "iVBO"}
+    resource = {"server": "docs", "uri": "file:///a", "name": "a", "size": 1, "text": "x"}
+    message = {
+        "type": "user_message",
+        "text": "hi",
+        "images": [image],
+        "resources": [resource],
+        "prompt": {"server": "docs", "name": "summary"},
+        "presend": {"id": "p1", "text": "hi"},
+    }
+    assert parse_host_message(message) is not None
+    assert parse_host_message({"type": "approval", "call_id": "c1", "decision": "allow"}) is not None
+    assert before == validate._HINTS
+    assert len(before) > len(host_message_types())  # the nested shapes too

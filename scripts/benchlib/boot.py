@@ -16,6 +16,8 @@ from __future__ import annotations
 import statistics
 import tempfile
 from pathlib import Path
+from string import Template
+from typing import Any
 
 from playwright.sync_api import Browser, Page
 
@@ -37,60 +39,42 @@ from .long_session import SEED, seed_sessions
 from .offline import cached_after_ms
 from .tools import TimedFakeLLM, same_request
 
-BARE_LOAD = """
-async (origin) => {
-  const src = `const t0 = performance.now();
-    const { loadPyodide } = await import("${origin}/pyodide/pyodide.mjs");
-    await loadPyodide({ indexURL: "${origin}/pyodide/" });
-    postMessage(performance.now() - t0);`;
+# A module worker made from `src`; resolves with the first thing it posts.
+IN_WORKER = """
+async (src) => {
   const url = URL.createObjectURL(new Blob([src], { type: "text/javascript" }));
   const worker = new Worker(url, { type: "module" });
-  const ms = await new Promise((resolve, reject) => {
-    worker.onmessage = (e) => resolve(e.data);
-    worker.onerror = (e) => reject(new Error(e.message));
-  });
-  worker.terminate();
-  return ms;
+  try {
+    return await new Promise((resolve, reject) => {
+      worker.onmessage = (e) => resolve(e.data);
+      worker.onerror = (e) => reject(new Error(e.message));
+    });
+  } finally {
+    worker.terminate();
+    URL.revokeObjectURL(url);
+  }
 }
 """
 
-BARE_SNAPSHOT = """
-async (origin) => {
-  const src = `const { loadPyodide } = await import("${origin}/pyodide/pyodide.mjs");
-    const pyodide = await loadPyodide({ indexURL: "${origin}/pyodide/", _makeSnapshot: true });
-    const bytes = pyodide.makeMemorySnapshot();
-    const cache = await caches.open("bench-bare-snapshot");
-    await cache.put("${origin}/bench-bare-snapshot", new Response(bytes));
-    postMessage(bytes.byteLength);`;
-  const url = URL.createObjectURL(new Blob([src], { type: "text/javascript" }));
-  const worker = new Worker(url, { type: "module" });
-  const size = await new Promise((resolve, reject) => {
-    worker.onmessage = (e) => resolve(e.data);
-    worker.onerror = (e) => reject(new Error(e.message));
-  });
-  worker.terminate();
-  return size;
-}
-"""
+# The workers' bodies ($origin: the app's origin). A bare cold load, timed from the worker's start:
+BARE_LOAD = Template("""const t0 = performance.now();
+const { loadPyodide } = await import("$origin/pyodide/pyodide.mjs");
+await loadPyodide({ indexURL: "$origin/pyodide/" });
+postMessage(performance.now() - t0);""")
 
-BARE_WARM_LOAD = """
-async (origin) => {
-  const src = `const t0 = performance.now();
-    const { loadPyodide } = await import("${origin}/pyodide/pyodide.mjs");
-    const stored = await (await caches.open("bench-bare-snapshot")).match("${origin}/bench-bare-snapshot");
-    const bytes = new Uint8Array(await stored.arrayBuffer());
-    await loadPyodide({ indexURL: "${origin}/pyodide/", _loadSnapshot: bytes });
-    postMessage(performance.now() - t0);`;
-  const url = URL.createObjectURL(new Blob([src], { type: "text/javascript" }));
-  const worker = new Worker(url, { type: "module" });
-  const ms = await new Promise((resolve, reject) => {
-    worker.onmessage = (e) => resolve(e.data);
-    worker.onerror = (e) => reject(new Error(e.message));
-  });
-  worker.terminate();
-  return ms;
-}
-"""
+# A fresh Pyodide heap's snapshot, kept in Cache Storage:
+BARE_SNAPSHOT = Template("""const { loadPyodide } = await import("$origin/pyodide/pyodide.mjs");
+const pyodide = await loadPyodide({ indexURL: "$origin/pyodide/", _makeSnapshot: true });
+const bytes = pyodide.makeMemorySnapshot();
+await (await caches.open("bench-bare-snapshot")).put("$origin/bench-bare-snapshot", new Response(bytes));
+postMessage(bytes.byteLength);""")
+
+# That snapshot read and restored, timed from the worker's start:
+BARE_WARM_LOAD = Template("""const t0 = performance.now();
+const { loadPyodide } = await import("$origin/pyodide/pyodide.mjs");
+const stored = await (await caches.open("bench-bare-snapshot")).match("$origin/bench-bare-snapshot");
+await loadPyodide({ indexURL: "$origin/pyodide/", _loadSnapshot: new Uint8Array(await stored.arrayBuffer()) });
+postMessage(performance.now() - t0);""")
 
 FIRST_TOKEN_UI = """
 async (text) => {
@@ -145,11 +129,16 @@ async ([url, model, wall, body]) => {
 """
 
 
+def in_worker(page: Page, body: Template, origin: str) -> Any:
+    """Run `body` in a fresh module worker of `page`; what it posts first."""
+    return page.evaluate(IN_WORKER, body.substitute(origin=origin))
+
+
 def bare_load_ms(browser: Browser, base: str) -> float:
     ctx = browser.new_context()
     page = ctx.new_page()
     page.goto(base + "/pyodide/pyodide-lock.json")
-    ms = float(page.evaluate(BARE_LOAD, base))
+    ms = float(in_worker(page, BARE_LOAD, base))
     ctx.close()
     return ms
 
@@ -161,8 +150,8 @@ def bare_warm_ms(browser: Browser, base: str) -> float:
     ctx = browser.new_context()
     page = ctx.new_page()
     page.goto(base + "/pyodide/pyodide-lock.json")
-    page.evaluate(BARE_SNAPSHOT, base)
-    ms = float(page.evaluate(BARE_WARM_LOAD, base))
+    in_worker(page, BARE_SNAPSHOT, base)
+    ms = float(in_worker(page, BARE_WARM_LOAD, base))
     ctx.close()
     return ms
 

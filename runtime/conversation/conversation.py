@@ -107,7 +107,7 @@ class Conversation:
         self.turns = TurnRunner(parts, self.configuration, self.providers, self.state, lambda: self.sessions.ready())
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
         self.turns.busy = self._busy
-        self.presends = self.turns.presends = Presends(self.rpc)
+        self.presends = self.turns.presends = Presends(self.rpc, lambda: transport.heard)
         meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand, self.turns.preparer.ready)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, on_demand, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
@@ -164,6 +164,7 @@ class Conversation:
         if not self._handshaken:
             self._send_error("handshake_required", f"send hello before {message['type']!r}", raw.get("id"))
             return True
+        self.presends.told += 1
         self._handle(message)
         if message["type"] != "user_message":  # whatever it changed: the next turn's request is prepared again
             opened = message["type"] == "request" and message["method"] == "session_open"

@@ -101,7 +101,8 @@ class Preparer:
         self._prepared: Prepared | None = None
         self._nothing: tuple[object, ...] | None = None  # the key ``build`` had nothing to prepare for
         self._timer: asyncio.TimerHandle | None = None
-        self._task: asyncio.Task[Prepared | None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._again = False  # something happened while one was under way: prepare once more after it
         self.used = 0  # turns that went out with the prepared request (tests, benchmarks)
 
     def soon(self, delay_s: float = PREPARE_DELAY_S) -> None:
@@ -118,7 +119,15 @@ class Preparer:
             self.soon(BUSY_RECHECK_S)
             return
         if self._task is None or self._task.done():
-            self._task = asyncio.ensure_future(self.prepare())
+            self._task = asyncio.ensure_future(self._run())
+        else:  # the one under way may have read what just changed before it changed
+            self._again = True
+
+    async def _run(self) -> None:
+        await self.prepare()
+        if self._again:
+            self._again = False
+            self.soon()
 
     async def prepare(self) -> Prepared | None:
         """Build the request's prepared part unless the one kept is still current; the one kept."""

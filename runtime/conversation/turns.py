@@ -240,7 +240,7 @@ class TurnRunner:
         except (ProviderError, ProfileMissing):
             presends.withdraw()
             return
-        made_of = (prepared, self._configuration.settings)
+        made_of, told = (prepared, self._configuration.settings), presends.told
         if presends.again(made_of):  # the host dropped the last offer for a message that changed nothing here
             return
         if journal.context_size()[1] > MAX_OFFER_BYTES:  # not built at all: its JSON alone would cost a while
@@ -252,8 +252,8 @@ class TurnRunner:
         on_demand, vision = self._parts.context.on_demand, self._providers.vision()
         window = ContextWindow(provider, model, plan.window, journal, lambda _: None, vision, workspace, on_demand)
         built = await build_offer(OfferParts(window, plan.text, prepared.ready, self._providers.fresh), presends.rpc)
-        if self.running or self.busy():  # something began meanwhile: it prepares again when it ends
-            return
+        if self.running or self.busy() or presends.told != told:  # something began or changed meanwhile: it
+            return  # prepares again when that ends (the host dropped the last offer when it sent the message)
         if built is None:
             presends.withdraw()
         else:

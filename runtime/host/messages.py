@@ -299,6 +299,7 @@ class OfferedRequest(TypedDict):
     before: str  # the body up to the text
     after: str  # the body after it
     room: int  # the longest JSON-escaped text that leaves the rest of the body as it is
+    heard: int  # the host's frames the runtime had read: the host uses it only when it has sent no more
 
 
 class HttpOffer(TypedDict):

@@ -9,7 +9,11 @@ byte the one that left, the turn reads its answer (``Sent.take``), else it cance
 What reaches the provider is therefore exactly what the turn would have sent, a little earlier.
 
 An offer is used once. The host drops it when anything else happens first (docs/protocol.md); the runtime
-offers again once it has prepared again.
+offers again once it has prepared again. Two crossings would send a request already out of date, which the
+byte check cancels only after the provider has it (and, for a paid model, has billed its prompt): a host
+message that arrives while an offer is being built (that offer is not sent: the message prepares it again),
+and one the host sent before an offer reached it (each offer says how many of the host's frames the runtime
+had read, ``heard``; the host uses it only when it has sent no more).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -88,8 +93,10 @@ def taken_for(request: HttpRequest) -> Stream | None:
 class Presends:
     """The one offer out at a time, and what the host sent with it."""
 
-    def __init__(self, rpc: Rpc) -> None:
+    def __init__(self, rpc: Rpc, heard: Callable[[], int]) -> None:
         self.rpc = rpc
+        self._heard = heard  # the host's frames read so far (the transport's count)
+        self.told = 0  # the host's messages handled, answers aside: an offer built across one is not sent
         self._offer: OfferedRequest | None = None
         # Listens for the offer's id from the moment it is out: the host may answer for it (a request its egress
         # rule refuses, a replay with no answer) before the message that names it has been read.
@@ -118,6 +125,7 @@ class Presends:
             "before": parts[0],
             "after": parts[1],
             "room": min(room, MAX_ROOM),
+            "heard": self._heard(),
         }
         self.counts["offered"] += 1
         self._stream = self.rpc.expect(self._offer["id"])

@@ -29,6 +29,7 @@ _MALFORMED_CODES = {"too_large": "frame_too_large"}
 
 class Transport(Protocol):
     answers: Callable[[Message], bool] | None
+    heard: int  # frames taken in from the other side
 
     def send(self, message: RuntimeMessage) -> None: ...
 
@@ -48,6 +49,9 @@ class FrameTransport:
         # Takes an answer to one of the runtime's own requests (an HTTP chunk, a reply) as it is decoded, when
         # nothing is queued before it (so the order stays): one task switch less for the first token.
         self.answers: Callable[[Message], bool] | None = None
+        # Frames taken in from the other side: answers as taken, other messages as handed to the reader. An
+        # offer says how many it was built after (host/presend.py), so the host can tell one that crossed its own.
+        self.heard = 0
 
     def _write(self, data: bytes) -> None:
         raise NotImplementedError
@@ -71,11 +75,13 @@ class FrameTransport:
         for item in self._decoder.feed(data):
             if isinstance(item, Frame):
                 if self.answers is not None and self._queue.empty() and self.answers(item.message):
+                    self.heard += 1
                     continue
                 self._queue.put_nowait(item.message)
             elif isinstance(item, Stray):
                 log.warning("ignoring %d stray bytes outside frames: %r", len(item.data), item.data[:80])
             elif isinstance(item, Malformed):
+                self.heard += 1
                 self._malformed(item)
 
     def _malformed(self, item: Malformed) -> None:
@@ -91,6 +97,7 @@ class FrameTransport:
             item = await self._queue.get()
             if item is _CLOSED:
                 return
+            self.heard += 1
             yield item
 
     async def close(self) -> None:

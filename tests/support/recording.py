@@ -21,9 +21,11 @@ class RecordingHost:
         self._decoder = Decoder()
         self.received: list[Message] = []
         self.changed = asyncio.Event()
+        self.sent = 0  # frames sent to the runtime
 
     def send(self, message: Message) -> None:
         """host → runtime"""
+        self.sent += 1
         self.transport.received(encode(message))
 
     def events(self, kind: str | None = None) -> list[Message]:

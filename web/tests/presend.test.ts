@@ -54,7 +54,8 @@ class Harness extends AdapterHarness {
     this.fromRuntime({ type: "event", event: { kind: "ready", models_known: false, tools: [] } });
   }
 
-  offer(id = "r7", room = 100): void {
+  /** The runtime offers a request, having read `heard` of the frames sent to it (by default all of them). */
+  offer(id = "r7", room = 100, heard = this.toRuntime.length): void {
     this.fromRuntime({
       type: "http_offer",
       offer: {
@@ -67,6 +68,7 @@ class Harness extends AdapterHarness {
         before: BEFORE,
         after: AFTER,
         room,
+        heard,
       },
     });
   }
@@ -134,6 +136,17 @@ describe("the offered request at Send", () => {
     expect(h.send("Hello").presend).toBeUndefined();
     await settle();
     expect(received).toEqual([]);
+  });
+
+  it("is not used when it crossed a message on its way (the runtime had not read all that was sent)", async () => {
+    const sentBefore = h.toRuntime.length;
+    h.adapter.onMain({ type: "abort_turn" }); // a message the runtime had not read when it offered
+    h.offer("r7", 100, sentBefore);
+    expect(h.send("Hello").presend).toBeUndefined();
+    h.offer("r8"); // offered again once it read it
+    expect(h.send("Hello").presend).toEqual({ id: "r8", text: "Hello" });
+    await h.until(() => h.sent("http_end", "r8").length === 1);
+    expect(received).toHaveLength(1);
   });
 
   it("stays through the runtime's log lines and answers", () => {

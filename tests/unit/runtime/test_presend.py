@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from runtime.conversation import turns as turns_module
 from tests.support.framehost import HttpReply
 from tests.support.recording import Message
 from tests.support.rigs import StateRig
@@ -186,6 +187,52 @@ async def test_a_change_while_idle_is_offered_again(tmp_path: Path) -> None:
         await rig.stop()
 
 
+async def test_an_offer_says_how_many_of_the_hosts_frames_it_was_built_after(tmp_path: Path) -> None:
+    """The worker uses an offer only when the runtime had read all it had sent (presend.test.ts): one that
+    crossed a message on its way is out of date."""
+    rig = await presend_rig(tmp_path).start()
+    try:
+        first = await rig.offer()
+        assert first["heard"] == rig.host.sent
+        rig.host.send({"type": "request", "id": "h1", "method": "ping", "params": {}})
+        again = await rig.offer(after=len(rig.offers()))
+        assert again["heard"] == rig.host.sent == first["heard"] + 1
+    finally:
+        await rig.stop()
+
+
+async def test_an_offer_built_across_a_change_is_not_sent_and_the_change_is_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setting that arrives while an offer is being built: that offer, made of the old one, never goes out
+    (the host would send it, and the byte check cancel it only once the provider has it); the next has it."""
+    rig = await presend_rig(tmp_path).start()
+    try:
+        await rig.offer()
+        provider = {"kind": "openrouter", "base_url": BASE, "has_key": True}
+        build = turns_module.build_offer
+        crossed: list[int] = []
+
+        config = {"type": "config", "provider": provider, "permission_mode": "ask"}
+
+        async def build_across_a_change(*args: Any) -> Any:
+            if not crossed:  # the build for y/other: the person picks z/third meanwhile
+                crossed.append(len(rig.offers()))
+                rig.host.send({**config, "model": "z/third"})
+                await asyncio.sleep(0.05)  # the config is handled while this build goes on
+            return await build(*args)
+
+        monkeypatch.setattr(turns_module, "build_offer", build_across_a_change)
+        rig.host.send({**config, "model": "y/other"})
+        second = await rig.offer(after=len(rig.offers()))
+        assert crossed
+        after = [o["before"] for o in rig.offers()[crossed[0] :] if o is not None]
+        assert after and all('"model": "z/third"' in b for b in after), "an offer of the old model went out"
+        assert second["heard"] == rig.host.sent
+    finally:
+        await rig.stop()
+
+
 def test_the_shared_escape_cases_are_what_json_dumps_writes() -> None:
     """tests/fixtures/json-escape.json: the worker's escaper is checked against the same cases (presend.test.ts)."""
     cases = json.loads((Path(__file__).parents[2] / "fixtures" / "json-escape.json").read_text())
@@ -201,7 +248,8 @@ async def test_a_message_that_changes_nothing_is_followed_by_the_same_offer_unde
         rig.host.send({"type": "request", "id": "h1", "method": "ping", "params": {}})  # the host dropped its offer
         again = await rig.offer(after=len(rig.offers()))
         assert again["id"] != first["id"]
-        assert {k: v for k, v in again.items() if k != "id"} == {k: v for k, v in first.items() if k != "id"}
+        same = ("id", "heard")  # a new id; one more message read
+        assert {k: v for k, v in again.items() if k not in same} == {k: v for k, v in first.items() if k not in same}
         await rig.send("Hi", "t1", {"id": again["id"], "text": escaped("Hi")})
         assert rig.counts()["adopted"] == 1 and rig.chat_requests() == []
     finally:

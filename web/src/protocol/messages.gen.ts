@@ -224,6 +224,7 @@ export type OfferedRequest = {
   before: string;
   after: string;
   room: number;
+  heard: number;
 };
 
 /** The request a plain message would send now (``None``: none); the host may send it at Send. */

@@ -66,6 +66,7 @@ export class Adapter {
   private flusher: Flusher | null = null;
   private workspace: WorkspaceLister | null = null; // answers workspace_fetch (workspace-lazy.ts)
   private readonly firstToken = new FirstTokenHold();
+  private said = 0; // frames sent to the runtime (an offer names how many it had read: presend.ts)
   /** The runtime's offered request, sent at Send (presend.ts); the files panel's writes drop it. */
   readonly presend = new Presend();
   private readonly mcp: LazyMcpHost; // tool servers (web/src/mcp/): their tokens stay in there
@@ -255,7 +256,7 @@ export class Adapter {
         if (message.auth === "provider") this.firstToken.requested(message.id);
         return this.http.start(message);
       case "http_offer":
-        return this.presend.offered(message.offer);
+        return this.presend.offered(message.offer, this.said);
       case "cancel":
         this.io.cancelExec?.(message.id);
         return this.http.cancel(message.id);
@@ -367,6 +368,7 @@ export class Adapter {
       return detail;
     }
     this.io.toRuntime(bytes);
+    this.said += 1;
     return null;
   }
 

@@ -6,7 +6,8 @@
  * that its own first request is that one byte for byte, and cancels it otherwise.
  *
  * An offer is used once, and dropped whenever anything else happens first: any other message to the
- * runtime, any event or request from it, a write from the files panel.
+ * runtime, any event or request from it, a write from the files panel. One that crossed a message on its
+ * way (the runtime had not read all this worker had sent it: its `heard`) is out of date as it arrives.
  */
 
 import type { OfferedRequest, PresendUse, RuntimeMessage } from "../protocol/messages";
@@ -26,9 +27,9 @@ const DROPPED_BY = new Set<RuntimeMessage["type"]>([
 export class Presend {
   private offer: OfferedRequest | null = null;
 
-  /** The runtime offered a request (or withdrew its offer: null). */
-  offered(offer: OfferedRequest | null): void {
-    this.offer = offer;
+  /** The runtime offered a request (or withdrew its offer: null), after `said` frames went to it from here. */
+  offered(offer: OfferedRequest | null, said: number): void {
+    this.offer = offer !== null && offer.heard === said ? offer : null;
   }
 
   /** The runtime said something else: the offer may be out of date. */

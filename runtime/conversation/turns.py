@@ -41,7 +41,7 @@ from runtime.policy.hooks import Hooks
 from runtime.prompts.agent import ProfilePrompt
 from runtime.prompts.fit import PromptPlan, compact_notice, plan_prompt
 from runtime.prompts.gather import slash_skill
-from runtime.prompts.workspace_map import MapWalk
+from runtime.prompts.workspace_map import Listing, MapWalk, prompt_map
 from runtime.providers.lazy import LazyProvider
 from runtime.tools.registry import Registry
 
@@ -171,9 +171,10 @@ class TurnRunner:
         except ProfileMissing:
             return self._configuration.settings.permission_mode
 
-    def prompt_plan(self, agent: TurnAgent | None = None) -> PromptPlan:
+    def prompt_plan(self, agent: TurnAgent | None = None, listed: Listing | None = None) -> PromptPlan:
         """The system prompt and tools for the next request (under ``agent``, else the session's profile;
-        ``general`` when that is missing), planned against the model's window."""
+        ``general`` when that is missing), planned against the model's window; ``listed``: the workspace map
+        when the caller just read it."""
         if agent is None:
             try:
                 agent = self.turn_agent()
@@ -184,7 +185,7 @@ class TurnRunner:
         window = self._providers.context_tokens()
         p = agent.profile
         part = ProfilePrompt(p.name, p.description, p.prompt, p.skills)
-        return plan_prompt(self._parts.workspace, agent.tools, agent.mode, pinned, window, part)
+        return plan_prompt(self._parts.workspace, agent.tools, agent.mode, pinned, window, part, listed)
 
     def _request_key(self) -> tuple[object, ...] | None:
         """Everything a plain turn's first request is built from (``conversation.prepared``); None: no session."""
@@ -259,10 +260,12 @@ class TurnRunner:
         else:
             presends.offer(*built, made_of)
 
-    def _planned(self, turn_id: str, agent: TurnAgent, prepared: PromptPlan | None = None) -> PromptPlan | None:
+    def _planned(
+        self, turn_id: str, agent: TurnAgent, prepared: PromptPlan | None = None, listed: Listing | None = None
+    ) -> PromptPlan | None:
         """This turn's plan, the note when the compact prompt comes into use; None: the turn failed."""
         try:
-            plan = prepared or self.prompt_plan(agent)
+            plan = prepared or self.prompt_plan(agent, listed)
         except Exception as exc:
             log.exception("rendering the system prompt failed")
             self._fail(turn_id, "internal", f"The system prompt could not be built: {exc}. Reload the page.")
@@ -309,15 +312,18 @@ class TurnRunner:
             self._fail(turn_id, "not_configured", exc.message)
             return
         prepared = self._prepared(use_prepared, text)
+        listed = None
         if prepared is None:  # a current prepared request was built with what its prompt reads listed (its key
             # holds the workspace map): listing it again would walk the map once more on the way to the request
-            await self._parts.context.on_demand.for_prompt(MapWalk(self._parts.workspace))
+            walk = MapWalk(self._parts.workspace)
+            await self._parts.context.on_demand.for_prompt(walk)
+            listed = prompt_map(self._parts.workspace, walk)  # the map the prompt shows: no await from here to it
         try:
             agent = self.turn_agent()
         except ProfileMissing as exc:
             self._fail(turn_id, "agent_missing", str(exc))
             return
-        plan = self._planned(turn_id, agent, prepared.plan if prepared else None)
+        plan = self._planned(turn_id, agent, prepared.plan if prepared else None, listed)
         if plan is None:
             return
         parts = self._parts

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from runtime.chat.history import estimate_tokens
 from runtime.chat.messages import SystemMessage
 from runtime.prompts.gather import system_prompt
+from runtime.prompts.workspace_map import Listing, prompt_map
 from runtime.tools.registry import CORE_TOOLS, Registry
 
 if TYPE_CHECKING:
@@ -56,16 +57,26 @@ def plan_prompt(
     memories: Sequence[str],
     window: int,
     profile: ProfilePrompt | None = None,
+    listed: Listing | None = None,
 ) -> PromptPlan:
     """The full prompt and every tool when they fit ``FULL_MAX_SHARE`` of ``window``, else the compact ones;
-    ``tools``: those the turn may offer (a profile's view of the registry)."""
-    full = system_prompt(workspace, tools.catalog(), permission_mode, memories, profile=profile)
+    ``tools``: those the turn may offer (a profile's view of the registry); ``listed``: the workspace map when
+    it was just read (both prompts show the same one, read once)."""
+    listed = listed if listed is not None else prompt_map(workspace)
+    full = system_prompt(workspace, tools.catalog(), permission_mode, memories, profile=profile, listed=listed)
     tokens = prompt_tokens(full, tools, workspace)
     if tokens <= FULL_MAX_SHARE * window:
         return PromptPlan(full, tools, False, tokens, window)
     core = tools.view(CORE_TOOLS, compact=True)
     text = system_prompt(
-        workspace, core.catalog(), permission_mode, memories, compact=True, window=window, profile=profile
+        workspace,
+        core.catalog(),
+        permission_mode,
+        memories,
+        compact=True,
+        window=window,
+        profile=profile,
+        listed=listed,
     )
     left_out = tuple(t.name for t in tools if t.name not in core)
     return PromptPlan(text, core, True, prompt_tokens(text, core, workspace), window, left_out)

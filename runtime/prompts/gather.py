@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.prompts.render import PromptInputs, read_agents_md, render_system_prompt, warm_up
-from runtime.prompts.workspace_map import workspace_map
+from runtime.prompts.workspace_map import Listing, prompt_map
 
 if TYPE_CHECKING:
     from runtime.prompts.agent import ProfilePrompt
@@ -31,13 +31,15 @@ def system_prompt(
     compact: bool = False,
     window: int = 4_096,
     profile: ProfilePrompt | None = None,
+    listed: Listing | None = None,
 ) -> str:
     """The system prompt; ``memories`` are the pinned memories' texts (oldest first); ``compact``: the
     small-window one (``render.COMPACT_TEMPLATE``), its budgets sized for ``window`` tokens; ``profile``:
-    the agent profile the turn runs under (its prompt added, only its skills listed when it names some)."""
+    the agent profile the turn runs under (its prompt added, only its skills listed when it names some);
+    ``listed``: the workspace map when it was just read (``prompt_map``), else it is read here."""
     from runtime.prompts.agent import profile_section
 
-    paths, truncated = workspace_map(workspace) if workspace.is_dir() else ([], False)
+    paths, truncated = listed if listed is not None else prompt_map(workspace)
     only = profile.skills if profile is not None else None
     text = render_system_prompt(
         PromptInputs(

@@ -77,9 +77,20 @@ class MapWalk:
         self._level, self._below, self._at, self._d = self._below, [], 0, self._d + 1
 
 
-def workspace_map(root: Path, limit: int = MAX_MAP_ENTRIES, depth: int = MAX_MAP_DEPTH) -> tuple[list[str], bool]:
+Listing = tuple[list[str], bool]  # the map's lines and whether more exist
+
+
+def workspace_map(root: Path, limit: int = MAX_MAP_ENTRIES, depth: int = MAX_MAP_DEPTH) -> Listing:
     """Up to ``limit`` workspace-relative paths (directories end with ``/``), and whether more exist."""
     return MapWalk(root, limit, depth).result()
+
+
+def prompt_map(workspace: Path, walk: MapWalk | None = None) -> Listing:
+    """The map the system prompt shows: ``walk``'s (finished now) when given, else a walk of its own; an
+    empty one for a workspace that is not a folder."""
+    if not workspace.is_dir():
+        return [], False
+    return walk.result() if walk is not None else workspace_map(workspace)
 
 
 def _entries(folder: Path) -> tuple[list[str], list[str], list[str]]:

@@ -10,8 +10,11 @@ import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
+
 from runtime.chat.history import estimate_tokens, model_view
 from runtime.chat.messages import SystemMessage
+from runtime.prompts import workspace_map as workspace_map_module
 from runtime.providers.openai_compat import build_request
 from runtime.tools.base import tool
 from tests.support.rigs import StateRig
@@ -151,3 +154,37 @@ async def test_nothing_is_prepared_for_a_context_over_the_window_and_the_gauge_c
     assert await _turns(rig).preparer.prepare() is None and not _turns(rig).preparer.current()
     over = await rig.result("context_usage")  # counted a batch at a time
     assert over["limit"] == 8192 and over["used"] == whole() > over["compact_at"]
+
+
+async def test_a_turn_built_afresh_reads_the_workspace_map_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a workspace listed on demand, the walk that lists what the map reads is the one the prompt shows:
+    the map is not walked again for the prompt (nor once more for a compact one)."""
+    store, workspace = tmp_path / "store", tmp_path / "ws"
+    (store / "docs").mkdir(parents=True)
+    (store / "notes.md").write_text("hello")
+    workspace.mkdir()
+    capabilities = ("http", "flush", "workspace_fetch")
+    rig = await StateRig(workspace, tmp_path / "state", capabilities=capabilities, storage=store).start()
+    rig.provider.rounds = [says("Sure."), says("Then this.")]
+    try:
+        await rig.turn("What is in notes.md?", "t1")
+        await asyncio.sleep(0.2)  # idle: prepared (with walks of its own)
+        entries, root = workspace_map_module._entries, workspace.resolve()
+        calls_at_scans: list[int] = []
+
+        def counted(folder: Path) -> tuple[list[str], list[str], list[str]]:
+            if folder.resolve() == root:
+                calls_at_scans.append(len(rig.provider.calls))
+            return entries(folder)
+
+        monkeypatch.setattr(workspace_map_module, "_entries", counted)
+        before = len(rig.provider.calls)
+        _turns(rig).preparer.drop()  # built afresh, as an edit or a regenerate is
+        await rig.turn("And then?", "t2")
+        assert calls_at_scans.count(before) == 1, calls_at_scans
+        prompt = rig.provider.calls[before][0][0].content
+        assert "notes.md" in prompt and "docs/" in prompt
+    finally:
+        await rig.stop()

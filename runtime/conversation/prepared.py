@@ -127,7 +127,8 @@ class Preparer:
         await self.prepare()
         if self._again:
             self._again = False
-            self.soon()
+            if self._timer is None:  # else a later change has its own due (an event's settling time)
+                self.soon()
 
     async def prepare(self) -> Prepared | None:
         """Build the request's prepared part unless the one kept is still current; the one kept."""

@@ -188,3 +188,40 @@ async def test_a_turn_built_afresh_reads_the_workspace_map_once(
         assert "notes.md" in prompt and "docs/" in prompt
     finally:
         await rig.stop()
+
+
+async def test_a_change_during_a_prepare_prepares_once_more_after_it() -> None:
+    """What changes while a prepare is under way may have been read before it changed: one more follows (at
+    once, unless a later change has its own time due, as an event's settling time)."""
+    from runtime.conversation.prepared import Preparer
+
+    keys, listing = iter(range(100)), asyncio.Event()
+    started: list[float] = []
+
+    async def listed() -> None:
+        started.append(asyncio.get_running_loop().time())
+        await listing.wait()
+
+    preparer = Preparer(lambda: (next(keys),), lambda: None, listed, lambda: False, lambda: False)
+    preparer.soon(0)
+    await asyncio.sleep(0.02)
+    assert len(started) == 1  # under way, waiting for its listing
+    preparer.soon(0)  # a change meanwhile
+    await asyncio.sleep(0.02)
+    assert len(started) == 1
+    listing.set()
+    await asyncio.sleep(0.05)
+    assert len(started) == 2  # prepared once more
+
+    listing.clear()
+    preparer.soon(0)
+    await asyncio.sleep(0.02)
+    preparer.soon(0)  # fires during this prepare: it asks for one more after it
+    await asyncio.sleep(0.02)
+    preparer.soon(0.3)  # and a later change with its own settling time
+    listing.set()
+    await asyncio.sleep(0.1)
+    assert len(started) == 3  # not at once: the later change's time is due
+    await asyncio.sleep(0.3)
+    assert len(started) == 4
+    preparer.close()

@@ -215,7 +215,11 @@ def _history_page(contexts: Contexts, base: str, fake_base: str, db: Path) -> tu
     return ctx, page, seed_ms, boot_ms
 
 
-SETTLE_MS = 400
+# A turn's after-work (its state save, the next request prepared, the page's follow-ups) outlasts 400 ms: with
+# that pause the middle size, the only one timed right after another size in every round, read 1.23–1.30 ×
+# in three of four full runs and 1.26 × alone while both ends were flat; with 1.5 s all three read 1.00–1.02 ×
+# (2026-12-05). In one page, a round 50 ms after the last one's end is ~4 ms slower at any size: not growth.
+SETTLE_MS = 1500
 
 
 def measure_history_step(contexts: Contexts, base: str, fake: TimedFakeLLM, fake_base: str, runs: int,

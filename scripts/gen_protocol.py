@@ -24,7 +24,6 @@ import re
 import sys
 import types
 import typing
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -32,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from runtime.host import constants, events, messages  # noqa: E402
+from runtime.host.validate import shapes_in  # noqa: E402
 
 OUT = ROOT / "web" / "src" / "protocol"
 HEADER = (
@@ -96,24 +96,6 @@ def constants_ts() -> str:
 
 
 # ---- frames ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class Shapes:
-    """Every TypedDict reachable from the unions, in the order met (parts before the frames using them)."""
-
-    order: list[type] = field(default_factory=list)
-
-    def visit(self, hint: Any) -> None:
-        if isinstance(hint, type) and typing.is_typeddict(hint):
-            if hint in self.order:
-                return
-            for sub in typing.get_type_hints(hint).values():
-                self.visit(sub)
-            self.order.append(hint)
-            return
-        for arg in get_args(hint):
-            self.visit(arg)
 
 
 def _is_union(hint: Any) -> bool:
@@ -221,11 +203,9 @@ def _doc(cls: type) -> str | None:
     return " ".join(own.split()) if own else None
 
 
-def _message_shapes() -> Shapes:
-    shapes = Shapes()
-    for union in UNIONS.values():
-        shapes.visit(union)
-    return shapes
+def _message_shapes() -> list[type]:
+    """Every TypedDict reachable from the unions, parts before the frames using them."""
+    return shapes_in(*UNIONS.values())
 
 
 _TAGS: dict[str, tuple[Any, str]] = {
@@ -270,7 +250,7 @@ def _aliases_of(classes: list[type]) -> list[str]:
 
 def events_ts() -> str:
     """The UI events (runtime/host/events.py): their types, their union and its tag list."""
-    classes = [c for c in _message_shapes().order if _is_event(c)]
+    classes = [c for c in _message_shapes() if _is_event(c)]
     out = [HEADER.format(source="runtime/host/events.py")]
     aliases = _aliases_of(classes)
     if aliases:
@@ -284,7 +264,7 @@ def events_ts() -> str:
 def messages_ts() -> str:
     """The frame types, the unions of both directions and their tag lists; the UI events come from
     events.gen.ts and are re-exported, so the frames have one module to import from."""
-    classes = [c for c in _message_shapes().order if not _is_event(c)]
+    classes = [c for c in _message_shapes() if not _is_event(c)]
     out = [HEADER.format(source="runtime/host/messages.py")]
     out.append(f'import type {{ {", ".join(_aliases_of(classes))} }} from "./constants.gen";')
     out.append(f'import type {{ {_EVENTS} }} from "./events.gen";')
@@ -301,7 +281,6 @@ def messages_ts() -> str:
 
 def message_shapes_ts() -> str:
     """The field tables the adapter checks arriving frames with (validate.ts), and each tag's shape."""
-    shapes = _message_shapes()
     out = [HEADER.format(source="runtime/host/messages.py and runtime/host/events.py")]
     out.append('import type { FieldTable } from "./validate";\n')
     out.append("/** The shape (in SHAPES) of each tag. */")
@@ -310,7 +289,7 @@ def message_shapes_ts() -> str:
         out.append(f"export const {const.rsplit('_', 1)[0]}_SHAPES = {{ {pairs} }} as const;")
     out.append("\n/** The fields of every shape, for checking what arrives (validate.ts). */")
     out.append("export const SHAPES: Readonly<Record<string, FieldTable>> = {")
-    for cls in shapes.order:
+    for cls in _message_shapes():
         table = {n: {"schema": schema(h), "required": r} for n, h, r in _fields(cls)}
         out.append(f"  {cls.__name__}: {json.dumps(table)},")
     out.append("};")

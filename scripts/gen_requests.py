@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runtime.host.validate import shapes_in
 from runtime.requests.dispatch import methods
 from runtime.requests.method import FILE_PARAMS, Method
-from scripts.gen_protocol import HEADER, UNIONS, Shapes, _aliases_in, _doc, _fields, schema, ts_type
+from scripts.gen_protocol import HEADER, _aliases_in, _doc, _fields, _message_shapes, schema, ts_type
 
 SOURCE = "the request method table (runtime/requests/, runtime/persist/display.py)"
 MAX_LINE = 120  # a type that fits is written on one line
@@ -22,23 +23,17 @@ MAX_LINE = 120  # a type that fits is written on one line
 
 def frame_shapes() -> set[str]:
     """The TypedDicts messages.gen.ts defines (imported, not written again)."""
-    shapes = Shapes()
-    for union in UNIONS.values():
-        shapes.visit(union)
-    return {c.__name__ for c in shapes.order}
+    return {c.__name__ for c in _message_shapes()}
 
 
 def request_shapes(table: dict[str, Method[Any, Any]]) -> list[type]:
     """Every TypedDict the table reaches, parts first; two shapes of one name stop the generator."""
-    shapes = Shapes()
-    for method in table.values():
-        shapes.visit(method.params)
-        shapes.visit(method.result)
+    shapes = shapes_in(*(hint for method in table.values() for hint in (method.params, method.result)))
     names: dict[str, type] = {}
-    for cls in shapes.order:
+    for cls in shapes:
         if names.setdefault(cls.__name__, cls) is not cls:
             raise TypeError(f"two request shapes are named {cls.__name__}: rename one (TypeScript has one namespace)")
-    return shapes.order
+    return shapes
 
 
 def _type(cls: type) -> list[str]:

@@ -23,7 +23,7 @@ from runtime.chat.messages import SystemMessage, UserMessage
 from runtime.host.workspace_fetch import OnDemand
 from runtime.persist.state import State
 from runtime.prompts.fit import PromptPlan
-from runtime.prompts.workspace_map import MapWalk
+from runtime.prompts.workspace_map import Listing, listed_map
 from runtime.requests.ports import ContextUsage
 from runtime.store.values import StoredMessage
 
@@ -51,14 +51,14 @@ class ContextMeter:
     def __init__(
         self,
         state: State,
-        plan: Callable[[], PromptPlan],
+        plan: Callable[[Listing | None], PromptPlan],
         workspace: Path,
         on_demand: OnDemand,
         prepared: Callable[[], Ready | None] = lambda: None,
     ) -> None:
         self._state = state
         self._on_demand = on_demand
-        self._plan = plan  # the next turn's system prompt and tools, planned against the window
+        self._plan = plan  # the next turn's system prompt and tools, planned against the window (given the map)
         self._prepared = prepared  # the next turn's request, prepared and current (None: none is)
         self._workspace = workspace
 
@@ -67,9 +67,10 @@ class ContextMeter:
         prompt and tools are in use, else "full"."""
         await self._state.store()
         ready = self._prepared()
+        listed = None
         if ready is None:  # a current prepared request was built with what its prompt reads listed
-            await self._on_demand.for_prompt(MapWalk(self._workspace))
-        plan = self._plan()
+            listed = await listed_map(self._workspace, self._on_demand.for_prompt)
+        plan = self._plan(listed)
         tools = plan.tools.openai_tools(self._workspace)
         if ready is not None and ready.system_prompt == plan.text:
             used = estimate_tokens(ready.view, tools)

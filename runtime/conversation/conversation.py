@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,8 @@ class Conversation:
         self.sessions = SessionSwitcher(self.state, self.turns, self.approvals, tools, self.emit, session_id)
         self.turns.busy = self._busy
         self.presends = self.turns.presends = Presends(self.rpc, lambda: transport.heard)
-        meter = ContextMeter(self.state, self.turns.prompt_plan, workspace, on_demand, self.turns.preparer.ready)
+        plan = partial(self.turns.prompt_plan, None)  # the session's agent, with the map the meter listed
+        meter = ContextMeter(self.state, plan, workspace, on_demand, self.turns.preparer.ready)
         ports = Ports(self.state, self.sessions, self.providers, tools, workspace, on_demand, meter)
         self.requests = Requests(ports, transport.send, lambda: "files" in self._host_capabilities)
         self._handshaken = False

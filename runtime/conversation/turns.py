@@ -41,7 +41,7 @@ from runtime.policy.hooks import Hooks
 from runtime.prompts.agent import ProfilePrompt
 from runtime.prompts.fit import PromptPlan, compact_notice, plan_prompt
 from runtime.prompts.gather import slash_skill
-from runtime.prompts.workspace_map import Listing, MapWalk, prompt_map
+from runtime.prompts.workspace_map import Listing, MapWalk, listed_map
 from runtime.providers.lazy import LazyProvider
 from runtime.tools.registry import Registry
 
@@ -315,9 +315,7 @@ class TurnRunner:
         listed = None
         if prepared is None:  # a current prepared request was built with what its prompt reads listed (its key
             # holds the workspace map): listing it again would walk the map once more on the way to the request
-            walk = MapWalk(self._parts.workspace)
-            await self._parts.context.on_demand.for_prompt(walk)
-            listed = prompt_map(self._parts.workspace, walk)  # the map the prompt shows: no await from here to it
+            listed = await listed_map(self._parts.workspace, self._parts.context.on_demand.for_prompt)
         try:
             agent = self.turn_agent()
         except ProfileMissing as exc:

@@ -42,24 +42,32 @@ def event_kinds() -> dict[str, type]:
     return {tag_of(cls, "kind"): cls for cls in get_args(Event)}
 
 
+def shapes_in(*roots: Any) -> list[type]:
+    """Every TypedDict reachable from the type hints ``roots``, once each, the shapes inside one before it
+    (the checks' tables; the order the TS generator writes them in)."""
+    order: list[type] = []
+
+    def visit(hint: Any) -> None:
+        if isinstance(hint, type) and typing.is_typeddict(hint):
+            if hint not in order:
+                for inner in hints(hint).values():
+                    visit(inner)
+                order.append(hint)
+        else:
+            for arg in get_args(hint):
+                visit(arg)
+
+    for root in roots:
+        visit(root)
+    return order
+
+
 def prime() -> None:
     """Fill the tables the checks read (each host message's fields, and those of the shapes inside them),
     so that a memory snapshot holds them: after a warm boot neither the first ``hello`` nor the first
     message sent computes type hints (a few milliseconds in Pyodide)."""
-    if not _HOST_TYPES:
-        _HOST_TYPES.update(host_message_types())
-    todo, done = list(_HOST_TYPES.values()), set()
-    while todo:
-        cls = todo.pop()
-        if cls not in done:
-            done.add(cls)
-            todo += [inner for hint in hints(cls).values() for inner in _typed_dicts_in(hint)]
-
-
-def _typed_dicts_in(hint: Any) -> list[type]:
-    if isinstance(hint, type) and typing.is_typeddict(hint):
-        return [hint]
-    return [inner for arg in get_args(hint) for inner in _typed_dicts_in(arg)]
+    _host_types()
+    shapes_in(HostMessage)
 
 
 class BadMessage(ValueError):
@@ -75,15 +83,19 @@ class BadMessage(ValueError):
 _HOST_TYPES: dict[str, type] = {}
 
 
+def _host_types() -> dict[str, type]:
+    if not _HOST_TYPES:
+        _HOST_TYPES.update(host_message_types())
+    return _HOST_TYPES
+
+
 def parse_host_message(raw: dict[str, Any]) -> HostMessage | None:
     """Check a decoded message against its definition. ``None`` for an unknown type (skipped).
 
     Raises ``BadMessage`` when a known type has missing or mistyped fields.
     """
-    if not _HOST_TYPES:
-        _HOST_TYPES.update(host_message_types())
     type_ = raw.get("type")
-    cls = _HOST_TYPES.get(type_) if isinstance(type_, str) else None
+    cls = _host_types().get(type_) if isinstance(type_, str) else None
     if cls is None:
         log.debug("skipping a message of unknown type %r", type_)
         return None

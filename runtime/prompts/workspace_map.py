@@ -12,6 +12,7 @@ sorted.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 MAX_MAP_ENTRIES = 200
@@ -85,12 +86,17 @@ def workspace_map(root: Path, limit: int = MAX_MAP_ENTRIES, depth: int = MAX_MAP
     return MapWalk(root, limit, depth).result()
 
 
-def prompt_map(workspace: Path, walk: MapWalk | None = None) -> Listing:
-    """The map the system prompt shows: ``walk``'s (finished now) when given, else a walk of its own; an
-    empty one for a workspace that is not a folder."""
-    if not workspace.is_dir():
-        return [], False
-    return walk.result() if walk is not None else workspace_map(workspace)
+def prompt_map(workspace: Path) -> Listing:
+    """The map the system prompt shows; an empty one for a workspace that is not a folder."""
+    return workspace_map(workspace) if workspace.is_dir() else ([], False)
+
+
+async def listed_map(workspace: Path, list_ahead: Callable[[MapWalk], Awaitable[None]]) -> Listing:
+    """The map the system prompt shows, its folders listed on demand as the walk reaches them
+    (``OnDemand.for_prompt``): the walk that lists is the one shown, not walked again."""
+    walk = MapWalk(workspace)
+    await list_ahead(walk)
+    return walk.result() if workspace.is_dir() else ([], False)
 
 
 def _entries(folder: Path) -> tuple[list[str], list[str], list[str]]:

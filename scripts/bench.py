@@ -7,7 +7,7 @@
 
 Groups: boot, ttft, bigreply, longtasks (issue 2); tools, sandbox (issue 3); search, persist, bigboot (issue 4);
 archive, catalog (issue 5); statestep, bootfiles, history (issue 12); mcp (issue 21); checkpoints, backup
-(issue 22); offline (issue 23); delegate (issue 24); longsession, memory (issue 25).
+(issue 22); offline (issue 23); delegate (issue 24); longsession, chatsearch, memory (issue 25).
 What each row measures: docs/benchmarks.md. Only 127.0.0.1 is used: the app comes from scripts/serve.py (built
 into $TIDEPOOL_DIST, default dist/), the model from the fake provider; `search` and `archive` run in Pyodide under
 Node, `delegate` in CPython.
@@ -56,7 +56,7 @@ from scripts.fakes.replies import Reply  # noqa: E402
 
 GROUPS = ("boot", "ttft", "bigreply", "longtasks", "tools", "sandbox", "search", "persist", "bigboot", "archive",
           "catalog", "statestep", "bootfiles", "history", "frontmatter", "mcp", "checkpoints", "backup", "offline",
-          "delegate", "longsession", "memory")
+          "delegate", "longsession", "chatsearch", "memory")
 NODE_ONLY = {"search", "archive", "frontmatter", "delegate"}  # no browser
 NODE_GROUPS: dict[str, Callable[[], list[Row]]] = {
     "delegate": delegation.measure_delegation,
@@ -88,6 +88,7 @@ def browser_groups(browser: Browser, on_disk: OnDiskProfiles, base: str, fake: t
         "checkpoints": lambda: checkpoints.measure_checkpoints(browser, base, fake, fake_base, runs),
         "backup": lambda: backup.measure_backup(browser, base, runs, Path(tempfile.mkdtemp(prefix="tidepool-bench-"))),
         "longsession": lambda: long_session.measure_open(browser, base, runs),
+        "chatsearch": lambda: long_session.measure_search(browser, base, runs),
         "memory": lambda: tab_memory.measure_memory(browser, base, fake, fake_base, runs),
     }
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
+from runtime.store.search import SEARCH_TABLE, searched
 from runtime.store.sessions import SHOWN_ROWS
 
 if TYPE_CHECKING:
@@ -233,6 +234,30 @@ def _0010_message_view_indexes(db: Database) -> None:
     )
 
 
+def _0011_message_search(db: Database) -> None:
+    """What was said, indexed for the sidebar's search (store/search.py): every user and assistant message in
+    view, its stored JSON cut into trigrams (no positions: the index names the rows that may hold a word, and
+    the search reads only those). Triggers keep it in step with every write, as ``memories_fts``."""
+    _run(
+        db,
+        f"CREATE VIRTUAL TABLE {SEARCH_TABLE} USING fts5(content, content='', tokenize='trigram', detail='none')",
+        f"CREATE VIRTUAL TABLE {SEARCH_TABLE}_terms USING fts5vocab({SEARCH_TABLE}, 'row')",
+        f"""CREATE TRIGGER messages_search_ai AFTER INSERT ON messages WHEN {searched("new.")} BEGIN
+            INSERT INTO {SEARCH_TABLE}(rowid, content) VALUES (new.rowid, new.content);
+        END""",
+        f"""CREATE TRIGGER messages_search_ad AFTER DELETE ON messages WHEN {searched("old.")} BEGIN
+            INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}, rowid, content) VALUES ('delete', old.rowid, old.content);
+        END""",
+        f"""CREATE TRIGGER messages_search_au AFTER UPDATE OF content, kind, role ON messages
+            WHEN old.content IS NOT new.content OR old.kind IS NOT new.kind OR old.role IS NOT new.role BEGIN
+            INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}, rowid, content)
+                SELECT 'delete', old.rowid, old.content WHERE {searched("old.")};
+            INSERT INTO {SEARCH_TABLE}(rowid, content) SELECT new.rowid, new.content WHERE {searched("new.")};
+        END""",
+        f"INSERT INTO {SEARCH_TABLE}(rowid, content) SELECT rowid, content FROM messages WHERE {searched()}",
+    )
+
+
 def _branch_of(kind: str, meta: str | None) -> int | None:
     """The branch number a superseded row was set aside with (None: in view)."""
     if kind != "superseded":
@@ -267,6 +292,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_message_parent", _0008_message_parent),
     Migration("0009_agent_tasks", _0009_agent_tasks),
     Migration("0010_message_view_indexes", _0010_message_view_indexes),
+    Migration("0011_message_search", _0011_message_search),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,13 +1,23 @@
 """Finding past conversations by what was said in them (the sidebar's search).
 
 Every word of the query must appear (case-insensitively) in the session's title or in one of its
-user or assistant messages of the current branch; the newest sessions come first, each with a short
-excerpt around the first hit. A plain scan: a person's store holds thousands of messages, not
-millions, and it needs no index to keep in step with message edits.
+user or assistant messages in view; the newest sessions come first, each with a short excerpt around
+the first hit. What is read grows with what is found, not with what is stored: an index of the
+messages' trigrams (``messages_search``, migration 0011, kept in step by triggers) names the rows
+that may hold a word of two or more characters, and only those are read and checked. A word of one
+character is checked on the rows of the sessions the other words found (on every session, newest
+first, until ``limit`` hits, when it is alone).
+
+The index holds each message's stored JSON, so a word is looked up there only when it is written the
+same in JSON and in the text and folds the same in SQLite as in ``str.casefold``: ASCII but ``"``,
+``\\`` and brackets, and characters without case (CJK, digits). Other words are checked on the rows
+the rest of the query found. One consequence: a word that matches the text only through Unicode case
+folding (``strasse`` for "Straße") is not found when the index is asked for it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from runtime.store.agent_tasks import CHILD_SESSIONS
@@ -16,6 +26,14 @@ from runtime.store.export import content_text
 from runtime.store.values import Session
 
 EXCERPT_CHARS = 90
+SEARCH_TABLE = "messages_search"
+COMMON_ROWS = 2000  # a word in more messages than this is read for in order, not through the index
+_JSON_SPECIAL = frozenset('"\\[]')  # escaped in JSON, or written by content_text and not stored
+
+
+def searched(row: str = "") -> str:
+    """The rows the search reads and the index holds (``row``: ``"new."`` or ``"old."`` in a trigger)."""
+    return f"{row}kind = 'message' AND {row}role IN ('user', 'assistant')"
 
 
 @dataclass(frozen=True)
@@ -26,35 +44,121 @@ class SessionHit:
 
 class SearchMixin(StoreBase):
     def search_sessions(self, query: str, limit: int = 50) -> list[SessionHit]:
-        words = [w.casefold() for w in query.split()][:8]
+        typed = query.split()[:8]
+        words = list(dict.fromkeys(w.casefold() for w in typed))
         if not words:
             return []
-        rows = self._rows(
-            "SELECT s.id, s.title, s.created, s.updated, s.model, m.content FROM sessions s"
-            " LEFT JOIN messages m ON m.session_id = s.id AND m.kind = 'message' AND m.role IN ('user', 'assistant')"
-            f" WHERE s.id NOT IN ({CHILD_SESSIONS}) ORDER BY s.updated DESC, s.rowid DESC, m.seq"
-        )
-        hits: dict[str, tuple[Session, list[str]]] = {}
-        for row in rows:
-            session = Session(row["id"], row["title"], row["created"], row["updated"], row["model"])
-            texts = hits.setdefault(session.id, (session, [session.title]))[1]
-            if row["content"] is not None:
-                texts.append(content_text(loads(row["content"])))
+        # as typed: "straße" folds to an ASCII word that its stored form does not hold
+        unindexed = {w.casefold() for w in typed if not _indexed(w)}
+        looked_up = [w for w in words if w not in unindexed]
+        sessions = [
+            Session(r["id"], r["title"], r["created"], r["updated"], r["model"])
+            for r in self._rows(
+                f"SELECT * FROM sessions WHERE id NOT IN ({CHILD_SESSIONS}) ORDER BY updated DESC, rowid DESC"
+            )
+        ]
+        matches = {w: self._match(w) for w in looked_up}
+        counts = {w: self._count(m) for w, m in matches.items()}
+        if looked_up:  # the sessions that may hold the rarest word: every other is left unread
+            rarest = min(looked_up, key=counts.__getitem__)
+            holding = self._sessions_holding(matches[rarest])
+            sessions = [s for s in sessions if s.id in holding or rarest in s.title.casefold()]
+        # a word in few rows is read through the index; one in many is found soon in a plain read
+        narrow = {w: m for w, m in matches.items() if m is not None and counts[w] <= COMMON_ROWS}
+        absent = {w for w, m in matches.items() if m is None}
         out = []
-        for session, texts in hits.values():
-            folded = [t.casefold() for t in texts]
-            if all(any(w in t for t in folded) for w in words):
-                out.append(SessionHit(session, _excerpt(texts, folded, words[0])))
-            if len(out) >= limit:
-                break
+        for session in sessions:
+            excerpt = self._checked(session, words, narrow, absent)
+            if excerpt is not None:
+                out.append(SessionHit(session, excerpt))
+                if len(out) >= limit:
+                    break
         return out
 
+    def _match(self, word: str) -> str | None:
+        """The index's query for the rows that may hold ``word``: each of its trigrams, or for two characters,
+        any trigram that starts with them (in the stored JSON a character of the text is always followed by
+        another: a closing quote at least). None: no row holds it."""
+        if len(word) > 2:
+            grams = list(dict.fromkeys(word[i : i + 3] for i in range(len(word) - 2)))
+        else:
+            grams = [
+                term
+                for (term,) in self._db.execute(
+                    f"SELECT term FROM {SEARCH_TABLE}_terms WHERE term >= ? AND term < ?",
+                    [word, word[0] + chr(ord(word[1]) + 1)],
+                )
+            ]
+        joined = (" AND " if len(word) > 2 else " OR ").join('"' + g.replace('"', '""') + '"' for g in grams)
+        return joined or None
 
-def _excerpt(texts: list[str], folded: list[str], word: str) -> str:
-    for text, low in zip(texts[1:], folded[1:], strict=True):  # a message, not the title
-        at = low.find(word)
-        if at >= 0:
-            start = max(0, at - EXCERPT_CHARS // 3)
-            piece = " ".join(text[start : start + EXCERPT_CHARS].split())
-            return ("…" if start else "") + piece + ("…" if start + EXCERPT_CHARS < len(text) else "")
-    return ""
+    def _count(self, match: str | None) -> int:
+        if match is None:
+            return 0
+        return int(
+            self._db.execute(f"SELECT count(*) FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?", [match]).fetchone()[0]
+        )
+
+    def _sessions_holding(self, match: str | None) -> set[str]:
+        if match is None:
+            return set()
+        return {
+            session_id
+            for (session_id,) in self._db.execute(
+                f"SELECT DISTINCT session_id FROM messages WHERE rowid IN ({_HOLDING})", [match]
+            )
+        }
+
+    def _checked(
+        self, session: Session, words: Sequence[str], narrow: Mapping[str, str], absent: set[str]
+    ) -> str | None:
+        """The excerpt around the first word's first message (or "") when every word is in the title or in a
+        message, else None. Each word reads the rows in order until one holds it: those the index names for a
+        word in ``narrow``, none for one ``absent``, else all."""
+        title = session.title.casefold()
+        excerpt = ""
+        for n, word in enumerate(words):
+            if n and word in title:
+                continue
+            texts = () if word in absent else self._texts(session.id, narrow.get(word))
+            hit = next((t for t in texts if word in t.casefold()), None)
+            if hit is None and word not in title:
+                return None
+            if hit is not None and not n:
+                excerpt = _excerpt(hit, hit.casefold(), word)
+        return excerpt
+
+    def _texts(self, session_id: str, match: str | None) -> Iterator[str]:
+        """The text of the session's messages in view, in order (``match``: only the rows the index names)."""
+        if match is None:
+            sql, params = "session_id = ?", [session_id]
+        else:  # from the index's few rows, not along the session's (`+`: its index is not used)
+            sql, params = f"+session_id = ? AND rowid IN ({_HOLDING})", [session_id, match]
+        cursor = self._db.execute(f"SELECT content FROM messages WHERE {sql} AND {searched()} ORDER BY seq", params)
+        try:
+            for (content,) in cursor:
+                yield content_text(loads(content))
+        finally:
+            cursor.close()
+
+
+_HOLDING = f"SELECT rowid FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?"
+
+
+def _indexed(word: str) -> bool:
+    """Whether the index can name every row holding ``word`` (casefolded): see the module's text."""
+    return len(word) >= 2 and all(_as_stored(c) for c in word)
+
+
+def _as_stored(c: str) -> bool:
+    """ASCII that JSON writes as it is, or a printable character without case."""
+    if c < "\x80":
+        return " " < c < "\x7f" and c not in _JSON_SPECIAL
+    return c.isprintable() and c.upper() == c == c.lower() == c.casefold()
+
+
+def _excerpt(text: str, low: str, word: str) -> str:
+    at = low.find(word)
+    start = max(0, at - EXCERPT_CHARS // 3)
+    piece = " ".join(text[start : start + EXCERPT_CHARS].split())
+    return ("…" if start else "") + piece + ("…" if start + EXCERPT_CHARS < len(text) else "")

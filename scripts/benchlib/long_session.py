@@ -130,3 +130,77 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
     return [Row("opening a 5,000-message session (click → its last answer painted)", "same, a 50-message session",
                 Samples(short), Samples(long), "median", "≤ 1.1 ×",
                 note=f"{runs * 2} opens each, in turn; the view opens with its last 50 messages")]
+
+
+SEARCH = """
+async ([query, ids, limit]) => {
+  const input = document.querySelector('[data-testid="session-search"]');
+  const shows = () => {
+    const got = [...document.querySelectorAll('[data-testid="session-entry"]')].map((e) => e.dataset.sessionId);
+    return got.length === ids.length && got.every((id, i) => id === ids[i]);
+  };
+  const t0 = performance.now();
+  input.value = query;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  await new Promise((resolve, reject) => {
+    if (shows()) return resolve();  // already so (the caller times only a change of list)
+    const timer = setTimeout(() => reject(new Error(`${query}: not listed after ${limit} ms`)), limit);
+    const observer = new MutationObserver(() => {
+      if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(); }
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+  });
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // painted
+  return performance.now() - t0;
+}
+"""
+TYPING_PAUSE_MS = 150  # the sessions panel asks once typing pauses this long (web/src/ui/panels/sessions.ts)
+
+
+def search_ms(page: Page, query: str, ids: list[str], everything: list[str]) -> float:
+    """Typed into `session-search` → exactly `ids` listed and painted, less the panel's wait for a pause (the
+    list shows `everything` before, so the timed search always changes it)."""
+    page.evaluate(SEARCH, ["", everything, LIMIT_MS])  # the whole list again, then a person's pause
+    page.wait_for_timeout(300)
+    return float(page.evaluate(SEARCH, [query, ids, LIMIT_MS])) - TYPING_PAUSE_MS
+
+
+def measure_search(browser: Browser, base: str, runs: int) -> list[Row]:
+    """Issue 25, item 4: searching the chats stays instant with a 5,000-message chat stored."""
+    chats = [("short chat", 50, False), ("long chat", 5000, False), ("other", 2, False)]
+    with tempfile.TemporaryDirectory() as tmp:
+        small, big = Path(tmp) / "small.sqlite", Path(tmp) / "big.sqlite"
+        small_ids = seed_sessions(small, [chats[0], chats[2]])
+        big_ids = seed_sessions(big, chats)
+        pages = [seeded_page(browser, base, db) for db in (small, big)]
+        for _, page in pages:
+            snapshot_stored(page)
+        everything = [  # the sidebar's list, newest first
+            [small_ids["other"], small_ids["short chat"]],
+            [big_ids["other"], big_ids["long chat"], big_ids["short chat"]],
+        ]
+        cases = {  # name → per page: (query, the one chat it finds)
+            "word": [("short", small_ids["short chat"]), ("short", big_ids["short chat"])],
+            "turn": [("answer 25 of short", small_ids["short chat"]), ("answer 2500 of long", big_ids["long chat"])],
+        }
+        times: dict[tuple[str, int], list[float]] = {(c, i): [] for c in cases for i in (0, 1)}
+        try:
+            for queries in cases.values():  # a warm-up each
+                for i, (_, page) in enumerate(pages):
+                    search_ms(page, queries[i][0], [queries[i][1]], everything[i])
+            for _ in range(runs * 2):
+                for case, queries in cases.items():
+                    for i, (_, page) in enumerate(pages):
+                        times[case, i].append(search_ms(page, queries[i][0], [queries[i][1]], everything[i]))
+        finally:
+            for ctx, _ in pages:
+                ctx.close()
+    note = (f"{runs * 2} searches each, the stores in turn; typed → listed and painted, less the panel's "
+            f"{TYPING_PAUSE_MS} ms wait for a pause")
+    return [
+        Row("chat search, a word of a 50-message chat, a 5,000-message chat stored too",
+            "same, without the 5,000-message chat",
+            Samples(times["word", 0]), Samples(times["word", 1]), "median", "≤ 1.1 ×", note=note),
+        Row("chat search, words of the 5,000-message chat's 2,500th turn", "the same, the 50-message chat's 25th turn",
+            Samples(times["turn", 0]), Samples(times["turn", 1]), "median", "≤ 1.1 ×", note=note),
+    ]

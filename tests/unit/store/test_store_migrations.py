@@ -20,7 +20,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 GIF = b"GIF89a" + b"\x01" * 10
 
 
-EARLIER_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9]  # a committed fixture per earlier schema (tests/fixtures/db/vN.sqlite)
+# a committed fixture per earlier schema (tests/fixtures/db/vN.sqlite)
+EARLIER_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 
 
 def copy_of(tmp_path: Path, version: int) -> Path:
@@ -48,7 +49,8 @@ def test_fixture_is_at_its_schema(version: int) -> None:
         assert ("model_windows" in tables) == (version >= 7)
         assert ("parent" in message_columns) == (version >= 8)
         assert ("agent_tasks" in tables) == (version >= 9)
-        assert "messages_shown" not in tables and "messages_streaming" not in tables
+        assert ("messages_shown" in tables and "messages_streaming" in tables) == (version >= 10)
+        assert "messages_search" not in tables
     finally:
         conn.close()
 

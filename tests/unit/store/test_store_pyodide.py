@@ -45,6 +45,8 @@ for turn in ("t1", "t2", "t3"):
     again.append_message(sid, "assistant", "answer " * 40, turn_id=turn)
 plan = select_for_compaction(again.list_messages(sid), 200, keep_last_turns=1)
 out["compaction"] = [len(plan.summarize), len(plan.keep)]
+queries = ["KYOTO train", "question answer", "ky", "zebra"]
+out["search"] = [[h.excerpt for h in again.search_sessions(q)] for q in queries]
 
 @dataclass(frozen=True)
 class Ctx:
@@ -87,11 +89,13 @@ def test_store_in_pyodide(tmp_path: Path) -> None:
     assert result["migrated"] == [
         "0002_memory_pinned", "0003_pending_approvals", "0004_message_reasoning", "0005_message_images",
         "0006_messages_kept", "0007_model_windows", "0008_message_parent", "0009_agent_tasks",
-        "0010_message_view_indexes",
+        "0010_message_view_indexes", "0011_message_search",
     ]
     assert result["odd"] == [0, 0, 0, 0, 1]
     assert result["roundtrip"] == ["Prefers trains over planes"]
     assert result["fallback"] == ["previous", True, 4]
     assert result["compaction"] == [4, 2]
+    # the v1 session's words, indexed by the migration (its trigram tokenizer is in Pyodide's SQLite)
+    assert result["search"] == [["Kyoto by train."], ["question " * 9 + "question…"], ["Kyoto by train."], []]
     assert result["tools"][0] == "Saved memory 3."
     assert result["tools"][1].startswith("[3] Likes jasmine tea")

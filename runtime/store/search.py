@@ -2,7 +2,8 @@
 
 Every word of the query must appear (case-insensitively) in the session's title or in one of its
 user or assistant messages in view; the newest sessions come first, each with a short excerpt around
-the first hit. What is read grows with what is found, not with what is stored: an index of the
+the first word in the first message that holds every word (or, when none does, in the first that holds
+the first word). What is read grows with what is found, not with what is stored: an index of the
 messages' trigrams (``messages_search``, migration 0011, kept in step by triggers) names the rows
 that may hold a word of two or more characters, and only those are read and checked. A word of one
 character is checked on the rows of the sessions the other words found (on every session, newest
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from runtime.store.agent_tasks import CHILD_SESSIONS
 from runtime.store.base import StoreBase, loads
@@ -27,7 +29,7 @@ from runtime.store.values import Session
 
 EXCERPT_CHARS = 90
 SEARCH_TABLE = "messages_search"
-COMMON_ROWS = 2000  # a word in more messages than this is read for in order, not through the index
+COMMON_ROWS = 500  # a word in more messages than this is read for in order, not through the index
 _JSON_SPECIAL = frozenset('"\\[]')  # escaped in JSON, or written by content_text and not stored
 
 
@@ -59,16 +61,19 @@ class SearchMixin(StoreBase):
         ]
         matches = {w: self._match(w) for w in looked_up}
         counts = {w: self._count(m) for w, m in matches.items()}
-        if looked_up:  # the sessions that may hold the rarest word: every other is left unread
-            rarest = min(looked_up, key=counts.__getitem__)
+        rarest = min(looked_up, key=counts.__getitem__) if looked_up else None
+        if rarest is not None:  # the sessions that may hold the rarest word: every other is left unread
             holding = self._sessions_holding(matches[rarest])
             sessions = [s for s in sessions if s.id in holding or rarest in s.title.casefold()]
         # a word in few rows is read through the index; one in many is found soon in a plain read
         narrow = {w: m for w, m in matches.items() if m is not None and counts[w] <= COMMON_ROWS}
         absent = {w for w, m in matches.items() if m is None}
+        together = narrow.get(rarest or "")  # where to look for one message holding every word
         out = []
         for session in sessions:
             excerpt = self._checked(session, words, narrow, absent)
+            if excerpt is not None and len(words) > 1:
+                excerpt = self._together(session.id, words, together) or excerpt
             if excerpt is not None:
                 out.append(SessionHit(session, excerpt))
                 if len(out) >= limit:
@@ -93,11 +98,11 @@ class SearchMixin(StoreBase):
         return joined or None
 
     def _count(self, match: str | None) -> int:
+        """How many rows may hold the word, counted up to one past COMMON_ROWS."""
         if match is None:
             return 0
-        return int(
-            self._db.execute(f"SELECT count(*) FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?", [match]).fetchone()[0]
-        )
+        sql = f"SELECT count(*) FROM ({_HOLDING} LIMIT {COMMON_ROWS + 1})"
+        return int(self._db.execute(sql, [match]).fetchone()[0])
 
     def _sessions_holding(self, match: str | None) -> set[str]:
         if match is None:
@@ -112,7 +117,7 @@ class SearchMixin(StoreBase):
     def _checked(
         self, session: Session, words: Sequence[str], narrow: Mapping[str, str], absent: set[str]
     ) -> str | None:
-        """The excerpt around the first word's first message (or "") when every word is in the title or in a
+        """The excerpt around the first word's first hit (or "") when every word is in the title or in a
         message, else None. Each word reads the rows in order until one holds it: those the index names for a
         word in ``narrow``, none for one ``absent``, else all."""
         title = session.title.casefold()
@@ -127,6 +132,15 @@ class SearchMixin(StoreBase):
             if hit is not None and not n:
                 excerpt = _excerpt(hit, hit.casefold(), word)
         return excerpt
+
+    def _together(self, session_id: str, words: Sequence[str], match: str | None) -> str | None:
+        """The excerpt around the first word in the first message that holds every word (among the rows
+        ``match`` names, or the session's first COMMON_ROWS), if one does."""
+        for text in islice(self._texts(session_id, match), COMMON_ROWS):
+            folded = text.casefold()
+            if all(w in folded for w in words):
+                return _excerpt(text, folded, words[0])
+        return None
 
     def _texts(self, session_id: str, match: str | None) -> Iterator[str]:
         """The text of the session's messages in view, in order (``match``: only the rows the index names)."""

@@ -98,8 +98,10 @@ def test_search_reads_what_it_finds_not_what_is_stored(store: Store, monkeypatch
     assert [h.session.id for h in store.search_sessions("heron")] == [short]
     assert len(decoded) == 1  # the one message the index names
     decoded.clear()
-    assert [h.excerpt for h in store.search_sessions("moon 199")] == ["Answer 0: the moon."]
-    assert len(decoded) == 2  # each word's first row the index names: "Answer 0", then "Question 199"
+    assert [h.excerpt for h in store.search_sessions("moon 199")] == ["Answer 199: the moon."]
+    # each word's first row the index names ("Answer 0", "Question 199"), then the rarest word's rows for one
+    # holding both ("Question 199", "Answer 199")
+    assert len(decoded) == 4
     decoded.clear()
     assert [h.session.id for h in store.search_sessions("a", limit=1)] == [short]  # short words: a plain read
     assert len(decoded) == 1  # newest first, stopping at the limit
@@ -146,7 +148,8 @@ def _reference(store: Store, query: str) -> list[tuple[str, str]]:
         ]
         folded = [t.casefold() for t in texts]
         if words and all(any(w in t for t in folded) for w in words):
-            first = next((i for i, t in enumerate(folded[1:], 1) if words[0] in t), None)
+            every = (i for i, t in enumerate(folded[1:], 1) if all(w in t for w in words))
+            first = next(every, next((i for i, t in enumerate(folded[1:], 1) if words[0] in t), None))
             out.append((session.id, "" if first is None else search._excerpt(texts[first], folded[first], words[0])))
     return out
 

@@ -10,6 +10,7 @@ import { el } from "../common/dom";
 import { saveFile } from "../common/save-file";
 import type { Requester } from "../../protocol/requests";
 import { exportFile, relativeTime, sessionLabel, type SessionEntry } from "./records";
+import { markedPieces } from "./search-marks";
 
 export interface SessionsActions {
   /** Show a failure to the person (an error message in the chat). */
@@ -142,7 +143,7 @@ export class SessionsPanel {
         : el("span", { class: "session-title", "data-testid": "session-title" }, sessionLabel(session));
     const meta = el("span", { class: "session-meta" }, relativeTime(session.updated));
     node.append(el("div", { class: "session-main" }, title, meta));
-    if (session.excerpt) node.append(el("span", { class: "session-excerpt" }, session.excerpt));
+    if (session.excerpt) node.append(this.excerpt(session.excerpt));
     node.append(this.confirming === session.id ? this.confirmBar(session) : this.toolbar(session));
     node.addEventListener("click", (e) => {
       if ((e.target as HTMLElement).closest("button, input, .session-confirm")) return;
@@ -155,6 +156,12 @@ export class SessionsPanel {
       }
     });
     return node;
+  }
+
+  /** The text around the first hit, the searched words marked. */
+  private excerpt(text: string): HTMLElement {
+    const pieces = markedPieces(text, this.search.value);
+    return el("span", { class: "session-excerpt" }, ...pieces.map((p) => (p.hit ? el("mark", {}, p.text) : p.text)));
   }
 
   private toolbar(session: SessionEntry): HTMLElement {

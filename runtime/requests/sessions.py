@@ -18,6 +18,7 @@ class SessionRow(SessionRecord):
 
 class SessionHitRow(SessionRow):
     excerpt: str  # a little text around the first hit in a message ("" when the title matched)
+    seq: int | None  # that message (null when only the title matched): the page can show it
 
 
 class SessionListParams(TypedDict):
@@ -92,7 +93,8 @@ async def sessions_search(ports: "Ports", params: SessionSearchParams) -> Sessio
     current = ports.state.session_id
     hits = store.search_sessions(query, limit)
     rows: list[SessionHitRow] = [
-        {**session_record(h.session), "current": h.session.id == current, "excerpt": h.excerpt} for h in hits
+        {**session_record(h.session), "current": h.session.id == current, "excerpt": h.excerpt, "seq": h.seq}
+        for h in hits
     ]
     return {"sessions": rows}
 

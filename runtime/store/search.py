@@ -42,6 +42,7 @@ def searched(row: str = "") -> str:
 class SessionHit:
     session: Session
     excerpt: str
+    seq: int | None = None  # the message the excerpt comes from (None: only the title matched)
 
 
 class SearchMixin(StoreBase):
@@ -75,7 +76,7 @@ class SearchMixin(StoreBase):
             if excerpt is not None and len(words) > 1:
                 excerpt = self._together(session.id, words, together) or excerpt
             if excerpt is not None:
-                out.append(SessionHit(session, excerpt))
+                out.append(SessionHit(session, *excerpt))
                 if len(out) >= limit:
                     break
         return out
@@ -116,42 +117,45 @@ class SearchMixin(StoreBase):
 
     def _checked(
         self, session: Session, words: Sequence[str], narrow: Mapping[str, str], absent: set[str]
-    ) -> str | None:
-        """The excerpt around the first word's first hit (or "") when every word is in the title or in a
-        message, else None. Each word reads the rows in order until one holds it: those the index names for a
-        word in ``narrow``, none for one ``absent``, else all."""
+    ) -> tuple[str, int | None] | None:
+        """The excerpt around the first word's first hit and its message's seq (or "", None) when every word is
+        in the title or in a message, else None. Each word reads the rows in order until one holds it: those the
+        index names for a word in ``narrow``, none for one ``absent``, else all."""
         title = session.title.casefold()
-        excerpt = ""
+        excerpt: tuple[str, int | None] = ("", None)
         for n, word in enumerate(words):
             if n and word in title:
                 continue
             texts = () if word in absent else self._texts(session.id, narrow.get(word))
-            hit = next((t for t in texts if word in t.casefold()), None)
+            hit = next(((seq, t) for seq, t in texts if word in t.casefold()), None)
             if hit is None and word not in title:
                 return None
             if hit is not None and not n:
-                excerpt = _excerpt(hit, hit.casefold(), word)
+                excerpt = (_excerpt(hit[1], hit[1].casefold(), word), hit[0])
         return excerpt
 
-    def _together(self, session_id: str, words: Sequence[str], match: str | None) -> str | None:
+    def _together(self, session_id: str, words: Sequence[str], match: str | None) -> tuple[str, int] | None:
         """The excerpt around the first word in the first message that holds every word (among the rows
-        ``match`` names, or the session's first COMMON_ROWS), if one does."""
-        for text in islice(self._texts(session_id, match), COMMON_ROWS):
+        ``match`` names, or the session's first COMMON_ROWS), and that message, if one does."""
+        for seq, text in islice(self._texts(session_id, match), COMMON_ROWS):
             folded = text.casefold()
             if all(w in folded for w in words):
-                return _excerpt(text, folded, words[0])
+                return _excerpt(text, folded, words[0]), seq
         return None
 
-    def _texts(self, session_id: str, match: str | None) -> Iterator[str]:
-        """The text of the session's messages in view, in order (``match``: only the rows the index names)."""
+    def _texts(self, session_id: str, match: str | None) -> Iterator[tuple[int, str]]:
+        """The seq and text of the session's messages in view, in order (``match``: only the rows the index
+        names)."""
         if match is None:
             sql, params = "session_id = ?", [session_id]
         else:  # from the index's few rows, not along the session's (`+`: its index is not used)
             sql, params = f"+session_id = ? AND rowid IN ({_HOLDING})", [session_id, match]
-        cursor = self._db.execute(f"SELECT content FROM messages WHERE {sql} AND {searched()} ORDER BY seq", params)
+        cursor = self._db.execute(
+            f"SELECT seq, content FROM messages WHERE {sql} AND {searched()} ORDER BY seq", params
+        )
         try:
-            for (content,) in cursor:
-                yield content_text(loads(content))
+            for seq, content in cursor:
+                yield seq, content_text(loads(content))
         finally:
             cursor.close()
 

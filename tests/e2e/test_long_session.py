@@ -100,3 +100,44 @@ def test_scrolling_up_brings_the_earlier_messages_above_without_moving_what_is_r
         expect(messages(page, "user")).to_have_count(225)
         users = messages(page, "user").all_text_contents()
         assert users == [f"question {n}" for n in range(176, 401)]
+
+
+def test_a_search_hit_shows_its_message_and_the_latest_come_back(browser: Browser, server: str, tmp_path: Path) -> None:
+    with long_session_open(browser, server, tmp_path, 400) as page:  # 800 messages
+        search = page.get_by_test_id("session-search")
+        search.fill("ANSWER 120")
+        entry = page.get_by_test_id("session-entry")
+        expect(entry).to_have_count(1)
+        expect(entry.locator(".session-excerpt mark")).to_have_text(["answer", "120"])
+        entry.click()
+        # the messages up to the hit (seq 240), not the latest: the page reads what it shows
+        found = page.locator('[data-testid="message"][data-found]')
+        expect(found).to_have_text("answer 120")
+        expect(found).to_be_in_viewport()
+        expect(messages(page, "assistant").last).to_have_text("answer 120")
+        expect(messages(page, "user")).to_have_count(20)
+        expect(page.get_by_test_id("messages-earlier")).to_have_attribute("data-earlier", "200")
+        expect(page.get_by_test_id("messages-later")).to_be_visible()
+        expect(page.get_by_test_id("message-regenerate")).to_have_count(0)  # not the chat's last turn
+        page.get_by_test_id("messages-latest").click()
+        expect(messages(page, "assistant").last).to_have_text("answer 400")
+        expect(page.get_by_test_id("messages-later")).to_have_count(0)
+        expect(page.locator("[data-found]")).to_have_count(0)
+        # a hit among the latest messages is marked where it is
+        search.fill("question 399")
+        expect(entry.locator(".session-excerpt")).to_contain_text("question 399")
+        entry.click()
+        expect(found).to_have_text("question 399")
+        expect(page.get_by_test_id("messages-later")).to_have_count(0)
+        # sending from a hit's messages goes after the chat's latest: those come back first
+        search.fill("answer 7")
+        expect(entry.locator(".session-excerpt")).to_contain_text("answer 7")
+        entry.click()
+        expect(found).to_have_text("answer 7")
+        box = page.get_by_test_id("chat-input")
+        box.fill("and the next one?")
+        box.press("Enter")
+        expect(messages(page, "user").last).to_have_text("and the next one?")
+        expect(page.get_by_test_id("messages-later")).to_have_count(0)
+        users = messages(page, "user").all_text_contents()
+        assert users[-2:] == ["question 400", "and the next one?"]

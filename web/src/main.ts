@@ -163,6 +163,7 @@ const filesPanel = new FilesPanel((request) => client.workspace(request), {
 const followPanels = mountConversationPanels(
   (method, params) => switchingChats(method, client.request(method, params)),
   (text) => chat.showError(text),
+  (sessionId, seq) => void chat.found.show(sessionId, seq),
 );
 const skillsPanel = mountSkillsPanel({
   request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file),

@@ -136,21 +136,19 @@ WORDS = [
 ]
 
 
-def _reference(store: Store, query: str) -> list[tuple[str, str]]:
+def _reference(store: Store, query: str) -> list[tuple[str, str, int | None]]:
     """The search as a plain scan of every message (what it did before the index), for comparison."""
     words = [w.casefold() for w in query.split()][:8]
     out = []
     for session in store.list_sessions(500):
-        texts = [session.title] + [
-            content_text(m.content)
-            for m in store.list_messages(session.id)
-            if m.kind == "message" and m.role in ("user", "assistant")
-        ]
+        said = [m for m in store.list_messages(session.id) if m.kind == "message" and m.role in ("user", "assistant")]
+        texts = [session.title] + [content_text(m.content) for m in said]
         folded = [t.casefold() for t in texts]
         if words and all(any(w in t for t in folded) for w in words):
             every = (i for i, t in enumerate(folded[1:], 1) if all(w in t for w in words))
             first = next(every, next((i for i, t in enumerate(folded[1:], 1) if words[0] in t), None))
-            out.append((session.id, "" if first is None else search._excerpt(texts[first], folded[first], words[0])))
+            excerpt = "" if first is None else search._excerpt(texts[first], folded[first], words[0])
+            out.append((session.id, excerpt, None if first is None else said[first - 1].seq))
     return out
 
 
@@ -168,6 +166,6 @@ def test_search_finds_what_a_plain_scan_finds(store: Store) -> None:
     queries = list(WORDS)
     queries += [" ".join(rng.sample(queries, 2)) for _ in range(60)] + ["her", "ide", "ER", "京タ", "o-o", "e.g"]
     for query in queries:
-        assert [(h.session.id, h.excerpt) for h in store.search_sessions(query, limit=500)] == _reference(
+        assert [(h.session.id, h.excerpt, h.seq) for h in store.search_sessions(query, limit=500)] == _reference(
             store, query
         ), query

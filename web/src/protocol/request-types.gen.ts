@@ -50,6 +50,7 @@ export type SessionHitRow = {
   model: string | null;
   current: boolean;
   excerpt: string;
+  seq: number | null;
 };
 
 export type SessionSearch = { sessions: SessionHitRow[] };

@@ -22,6 +22,7 @@ import { markStored, switchBranch } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
+import { FoundMessage } from "./found-message";
 import type { LoadEarlier } from "./earlier-messages";
 import { SwitchHold } from "./switch-hold";
 import { ReplyStream } from "./reply-stream";
@@ -69,7 +70,7 @@ const LOCAL_STOP_GRACE_MS = 5000;
 
 export class ChatView {
   private readonly host: MessageActionHost = {
-    busy: () => this.running || !this.canSend,
+    busy: () => this.running || !this.canSend || this.found.shown,
     resend: (node, text, replaces) => this.resend(node, text, replaces),
     showBranch: (seq, node, testid) =>
       switchBranch(this.transcript.list, node, testid, async () => {
@@ -94,6 +95,14 @@ export class ChatView {
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
   /** Stops drawing the shown session's earlier messages (history-slices.ts). */
   private stopHistory: (() => void) | null = null;
+  /** A chat search's hit shown in place of the latest messages (found-message.ts). */
+  readonly found: FoundMessage = new FoundMessage({
+    transcript: this.transcript,
+    running: () => this.running,
+    load: (before, count) => this.actions.earlier(before, count),
+    latest: (shown) => this.actions.storedView(shown),
+    show: (view) => this.showHistory(view),
+  });
   /** The user messages that are a tool server's prompt (sent from the / menu), with their text. */
   private readonly prompts = new WeakMap<HTMLElement, { origin: McpPromptOrigin; text: string }>();
 
@@ -172,6 +181,7 @@ export class ChatView {
 
   /** Show a session's stored conversation (after boot or a reload), replacing what is shown. */
   showHistory(view: SessionView): void {
+    this.found.forget();
     this.stream.forget();
     this.stopHistory?.();
     const kept = this.transcript.clear(); // boot notices outlive the redraw
@@ -247,6 +257,11 @@ export class ChatView {
 
   private submit(): void {
     if (this.switchHold.held && this.available) return this.switchHold.sendLater();
+    if (this.found.shown) {
+      // a message goes after the chat's last: those come back first, then it is sent
+      void this.found.back().then((back) => back && this.submit());
+      return;
+    }
     const text = this.composer.text;
     const attachments = this.media?.attachments;
     const held = this.media?.resources;

@@ -38,8 +38,10 @@ export function mountSidebarDrawer(): Drawer {
   backdrop.addEventListener("click", () => set(false));
   document.addEventListener("click", (e) => {
     const target = e.target instanceof Element ? e.target : null;
-    if (isOpen() && target?.closest('[data-testid="session-entry"] .session-main, [data-testid="session-new"]'))
-      set(false);
+    // a chat chosen (as the entry's own click: anywhere on it but its buttons and fields), or a new one
+    const chosen =
+      target?.closest('[data-testid="session-entry"]') && !target.closest("button, input, .session-confirm");
+    if (isOpen() && (chosen || target?.closest('[data-testid="session-new"]'))) set(false);
   });
   return {
     close: () => {

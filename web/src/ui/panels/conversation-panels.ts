@@ -14,8 +14,12 @@ export type WorkerFollower = (message: WorkerToMain) => void;
 /** Follows the worker; `sessionsChanged`: sessions came from elsewhere (an import), the list should show them. */
 export type ConversationPanels = WorkerFollower & { sessionsChanged(): void };
 
-export function mountConversationPanels(request: Requester, showError: (text: string) => void): ConversationPanels {
-  const sessions = new SessionsPanel(request, { error: showError });
+export function mountConversationPanels(
+  request: Requester,
+  showError: (text: string) => void,
+  showFound: (sessionId: string, seq: number) => void,
+): ConversationPanels {
+  const sessions = new SessionsPanel(request, { error: showError, showFound });
   const memory = new MemoryPanel(request);
   const setAvailable = (available: boolean): void => {
     sessions.setAvailable(available);

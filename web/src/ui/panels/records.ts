@@ -6,8 +6,8 @@
 
 import type { SessionExport, SessionHitRow, SessionRow } from "../../protocol/requests";
 
-/** A session as the sidebar lists it: `sessions_list`'s row, or `sessions_search`'s with its excerpt. */
-export type SessionEntry = SessionRow & Partial<Pick<SessionHitRow, "excerpt">>;
+/** A session as the sidebar lists it: `sessions_list`'s row, or `sessions_search`'s with its excerpt and its message. */
+export type SessionEntry = SessionRow & Partial<Pick<SessionHitRow, "excerpt" | "seq">>;
 
 /** A session export as the page saves it: its name ends in the format's extension, its type is the format's. */
 export interface ExportFile {

@@ -15,6 +15,8 @@ import { markedPieces } from "./search-marks";
 export interface SessionsActions {
   /** Show a failure to the person (an error message in the chat). */
   error(text: string): void;
+  /** Show message `seq` of the open session (a search's hit) in the chat. */
+  showFound(sessionId: string, seq: number): void;
 }
 
 const REFRESH_DELAY_MS = 150;
@@ -147,12 +149,12 @@ export class SessionsPanel {
     node.append(this.confirming === session.id ? this.confirmBar(session) : this.toolbar(session));
     node.addEventListener("click", (e) => {
       if ((e.target as HTMLElement).closest("button, input, .session-confirm")) return;
-      void this.open(session.id);
+      void this.open(session.id, session.seq);
     });
     node.addEventListener("keydown", (e) => {
       if (e.target === node && (e.key === "Enter" || e.key === " ")) {
         e.preventDefault();
-        void this.open(session.id);
+        void this.open(session.id, session.seq);
       }
     });
     return node;
@@ -257,11 +259,15 @@ export class SessionsPanel {
     await this.refresh();
   }
 
-  private async open(sessionId: string): Promise<void> {
-    if (this.sessions.find((s) => s.id === sessionId)?.current) return;
-    const reply = await this.request("session_open", { session_id: sessionId });
-    if (!reply.ok) this.actions.error(`Could not open that chat: ${reply.message}`);
-    await this.refresh();
+  /** Open a chat; `found`: a search's hit in it, shown there. */
+  private async open(sessionId: string, found: number | null = null): Promise<void> {
+    const current = this.sessions.find((s) => s.id === sessionId)?.current;
+    if (!current) {
+      const reply = await this.request("session_open", { session_id: sessionId });
+      if (!reply.ok) this.actions.error(`Could not open that chat: ${reply.message}`);
+      if (reply.ok && found !== null) this.actions.showFound(sessionId, found); // after session_opened drew it
+      await this.refresh();
+    } else if (found !== null) this.actions.showFound(sessionId, found);
   }
 
   private async rename(sessionId: string, title: string): Promise<void> {

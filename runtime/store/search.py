@@ -2,12 +2,14 @@
 
 Every word of the query must appear (case-insensitively) in the session's title or in one of its
 user or assistant messages in view; the newest sessions come first, each with a short excerpt around
-the first word in the first message that holds every word (or, when none does, in the first that holds
-the first word). What is read grows with what is found, not with what is stored: an index of the
-messages' trigrams (``messages_search``, migration 0011, kept in step by triggers) names the rows
-that may hold a word of two or more characters, and only those are read and checked. A word of one
-character is checked on the rows of the sessions the other words found (on every session, newest
-first, until ``limit`` hits, when it is alone).
+the first word in the first message that holds every word (looked for among the rows the index names
+for the rarest word, or the first 100), or else in the first message that holds the first word.
+
+What is read grows with what is found, not with what is stored: an index of the messages' trigrams
+(``messages_search``, migration 0011, kept in step by triggers) names the rows that may hold a word of
+two or more characters, and only those are read and checked. A word of one character is checked on
+the rows of the sessions the other words found (on every session, newest first, until ``limit`` hits,
+when it is alone).
 
 The index holds each message's stored JSON, so a word is looked up there only when it is written the
 same in JSON and in the text and folds the same in SQLite as in ``str.casefold``: ASCII but ``"``,
@@ -30,6 +32,7 @@ from runtime.store.values import Session
 EXCERPT_CHARS = 90
 SEARCH_TABLE = "messages_search"
 COMMON_ROWS = 500  # a word in more messages than this is read for in order, not through the index
+PLAIN_TOGETHER = 100  # rows read in order for one that holds every word, when no word is read through the index
 _JSON_SPECIAL = frozenset('"\\[]')  # escaped in JSON, or written by content_text and not stored
 
 
@@ -136,8 +139,8 @@ class SearchMixin(StoreBase):
 
     def _together(self, session_id: str, words: Sequence[str], match: str | None) -> tuple[str, int] | None:
         """The excerpt around the first word in the first message that holds every word (among the rows
-        ``match`` names, or the session's first COMMON_ROWS), and that message, if one does."""
-        for seq, text in islice(self._texts(session_id, match), COMMON_ROWS):
+        ``match`` names, or the session's first PLAIN_TOGETHER), and that message, if one does."""
+        for seq, text in islice(self._texts(session_id, match), COMMON_ROWS if match else PLAIN_TOGETHER):
             folded = text.casefold()
             if all(w in folded for w in words):
                 return _excerpt(text, folded, words[0]), seq

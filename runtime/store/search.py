@@ -65,19 +65,20 @@ class SearchMixin(StoreBase):
         ]
         matches = {w: self._match(w) for w in looked_up}
         counts = {w: self._count(m) for w, m in matches.items()}
+        # a word in few rows is read through the index (its rows per session, found once); one in many is found
+        # soon in a plain read
+        narrow = {w: self._rows_holding(m) for w, m in matches.items() if m is not None and counts[w] <= COMMON_ROWS}
+        absent = {w for w, m in matches.items() if m is None}
         rarest = min(looked_up, key=counts.__getitem__) if looked_up else None
         if rarest is not None:  # the sessions that may hold the rarest word: every other is left unread
-            holding = self._sessions_holding(matches[rarest])
+            holding = set(narrow[rarest]) if rarest in narrow else self._sessions_holding(matches[rarest])
             sessions = [s for s in sessions if s.id in holding or rarest in s.title.casefold()]
-        # a word in few rows is read through the index; one in many is found soon in a plain read
-        narrow = {w: m for w, m in matches.items() if m is not None and counts[w] <= COMMON_ROWS}
-        absent = {w for w, m in matches.items() if m is None}
-        together = narrow.get(rarest or "")  # where to look for one message holding every word
         out = []
         for session in sessions:
             excerpt = self._checked(session, words, narrow, absent)
-            if excerpt is not None and len(words) > 1:
-                excerpt = self._together(session.id, words, together) or excerpt
+            if excerpt is not None and len(words) > 1:  # one message that holds every word, if there is one
+                rows = narrow[rarest].get(session.id, []) if rarest in narrow else None
+                excerpt = self._together(session.id, words, rows) or excerpt
             if excerpt is not None:
                 out.append(SessionHit(session, *excerpt))
                 if len(out) >= limit:
@@ -111,15 +112,19 @@ class SearchMixin(StoreBase):
     def _sessions_holding(self, match: str | None) -> set[str]:
         if match is None:
             return set()
-        return {
-            session_id
-            for (session_id,) in self._db.execute(
-                f"SELECT DISTINCT session_id FROM messages WHERE rowid IN ({_HOLDING})", [match]
-            )
-        }
+        sql = f"SELECT DISTINCT session_id FROM messages WHERE rowid IN ({_HOLDING})"
+        return {session_id for (session_id,) in self._db.execute(sql, [match])}
+
+    def _rows_holding(self, match: str) -> dict[str, list[int]]:
+        """Session → the rowids of its messages the index names (for a word in few rows)."""
+        found: dict[str, list[int]] = {}
+        sql = f"SELECT session_id, rowid FROM messages WHERE rowid IN ({_HOLDING})"
+        for session_id, rowid in self._db.execute(sql, [match]):
+            found.setdefault(session_id, []).append(rowid)
+        return found
 
     def _checked(
-        self, session: Session, words: Sequence[str], narrow: Mapping[str, str], absent: set[str]
+        self, session: Session, words: Sequence[str], narrow: Mapping[str, Mapping[str, list[int]]], absent: set[str]
     ) -> tuple[str, int | None] | None:
         """The excerpt around the first word's first hit and its message's seq (or "", None) when every word is
         in the title or in a message, else None. Each word reads the rows in order until one holds it: those the
@@ -129,7 +134,8 @@ class SearchMixin(StoreBase):
         for n, word in enumerate(words):
             if n and word in title:
                 continue
-            texts = () if word in absent else self._texts(session.id, narrow.get(word))
+            rows = narrow[word].get(session.id, []) if word in narrow else None
+            texts = () if word in absent else self._texts(session.id, rows)
             hit = next(((seq, t) for seq, t in texts if word in t.casefold()), None)
             if hit is None and word not in title:
                 return None
@@ -137,22 +143,23 @@ class SearchMixin(StoreBase):
                 excerpt = (_excerpt(hit[1], hit[1].casefold(), word), hit[0])
         return excerpt
 
-    def _together(self, session_id: str, words: Sequence[str], match: str | None) -> tuple[str, int] | None:
-        """The excerpt around the first word in the first message that holds every word (among the rows
-        ``match`` names, or the session's first PLAIN_TOGETHER), and that message, if one does."""
-        for seq, text in islice(self._texts(session_id, match), COMMON_ROWS if match else PLAIN_TOGETHER):
+    def _together(self, session_id: str, words: Sequence[str], rows: Sequence[int] | None) -> tuple[str, int] | None:
+        """The excerpt around the first word in the first message that holds every word (among ``rows``, or
+        the session's first PLAIN_TOGETHER), and that message, if one does."""
+        for seq, text in islice(self._texts(session_id, rows), COMMON_ROWS if rows is not None else PLAIN_TOGETHER):
             folded = text.casefold()
             if all(w in folded for w in words):
                 return _excerpt(text, folded, words[0]), seq
         return None
 
-    def _texts(self, session_id: str, match: str | None) -> Iterator[tuple[int, str]]:
-        """The seq and text of the session's messages in view, in order (``match``: only the rows the index
-        names)."""
-        if match is None:
+    def _texts(self, session_id: str, rows: Sequence[int] | None) -> Iterator[tuple[int, str]]:
+        """The seq and text of the session's messages in view, in order (``rows``: only these)."""
+        if rows is None:
             sql, params = "session_id = ?", [session_id]
-        else:  # from the index's few rows, not along the session's (`+`: its index is not used)
-            sql, params = f"+session_id = ? AND rowid IN ({_HOLDING})", [session_id, match]
+        elif not rows:
+            return
+        else:  # from the few rows, not along the session's (`+`: its index is not used)
+            sql, params = "+session_id = ? AND rowid IN (SELECT value FROM json_each(?))", [session_id, str(list(rows))]
         cursor = self._db.execute(
             f"SELECT seq, content FROM messages WHERE {sql} AND {searched()} ORDER BY seq", params
         )

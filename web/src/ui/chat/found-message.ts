@@ -12,9 +12,9 @@ import type { LoadEarlier } from "./earlier-messages";
 import type { Transcript } from "./transcript";
 
 /** Messages shown up to the hit (earlier ones come a page at a time, as in any long chat). */
-export const FOUND_SHOWN = 40;
+const FOUND_SHOWN = 40;
 /** The latest messages shown again (the runtime's view of an opened session holds as many). */
-export const LATEST_SHOWN = 50;
+const LATEST_SHOWN = 50;
 
 export interface FoundHost {
   transcript: Transcript;

@@ -1,7 +1,8 @@
 /**
  * The conversation: what a turn does as the runtime's events arrive, and the person's actions on it
  * (send, stop, edit, regenerate, continue). What is drawn is the transcript's (transcript.ts), the
- * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's.
+ * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's, a tool server's
+ * prompt sent as a turn is prompt-turn.ts's, a search's hit shown is found-message.ts's.
  */
 
 import type {
@@ -13,7 +14,6 @@ import type {
 } from "../../protocol/messages";
 import type { RequestResult } from "../../protocol/main-worker-messages";
 import { slashCommands, watchSlashCommands, type SlashCommand } from "../../mcp/prompt-list";
-import type { McpPromptTurn } from "../../protocol/tool-servers";
 import type { ChatMedia } from "../images/chat-media";
 import type { SentImage } from "../images/composer-attachments";
 import { showAttached } from "../resources/attached-resources";
@@ -23,6 +23,7 @@ import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
 import { drawHistory } from "./history";
 import { FoundMessage } from "./found-message";
+import { PROMPT_BUSY, promptTurn, SentPrompts } from "./prompt-turn";
 import type { LoadEarlier } from "./earlier-messages";
 import { SwitchHold } from "./switch-hold";
 import { ReplyStream } from "./reply-stream";
@@ -103,8 +104,8 @@ export class ChatView {
     latest: (shown) => this.actions.storedView(shown),
     show: (view) => this.showHistory(view),
   });
-  /** The user messages that are a tool server's prompt (sent from the / menu), with their text. */
-  private readonly prompts = new WeakMap<HTMLElement, { origin: McpPromptOrigin; text: string }>();
+  /** The user messages that are a tool server's prompt (sent from the / menu). */
+  private readonly prompts = new SentPrompts();
 
   constructor(
     private readonly actions: ChatActions,
@@ -273,20 +274,13 @@ export class ChatView {
     this.sendText(text, images, { resources: taken.resources, resourceImages: taken.images });
   }
 
-  /** A tool server's prompt as the person's turn (prompt-form.ts); resolves with why not, or null once it went. */
+  /** A tool server's prompt as the person's turn (prompt-turn.ts); resolves with why not, or null once it went. */
   private async runPrompt(command: SlashCommand, args: Record<string, string>): Promise<string | null> {
-    const busy = "Wait until the current turn ends (or stop it), then run the prompt.";
-    if (!this.canSend || this.running) return busy;
-    const result = await this.actions.prompt(command.server, command.prompt.name, args);
-    if (!result.ok) return sentence(result.message);
-    const turn = promptTurnOf(result.value);
-    if (!turn) return `The server's answer to ${command.command} is not a prompt this app can send.`;
-    if (!this.canSend || this.running) return busy;
-    const images = turn.images.map((attachment) => ({
-      attachment,
-      src: `data:${attachment.media_type};base64,${attachment.data}`,
-    }));
-    this.sendText(turn.text, images, { prompt: { server: command.server, name: command.prompt.name } });
+    if (!this.canSend || this.running) return PROMPT_BUSY;
+    const turn = await promptTurn(command, args, (server, name, a) => this.actions.prompt(server, name, a));
+    if (typeof turn === "string") return turn;
+    if (!this.canSend || this.running) return PROMPT_BUSY;
+    this.sendText(turn.text, turn.images, { prompt: turn.origin });
     return null;
   }
 
@@ -304,7 +298,7 @@ export class ChatView {
     this.transcript.dropContinue();
     this.stream.lastReply = null;
     const node = this.transcript.addMessage("user", text);
-    if (prompt) this.prompts.set(node, { origin: prompt, text });
+    if (prompt) this.prompts.remember(node, prompt, text);
     this.media?.showSent(node, images);
     showAttached(node, resources);
     this.stream.interrupt();
@@ -333,14 +327,8 @@ export class ChatView {
     this.transcript.turnId = turnId;
     userNode.dataset.turnId = turnId;
     this.setRunning(true);
-    const prompt = this.prompts.get(userNode); // a server's prompt sent again unchanged stays outside text
-    this.actions.send(
-      text,
-      turnId,
-      replaces,
-      images.length ? images : undefined,
-      prompt?.text === text ? { prompt: prompt.origin } : undefined,
-    );
+    const prompt = this.prompts.again(userNode, text); // a server's prompt sent again unchanged stays outside text
+    this.actions.send(text, turnId, replaces, images.length ? images : undefined, prompt ? { prompt } : undefined);
   }
 
   /** The turn's messages are stored: they get their seqs (to fork from) and their versions' arrows. */
@@ -379,14 +367,4 @@ export class ChatView {
       if (this.canSend && !this.running) this.sendText(CONTINUE_PROMPT);
     });
   }
-}
-
-function promptTurnOf(value: unknown): McpPromptTurn | null {
-  const turn = value as Partial<McpPromptTurn> | null;
-  return turn && typeof turn.text === "string" && Array.isArray(turn.images) ? (turn as McpPromptTurn) : null;
-}
-
-function sentence(text: string): string {
-  const capital = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
 }

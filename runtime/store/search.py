@@ -110,6 +110,8 @@ class SearchMixin(StoreBase):
         return int(self._db.execute(sql, [match]).fetchone()[0])
 
     def _sessions_holding(self, match: str | None) -> set[str]:
+        """Every session with a message the index names (for the rarest word when it is in many: the sessions
+        alone, in SQLite; `_rows_holding` keeps the rowids of a word in few)."""
         if match is None:
             return set()
         sql = f"SELECT DISTINCT session_id FROM messages WHERE rowid IN ({_HOLDING})"

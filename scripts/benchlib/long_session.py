@@ -32,8 +32,23 @@ async (url) => {
 }
 """
 
+# Awaits `ready()` as the page changes (at once when it already holds), then a painted frame.
+_UNTIL_PAINTED = """
+  const untilPainted = async (ready, limit, what) => {
+    await new Promise((resolve, reject) => {
+      if (ready()) return resolve();
+      const timer = setTimeout(() => reject(new Error(`${what} after ${limit} ms`)), limit);
+      const observer = new MutationObserver(() => {
+        if (ready()) { clearTimeout(timer); observer.disconnect(); resolve(); }
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    });
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  };
+"""
+
 OPEN = """
-async ([id, text, limit]) => {
+async ([id, text, limit]) => {""" + _UNTIL_PAINTED + """
   const entry = document.querySelector(`[data-testid="session-entry"][data-session-id="${id}"]`);
   if (!entry) throw new Error(`no session-entry ${id}`);
   const shown = () => {
@@ -42,14 +57,7 @@ async ([id, text, limit]) => {
   };
   const t0 = performance.now();
   entry.click();
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${text} not shown after ${limit} ms`)), limit);
-    const observer = new MutationObserver(() => {
-      if (shown()) { clearTimeout(timer); observer.disconnect(); resolve(); }
-    });
-    observer.observe(document.querySelector(".messages"), { childList: true, subtree: true });
-  });
-  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // painted
+  await untilPainted(shown, limit, `${text} not shown`);
   return performance.now() - t0;
 }
 """
@@ -133,7 +141,7 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
 
 
 SEARCH = """
-async ([query, ids, limit]) => {
+async ([query, ids, limit]) => {""" + _UNTIL_PAINTED + """
   const input = document.querySelector('[data-testid="session-search"]');
   const shows = () => {
     const got = [...document.querySelectorAll('[data-testid="session-entry"]')].map((e) => e.dataset.sessionId);
@@ -142,15 +150,7 @@ async ([query, ids, limit]) => {
   const t0 = performance.now();
   input.value = query;
   input.dispatchEvent(new Event("input", { bubbles: true }));
-  await new Promise((resolve, reject) => {
-    if (shows()) return resolve();  // already so (the caller times only a change of list)
-    const timer = setTimeout(() => reject(new Error(`${query}: not listed after ${limit} ms`)), limit);
-    const observer = new MutationObserver(() => {
-      if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(); }
-    });
-    observer.observe(document.body, { childList: true, subtree: true });
-  });
-  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // painted
+  await untilPainted(shows, limit, `${query}: not listed`);  // at once when listed already: see search_ms
   return performance.now() - t0;
 }
 """

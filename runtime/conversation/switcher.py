@@ -70,13 +70,20 @@ class SessionSwitcher:
         self._approvals.clear()
         await self._turns.stop()
 
-    def view(self, shown: int = SHOWN_MESSAGES, running: str | None = None, before: int | None = None) -> SessionView:
+    def view(
+        self,
+        shown: int = SHOWN_MESSAGES,
+        running: str | None = None,
+        before: int | None = None,
+        after: int | None = None,
+    ) -> SessionView:
         """The open session as the UI shows it (its last ``shown`` messages, before seq ``before`` when
-        given; ``running``: the turn that runs, when it is about to and ``turns`` does not know yet)."""
+        given, or its first after seq ``after``; ``running``: the turn that runs, when it is about to and
+        ``turns`` does not know yet)."""
         opened, sid = self._state.opened, self._state.session_id
         if opened is None or sid is None:
             raise StoreError("not_found", "No session is open yet.", entity="session")
-        return session_view(opened.store, sid, self._tools, running or self._turns.running_id, shown, before)
+        return session_view(opened.store, sid, self._tools, running or self._turns.running_id, shown, before, after)
 
     @property
     def history(self) -> list[ChatMessage]:

@@ -84,6 +84,7 @@ class SessionView(TypedDict):
     session: SessionRecord
     messages: list[ViewMessage]
     earlier: int
+    later: int  # how many come after them (a page of later messages: ``session_current`` with ``after``)
     pending_approvals: list[PendingApproval]
     running_turn: str | None
     agent_tasks: list[AgentTask]  # the tasks delegated here, as their last ``agent_task`` event said
@@ -153,11 +154,12 @@ def session_view(
     running_turn: str | None,
     shown: int = SHOWN_MESSAGES,
     before: int | None = None,
+    after: int | None = None,
 ) -> SessionView:
     """The session as the UI shows it: its last ``shown`` messages (0: all) before seq ``before`` (None:
-    the newest) and how many come before them."""
-    after_seq, earlier = store.shown_from(session_id, shown, before) if shown > 0 else (0, 0)
-    listed = store.list_messages(session_id, after_seq=after_seq, before_seq=before)
+    the newest), or its first ``shown`` after seq ``after``, and how many come before and after them."""
+    page = store.view_page(session_id, shown, before, after)
+    listed = store.list_messages(session_id, after_seq=page.after_seq, before_seq=page.before_seq)
     shown_messages = store.with_images(listed, data=False)
     call_ids = [call.id for message in shown_messages for call in tool_calls_of(message)]
     ledger = {e.call_id: e for e in store.ledger_calls(session_id, call_ids)}
@@ -190,7 +192,8 @@ def session_view(
     return {
         "session": session_record(store.get_session(session_id)),
         "messages": out,
-        "earlier": earlier,
+        "earlier": page.earlier,
+        "later": page.later,
         "pending_approvals": pending,
         "running_turn": running_turn,
         "agent_tasks": [

@@ -46,6 +46,7 @@ class SessionId(TypedDict):
 class SessionCurrentParams(TypedDict):
     shown: NotRequired[int]
     before: NotRequired[int]
+    after: NotRequired[int]
 
 
 class SessionRenameParams(TypedDict):
@@ -114,11 +115,15 @@ async def session_open(ports: "Ports", params: SessionId) -> SessionView:
 
 async def session_current(ports: "Ports", params: SessionCurrentParams) -> SessionView:
     """The open session's view; ``shown``: how many of its last messages (0: all; default 50); ``before``:
-    the last ``shown`` before this seq (the earlier messages of a long session, a page at a time)."""
+    the last ``shown`` before this seq (the earlier messages of a long session, a page at a time); ``after``:
+    the first ``shown`` after this seq (the later messages below a search's hit, a page at a time)."""
     await ports.state.store()
     shown = integer(params, "shown", default=SHOWN_MESSAGES, low=0, high=10_000_000)
     before = integer(params, "before", low=1, high=2**53) if "before" in params else None
-    return ports.sessions.view(shown, before=before)
+    after = integer(params, "after", low=0, high=2**53) if "after" in params else None
+    if before is not None and after is not None:
+        raise RequestError("bad_params", "params.before and params.after cannot both be given")
+    return ports.sessions.view(shown, before=before, after=after)
 
 
 async def session_rename(ports: "Ports", params: SessionRenameParams) -> SessionRenamed:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
 from runtime.store.search import SEARCH_TABLE, searched
-from runtime.store.sessions import SHOWN_ROWS
+from runtime.store.view_pages import SHOWN_ROWS
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

@@ -23,6 +23,7 @@ from runtime.store.values import (
     Session,
     StoredMessage,
 )
+from runtime.store.view_pages import NO_SEQ
 
 _KEEP: Any = object()  # "leave this field as it is" in update_message
 _TITLE_CHARS = 60
@@ -32,10 +33,6 @@ def _session(row: Row) -> Session:
     return Session(row["id"], row["title"], row["created"], row["updated"], row["model"])
 
 
-_NO_SEQ = 2**62  # above every seq: "before" no message
-SHOWN_ROWS = "kind != 'superseded' AND role != 'tool'"
-"""The rows a view counts (tool results go with their call; versions set aside are not in view): the partial
-index ``messages_shown`` (migration 0010) holds exactly these, so counting them reads no message."""
 CONTEXT_BATCH = 256  # rows a streamed context holds at a time
 DECODED_CHARS = 2_000_000
 """How much stored JSON (characters) the decoded messages kept for the next read may come from: a turn's
@@ -234,26 +231,8 @@ class SessionsMixin(ImagesMixin):
         branch = "" if earlier_branches else "AND kind != 'superseded'"
         return self._rows(
             f"SELECT * FROM messages WHERE session_id = ? AND seq > ? AND seq < ? {branch} ORDER BY seq LIMIT ?",
-            [session_id, after_seq, _NO_SEQ if before_seq is None else before_seq, limit or -1],
+            [session_id, after_seq, NO_SEQ if before_seq is None else before_seq, limit or -1],
         )
-
-    def shown_from(self, session_id: str, shown: int, before_seq: int | None = None) -> tuple[int, int]:
-        """Where the last ``shown`` messages of the current branch (before ``before_seq``) start (tool
-        results go with the message that called them): ``(after_seq, earlier)``, the seq to list after
-        and how many messages come before it."""
-        rows = self._rows(
-            f"SELECT seq FROM messages WHERE session_id = ? AND seq < ? AND {SHOWN_ROWS}"
-            " ORDER BY seq DESC LIMIT 1 OFFSET ?",
-            [session_id, _NO_SEQ if before_seq is None else before_seq, max(0, shown - 1)],
-        )
-        if not rows:
-            return 0, 0
-        start = int(rows[0]["seq"])
-        earlier = self._rows(
-            f"SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND seq < ? AND {SHOWN_ROWS}",
-            [session_id, start],
-        )
-        return start - 1, int(earlier[0]["n"])
 
     def mark_interrupted(self, session_id: str | None = None) -> int:
         """Messages still ``streaming`` (the page went away mid-turn) become ``interrupted``."""

@@ -31,6 +31,7 @@ from runtime.store.migrations import SCHEMA_VERSION, migrate, schema_version
 from runtime.store.search import SearchMixin
 from runtime.store.session_agents import SessionAgentsMixin
 from runtime.store.sessions import SessionsMixin
+from runtime.store.view_pages import ViewPagesMixin
 from runtime.store.windows import WindowsMixin
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ def _connect(source: Source) -> sqlite3.Connection:
 class Store(
     ForkMixin,
     SessionsMixin,
+    ViewPagesMixin,
     BranchesMixin,
     ImportsMixin,
     SearchMixin,

@@ -117,8 +117,21 @@ def test_a_search_hit_shows_its_message_and_the_latest_come_back(browser: Browse
         expect(messages(page, "assistant").last).to_have_text("answer 120")
         expect(messages(page, "user")).to_have_count(20)
         expect(page.get_by_test_id("messages-earlier")).to_have_attribute("data-earlier", "200")
-        expect(page.get_by_test_id("messages-later")).to_be_visible()
+        later = page.get_by_test_id("messages-later")
+        expect(later).to_have_attribute("data-later", "560")  # messages 241-800
         expect(page.get_by_test_id("message-regenerate")).to_have_count(0)  # not the chat's last turn
+        # reading on from the hit: a wheel turned down at the end draws the next messages below what is read
+        page.wait_for_timeout(300)
+        expect(later).to_have_attribute("data-later", "560")  # not before the person asks
+        page.mouse.move(400, 300)
+        page.mouse.wheel(0, 300)
+        expect(later).to_have_attribute("data-later", "510")
+        expect(found).to_be_in_viewport()
+        expect(messages(page, "assistant").last).to_have_text("answer 145")
+        page.get_by_test_id("messages-later-more").click()
+        expect(later).to_have_attribute("data-later", "460")
+        users = messages(page, "user").all_text_contents()
+        assert users == [f"question {n}" for n in range(101, 171)]
         page.get_by_test_id("messages-latest").click()
         expect(messages(page, "assistant").last).to_have_text("answer 400")
         expect(page.get_by_test_id("messages-later")).to_have_count(0)
@@ -129,6 +142,20 @@ def test_a_search_hit_shows_its_message_and_the_latest_come_back(browser: Browse
         entry.click()
         expect(found).to_have_text("question 399")
         expect(page.get_by_test_id("messages-later")).to_have_count(0)
+        # read on to the chat's latest message: the bar goes, and the chat is as opened, from the hit on
+        search.fill("answer 360")
+        expect(entry.locator(".session-excerpt")).to_contain_text("answer 360")
+        entry.click()
+        expect(found).to_have_text("answer 360")
+        expect(later).to_have_attribute("data-later", "80")
+        page.get_by_test_id("messages-later-more").click()
+        expect(later).to_have_attribute("data-later", "30")
+        page.get_by_test_id("messages-later-more").click()
+        expect(later).to_have_count(0)
+        expect(messages(page, "assistant").last).to_have_text("answer 400")
+        assert messages(page, "user").all_text_contents() == [f"question {n}" for n in range(341, 401)]
+        expect(page.get_by_test_id("message-regenerate")).to_have_count(1)  # on the chat's last turn again
+        expect(page.locator("[data-found]")).to_have_text("answer 360")
         # sending from a hit's messages goes after the chat's latest: those come back first
         search.fill("answer 7")
         expect(entry.locator(".session-excerpt")).to_contain_text("answer 7")

@@ -107,6 +107,12 @@ const chat = new ChatView(
       chat.showError(`Could not show the earlier messages: ${answer.message}`);
       return null;
     },
+    later: async (after, shown) => {
+      const answer = await client.request("session_current", { shown, after });
+      if (answer.ok) return answer.value;
+      chat.showError(`Could not show the later messages: ${answer.message}`);
+      return null;
+    },
     storedView: async (shown) => {
       const answer = await client.request("session_current", { shown });
       return answer.ok ? answer.value : null;

@@ -41,6 +41,7 @@ const view = {
   session,
   messages: [message],
   earlier: 0,
+  later: 0,
   pending_approvals: [],
   running_turn: null,
   agent: "general",

@@ -105,6 +105,7 @@ export type SessionView = {
   session: SessionRecord;
   messages: ViewMessage[];
   earlier: number;
+  later: number;
   pending_approvals: PendingApproval[];
   running_turn: string | null;
   agent_tasks: AgentTask[];
@@ -113,7 +114,7 @@ export type SessionView = {
 
 export type SessionId = { session_id: string };
 
-export type SessionCurrentParams = { shown?: number; before?: number };
+export type SessionCurrentParams = { shown?: number; before?: number; after?: number };
 
 export type SessionRenameParams = { session_id: string; title: string };
 

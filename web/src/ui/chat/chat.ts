@@ -21,8 +21,8 @@ import { CONTINUE_PROMPT } from "./endings";
 import { markStored, switchBranch } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
-import { drawHistory } from "./history";
-import { FoundMessage } from "./found-message";
+import { drawHistory, drawMessages, type HistoryHost } from "./history";
+import { FoundMessage, type LoadLater } from "./found-message";
 import { PROMPT_BUSY, promptTurn, SentPrompts } from "./prompt-turn";
 import type { LoadEarlier } from "./earlier-messages";
 import { SwitchHold } from "./switch-hold";
@@ -57,6 +57,8 @@ export interface ChatActions {
   turnChanged(running: boolean, waiting: boolean): void;
   /** The `count` messages of the open session before seq `before` (a long session opens with its last ones). */
   earlier: LoadEarlier;
+  /** The `count` messages of the open session after seq `after` (below a search's hit, found-message.ts). */
+  later: LoadLater;
   /** The open session's view as stored now, its last `shown` messages (null: it could not be read). */
   storedView(shown: number): Promise<SessionView | null>;
   /** Bring version `seq` of a message into view: the session's view then (null: refused, said why). */
@@ -84,6 +86,8 @@ export class ChatView {
   };
   private readonly transcript = new Transcript(this.host, (id, decision) => this.actions.decide(id, decision));
   private readonly stream: ReplyStream;
+  /** What a stored conversation is drawn with (history.ts). */
+  private readonly history: HistoryHost;
   private readonly composer: Composer;
   private running = false;
   private canSend = false;
@@ -101,8 +105,15 @@ export class ChatView {
     transcript: this.transcript,
     running: () => this.running,
     load: (before, count) => this.actions.earlier(before, count),
+    later: (after, count) => this.actions.later(after, count),
     latest: (shown) => this.actions.storedView(shown),
     show: (view) => this.showHistory(view),
+    drawLater: (page, bar) => {
+      const drawn = document.createElement("div"); // drawn off the list: the view stays where the person reads
+      const host = { ...this.history, agentTasks: page.agent_tasks };
+      this.transcript.scroll.into(drawn, () => drawMessages(page.messages, host));
+      bar.before(...drawn.childNodes);
+    },
   });
   /** The user messages that are a tool server's prompt (sent from the / menu). */
   private readonly prompts = new SentPrompts();
@@ -121,6 +132,14 @@ export class ChatView {
     });
     this.composer.sync(this.canSend, this.running);
     this.stream = new ReplyStream(this.transcript);
+    this.history = {
+      transcript: this.transcript,
+      media,
+      markEnding: (node, reason) => this.markEnding(node, reason),
+      earlier: (before, count) => actions.earlier(before, count),
+      branches: this.host,
+      readSession: actions.readSession,
+    };
   }
 
   /** Whether the runtime can take a message now (ready, not booting). */
@@ -186,14 +205,7 @@ export class ChatView {
     this.stream.forget();
     this.stopHistory?.();
     const kept = this.transcript.clear(); // boot notices outlive the redraw
-    this.stopHistory = drawHistory(view, {
-      transcript: this.transcript,
-      media: this.media,
-      markEnding: (node, reason) => this.markEnding(node, reason),
-      earlier: (before, count) => this.actions.earlier(before, count),
-      branches: this.host,
-      readSession: this.actions.readSession,
-    });
+    this.stopHistory = drawHistory(view, this.history);
     if (view.running_turn) this.setRunning(true, true); // a turn this page did not start: resumed at its approval
     this.transcript.redrawn(kept);
   }

@@ -1,9 +1,11 @@
 /**
  * A chat search's hit shown in its chat (the sessions panel → `ChatView.found.show`): the stored messages up to
  * the hit's message, read as a page of earlier messages is (`session_current` with `before`), that message
- * marked (`data-found`) and in view, and below them `messages-later` with `messages-latest`, which brings the
- * chat's latest messages back (sending does too). The messages between the hit and the latest are not read:
- * what the page holds stays what it shows.
+ * marked (`data-found`) and in view, and below them `messages-later`. Its `messages-later-more` (or the person
+ * scrolling down near the end) draws the next LATER_STEP messages (`session_current` with `after`) above it, so
+ * the person reads on from the hit; once those reach the chat's latest message the bar goes and the chat is as after any
+ * opening. Its `messages-latest` brings the latest messages back at once (sending does too). The messages
+ * between the last one shown and the latest are not read: what the page holds stays what it shows.
  */
 
 import { el } from "../common/dom";
@@ -15,20 +17,30 @@ import type { Transcript } from "./transcript";
 const FOUND_SHOWN = 40;
 /** The latest messages shown again (the runtime's view of an opened session holds as many). */
 const LATEST_SHOWN = 50;
+/** Later messages drawn at a time below the hit (at once: a screen or two, not a slice drawn while idle). */
+export const LATER_STEP = 50;
+/** Within this many screens of the end, scrolling down draws the next later messages. */
+const NEAR_END_SCREENS = 1;
+
+/** The `count` messages of the open session after seq `after`, as a session view (null: they could not be read). */
+export type LoadLater = (after: number, count: number) => Promise<SessionView | null>;
 
 export interface FoundHost {
   transcript: Transcript;
   /** Whether a turn runs (its reply streams below the latest messages: nothing is changed then). */
   running(): boolean;
   load: LoadEarlier;
+  later: LoadLater;
   /** The open session's latest `shown` messages (null: they could not be read). */
   latest(shown: number): Promise<SessionView | null>;
   /** Draw a view in place of what is shown (it calls `forget`). */
   show(view: SessionView): void;
+  /** Draw a page of later messages just above `bar`, leaving the view where it is. */
+  drawLater(page: SessionView, bar: HTMLElement): void;
 }
 
 export class FoundMessage {
-  private bar: HTMLElement | null = null;
+  private bar: LaterBar | null = null;
 
   constructor(private readonly host: FoundHost) {}
 
@@ -44,9 +56,17 @@ export class FoundMessage {
     const view = await host.load(seq + 1, FOUND_SHOWN);
     if (!view || host.running() || view.session.id !== sessionId) return; // another chat opened meanwhile
     host.show(view);
-    this.bar = laterBar(host.transcript, () => void this.back());
+    if (view.later > 0) {
+      const last = view.messages[view.messages.length - 1]?.seq ?? seq;
+      const bar: LaterBar = new LaterBar(host.transcript, view.later, last, {
+        back: () => void this.back(),
+        more: (after) => this.more(bar, after),
+      });
+      this.bar = bar;
+    }
     markFound(host.transcript.list, seq);
-    host.transcript.placeActions(); // none on the last turn shown: it is not the chat's last
+    this.bar?.placed();
+    host.transcript.placeActions(); // none on the last turn shown when it is not the chat's last
   }
 
   /** The latest messages again; false when they could not be read. */
@@ -60,7 +80,23 @@ export class FoundMessage {
 
   /** Something else is drawn in place of the hit's messages. */
   forget(): void {
+    this.bar?.remove();
     this.bar = null;
+  }
+
+  /** The next later messages after seq `after`, drawn above `bar`; resolves with the last seq shown then. */
+  private async more(bar: LaterBar, after: number): Promise<number | null> {
+    const page = await this.host.later(after, LATER_STEP);
+    if (!page || this.bar !== bar) return null; // not read (said where), or the hit's view is gone
+    this.host.drawLater(page, bar.root);
+    const last = page.messages.at(-1);
+    if (page.later > 0 && last) {
+      bar.count(page.later);
+      return last.seq;
+    }
+    this.forget(); // the chat's latest message is shown: it is the chat as opened, read on from the hit
+    this.host.transcript.placeActions();
+    return null;
   }
 }
 
@@ -74,20 +110,86 @@ function markFound(list: HTMLElement, seq: number): boolean {
   return true;
 }
 
-/** The bar under messages that are not the chat's latest; `back` shows those. */
-function laterBar(transcript: Transcript, back: () => void): HTMLElement {
-  const button = el(
-    "button",
-    { type: "button", class: "btn btn-small", "data-testid": "messages-latest" },
-    "Back to the latest",
-  );
-  button.addEventListener("click", back);
-  const bar = el(
-    "div",
-    { class: "messages-later", "data-testid": "messages-later", role: "status" },
-    el("span", {}, "Later messages are not shown."),
-    button,
-  );
-  transcript.list.append(bar);
-  return bar;
+/** The bar under messages that are not the chat's latest: the next ones (its button, or scrolling near it), or `back`. */
+class LaterBar {
+  readonly root: HTMLElement;
+  private readonly text = el("span", {});
+  private readonly next: HTMLButtonElement;
+  private readonly scroller: HTMLElement;
+  /** Where the view was at the last scroll: the next messages come when the person scrolls down, not before. */
+  private top = 0;
+  private readonly onScroll = (): void => {
+    const top = this.scroller.scrollTop;
+    if (top > this.top && this.nearEnd()) void this.step();
+    this.top = top;
+  };
+  /** At the very end a wheel turned down moves nothing, and asks for the next messages all the same. */
+  private readonly onWheel = (event: WheelEvent): void => {
+    if (event.deltaY > 0 && this.nearEnd()) void this.step();
+  };
+
+  /** `after`: the last message shown; `more` draws the next ones and resolves with their last (null: none). */
+  constructor(
+    transcript: Transcript,
+    later: number,
+    private after: number,
+    private readonly actions: { back: () => void; more: (after: number) => Promise<number | null> },
+  ) {
+    this.next = el(
+      "button",
+      { type: "button", class: "btn btn-small", "data-testid": "messages-later-more" },
+      "Show later messages",
+    );
+    this.next.addEventListener("click", () => void this.step());
+    const latest = el(
+      "button",
+      { type: "button", class: "btn btn-small", "data-testid": "messages-latest" },
+      "Back to the latest",
+    );
+    latest.addEventListener("click", actions.back);
+    this.root = el(
+      "div",
+      { class: "messages-later", "data-testid": "messages-later", role: "status" },
+      this.text,
+      this.next,
+      latest,
+    );
+    this.count(later);
+    transcript.list.append(this.root);
+    this.scroller = transcript.scroll.scroller();
+    this.scroller.addEventListener("scroll", this.onScroll, { passive: true });
+    this.scroller.addEventListener("wheel", this.onWheel, { passive: true });
+  }
+
+  /** The view is where the hit put it: only the person's scrolling from here on asks for more. */
+  placed(): void {
+    this.top = this.scroller.scrollTop;
+  }
+
+  /** How many later messages are not shown (`data-later`). */
+  count(later: number): void {
+    this.root.dataset.later = String(later);
+    this.text.textContent = later === 1 ? "1 later message is not shown." : `${later} later messages are not shown.`;
+  }
+
+  remove(): void {
+    this.scroller.removeEventListener("scroll", this.onScroll);
+    this.scroller.removeEventListener("wheel", this.onWheel);
+    this.root.remove();
+  }
+
+  private nearEnd(): boolean {
+    const { scroller } = this;
+    return (
+      scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < scroller.clientHeight * NEAR_END_SCREENS
+    );
+  }
+
+  private async step(): Promise<void> {
+    if (this.next.disabled || !this.root.isConnected) return;
+    this.next.disabled = true;
+    const last = await this.actions.more(this.after);
+    this.next.disabled = false;
+    if (last !== null) this.after = last;
+  }
 }

@@ -8,6 +8,7 @@ message in view begins, so the results of a call stay with the message that made
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from runtime.store.base import StoreBase
 
@@ -59,15 +60,14 @@ class ViewPagesMixin(StoreBase):
         return int(row["seq"]) if row else None
 
     def _nth_shown_after(self, session_id: str, seq: int, n: int) -> int | None:
-        """The seq of the ``n``-th message in view after the first after ``seq`` (None: there are not so many)."""
+        """Where a page of ``n`` messages in view after ``seq`` ends: the first past them (None: fewer come)."""
         row = self._one(
             f"SELECT seq FROM messages WHERE session_id = ? AND seq > ? AND {SHOWN_ROWS} ORDER BY seq LIMIT 1 OFFSET ?",
             [session_id, seq, n],
         )
         return int(row["seq"]) if row else None
 
-    def _shown_count(self, session_id: str, op: str, seq: int) -> int:
-        assert op in ("<", "<=", ">=")
+    def _shown_count(self, session_id: str, op: Literal["<", "<=", ">="], seq: int) -> int:
         row = self._one(
             f"SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND seq {op} ? AND {SHOWN_ROWS}",
             [session_id, seq],

@@ -25,7 +25,9 @@ def _edit(page: Page, message: Locator, text: str) -> None:
 
 
 def _texts(page: Page) -> list[str]:
-    shown: list[str] = page.locator('[data-testid="message"] .message-body').all_inner_texts()
+    # Their text, not their rendered text: a stored reply is laid out lazily (content-visibility: auto), so right
+    # after a chat is drawn its rendered text can read empty until the next frame.
+    shown: list[str] = page.locator('[data-testid="message"] .message-body').all_text_contents()
     return [t.strip() for t in shown]
 
 

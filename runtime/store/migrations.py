@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
-from runtime.store.search import SEARCH_TABLE, searched
+from runtime.store.search import DELETE_TRIGGER, SEARCH_TABLE, searched
 from runtime.store.view_pages import SHOWN_ROWS
 
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ def _0011_message_search(db: Database) -> None:
         f"""CREATE TRIGGER messages_search_ai AFTER INSERT ON messages WHEN {searched("new.")} BEGIN
             INSERT INTO {SEARCH_TABLE}(rowid, content) VALUES (new.rowid, new.content);
         END""",
-        f"""CREATE TRIGGER messages_search_ad AFTER DELETE ON messages WHEN {searched("old.")} BEGIN
+        f"""CREATE TRIGGER {DELETE_TRIGGER} AFTER DELETE ON messages WHEN {searched("old.")} BEGIN
             INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}, rowid, content) VALUES ('delete', old.rowid, old.content);
         END""",
         f"""CREATE TRIGGER messages_search_au AFTER UPDATE OF content, kind, role ON messages

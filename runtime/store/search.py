@@ -31,6 +31,9 @@ from runtime.store.values import Session
 
 EXCERPT_CHARS = 90
 SEARCH_TABLE = "messages_search"
+DELETE_TRIGGER = "messages_search_ad"  # the index forgets a deleted message (migration 0011)
+# A session holding this much text, and more than all the others, leaves the index by its rebuild from the others.
+BULK_DELETE_CHARS = 1_000_000
 COMMON_ROWS = 500  # a word in more messages than this is read for in order, not through the index
 PLAIN_TOGETHER = 100  # rows read in order for one that holds every word, when no word is read through the index
 _JSON_SPECIAL = frozenset('"\\[]')  # escaped in JSON, or written by content_text and not stored
@@ -49,6 +52,32 @@ class SessionHit:
 
 
 class SearchMixin(StoreBase):
+    def _delete_messages(self, session_id: str) -> None:
+        """Delete the session's messages (within the caller's transaction). The index forgets a message by
+        cutting its text into trigrams once more (``DELETE_TRIGGER``), which for a long chat costs seconds; when
+        the session holds more text than every other one together, the index is emptied and what stays is
+        indexed afresh instead, which cuts less text, and the trigger is put back as it was."""
+        delete = ("DELETE FROM messages WHERE session_id = ?", [session_id])
+        mine = self._chars("session_id = ?", session_id)
+        trigger = self._one("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [DELETE_TRIGGER])
+        if mine < BULK_DELETE_CHARS or trigger is None or self._chars("session_id != ?", session_id) >= mine:
+            self._db.execute(*delete)
+            return
+        self._db.execute(f"DROP TRIGGER {DELETE_TRIGGER}")
+        self._db.execute(*delete)
+        self._db.execute(f"INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}) VALUES ('delete-all')")
+        self._db.execute(
+            f"INSERT INTO {SEARCH_TABLE}(rowid, content) SELECT rowid, content FROM messages WHERE {searched()}"
+        )
+        self._db.execute(trigger["sql"])
+
+    def _chars(self, where: str, session_id: str) -> int:
+        """The characters of the searched messages ``where`` says (their text is read, not cut into trigrams)."""
+        row = self._one(
+            f"SELECT coalesce(sum(length(content)), 0) AS n FROM messages WHERE {where} AND {searched()}", [session_id]
+        )
+        return int(row["n"]) if row else 0
+
     def search_sessions(self, query: str, limit: int = 50) -> list[SessionHit]:
         typed = query.split()[:8]
         words = list(dict.fromkeys(w.casefold() for w in typed))

@@ -12,6 +12,7 @@ from runtime.store.compaction import KEPT_ROWS
 from runtime.store.errors import StoreError
 from runtime.store.images import ImagesMixin
 from runtime.store.kept import Kept
+from runtime.store.search import SearchMixin
 from runtime.store.session_agents import AGENT_KEY
 from runtime.store.values import (
     MESSAGE_KINDS,
@@ -79,7 +80,7 @@ def _title_from(content: Any) -> str:
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1].rstrip() + "…"
 
 
-class SessionsMixin(ImagesMixin):
+class SessionsMixin(ImagesMixin, SearchMixin):
     # -- sessions -------------------------------------------------------------------------------
 
     def create_session(self, title: str = "", model: str | None = None, *, session_id: str | None = None) -> Session:
@@ -127,8 +128,9 @@ class SessionsMixin(ImagesMixin):
             self._db.execute("DELETE FROM agent_tasks WHERE session_id = ? OR child_session = ?", [session_id] * 2)
             for child in children:
                 self.delete_session(child)
-            for table in ("message_images", "messages", "tool_calls", "approvals"):
+            for table in ("message_images", "tool_calls", "approvals"):
                 self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
+            self._delete_messages(session_id)  # the search index forgets them too (store/search.py)
             self._db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
             self._db.execute("DELETE FROM settings WHERE key = ?", [AGENT_KEY + session_id])
 

@@ -53,10 +53,10 @@ def _connect(source: Source) -> sqlite3.Connection:
 class Store(
     ForkMixin,
     SessionsMixin,
+    SearchMixin,
     ViewPagesMixin,
     BranchesMixin,
     ImportsMixin,
-    SearchMixin,
     LedgerMixin,
     MemoriesMixin,
     WindowsMixin,

@@ -47,6 +47,18 @@ plan = select_for_compaction(again.list_messages(sid), 200, keep_last_turns=1)
 out["compaction"] = [len(plan.summarize), len(plan.keep)]
 queries = ["KYOTO train", "question answer", "ky", "zebra"]
 out["search"] = [[h.excerpt for h in again.search_sessions(q)] for q in queries]
+import runtime.store.search as search_module
+search_module.BULK_DELETE_CHARS = 100  # the long chat leaves the index by its rebuild from the rest
+db = again._db
+statements = []
+db.conn.set_trace_callback(statements.append)
+again.delete_session(sid)
+db.conn.set_trace_callback(None)
+held = sorted(r[0] for r in db.execute("SELECT id FROM messages_search_docsize"))
+due = sorted(r[0] for r in db.execute(f"SELECT rowid FROM messages WHERE {search_module.searched()}"))
+trigger = db.execute("SELECT count(*) FROM sqlite_master WHERE name = ?", [search_module.DELETE_TRIGGER]).fetchone()
+rebuilt = any("'delete-all'" in s for s in statements)
+out["bulk"] = [rebuilt, held == due and len(due) > 0, trigger[0], [len(again.search_sessions(q)) for q in queries]]
 
 @dataclass(frozen=True)
 class Ctx:
@@ -97,5 +109,7 @@ def test_store_in_pyodide(tmp_path: Path) -> None:
     assert result["compaction"] == [4, 2]
     # the v1 session's words, indexed by the migration (its trigram tokenizer is in Pyodide's SQLite)
     assert result["search"] == [["Kyoto by train."], ["question " * 9 + "question…"], ["Kyoto by train."], []]
+    # a chat with more text than the rest deleted: the index rebuilt from the rest, its trigger back
+    assert result["bulk"] == [True, True, 1, [1, 0, 1, 0]]
     assert result["tools"][0] == "Saved memory 3."
     assert result["tools"][1].startswith("[3] Likes jasmine tea")

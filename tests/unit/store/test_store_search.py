@@ -169,3 +169,42 @@ def test_search_finds_what_a_plain_scan_finds(store: Store) -> None:
         assert [(h.session.id, h.excerpt, h.seq) for h in store.search_sessions(query, limit=500)] == _reference(
             store, query
         ), query
+
+
+@pytest.mark.parametrize("others", [1, 30], ids=["the rest smaller: rebuilt", "the rest larger: forgotten row by row"])
+def test_a_long_chat_deleted_leaves_the_index_as_it_should(
+    store: Store, monkeypatch: pytest.MonkeyPatch, others: int
+) -> None:
+    """A chat holding more text than all the others together leaves the index by its rebuild from the others
+    (``SearchMixin._delete_messages``): either way the index then holds exactly the rows due, finds what a plain
+    scan finds, and forgets the next deleted chat by its trigger, which is back as it was."""
+    monkeypatch.setattr(search, "BULK_DELETE_CHARS", 500)
+    rng = random.Random(others)
+    trigger_sql = "SELECT sql FROM sqlite_master WHERE name = ?"
+    trigger = store._db.execute(trigger_sql, [search.DELETE_TRIGGER]).fetchone()
+    long_chat = store.create_session("long").id
+    for turn in range(60):
+        store.append_message(long_chat, "user", " ".join(rng.sample(WORDS, 5)), turn_id=f"t{turn}")
+        store.append_message(long_chat, "assistant", " ".join(rng.sample(WORDS, 8)), turn_id=f"t{turn}")
+    kept = []
+    for n in range(others):
+        kept.append(store.create_session(f"other {n}").id)
+        for turn in range(10 if others > 1 else 2):  # 30 chats of 10 messages: more text than the long one
+            store.append_message(kept[-1], "user", " ".join(rng.sample(WORDS, 10)), turn_id=f"t{turn}")
+            store.append_message(kept[-1], "tool", "egret", turn_id=f"t{turn}")
+    statements: list[str] = []
+    store._db.conn.set_trace_callback(statements.append)
+    store.delete_session(long_chat)
+    store._db.conn.set_trace_callback(None)
+    rebuilt = any("'delete-all'" in s for s in statements)
+    assert rebuilt == (others == 1)
+    held, due = _indexed_rows(store)
+    assert held == due and due
+    assert store._db.execute(trigger_sql, [search.DELETE_TRIGGER]).fetchone() == trigger
+    for query in [*WORDS, "her", "ide"]:
+        assert [(h.session.id, h.excerpt, h.seq) for h in store.search_sessions(query, limit=500)] == _reference(
+            store, query
+        ), query
+    store.delete_session(kept[0])  # by the trigger
+    held, due = _indexed_rows(store)
+    assert held == due

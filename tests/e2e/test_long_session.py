@@ -15,6 +15,14 @@ from scripts.benchlib.long_session import SEED  # the same seeding as the bench'
 from tests.e2e.conftest import guarded_context
 from tests.e2e.ui import messages, wait_ready
 
+# A finger drawn 100 px up the transcript (the view is already at its end: no scroll event comes).
+SWIPE_UP = """(el) => {
+  const at = (y) => new Touch({ identifier: 1, target: el, clientX: 200, clientY: y });
+  el.dispatchEvent(new TouchEvent("touchstart", { touches: [at(500)], bubbles: true }));
+  el.dispatchEvent(new TouchEvent("touchmove", { touches: [at(400)], bubbles: true }));
+  el.dispatchEvent(new TouchEvent("touchend", { touches: [], bubbles: true }));
+}"""
+
 
 def long_session(path: Path, turns: int) -> None:
     store = Store(path)
@@ -148,8 +156,11 @@ def test_a_search_hit_shows_its_message_and_the_latest_come_back(browser: Browse
         entry.click()
         expect(found).to_have_text("answer 360")
         expect(later).to_have_attribute("data-later", "80")
-        page.get_by_test_id("messages-later-more").click()
+        page.locator(".scroller").evaluate(SWIPE_UP)  # a finger drawn up at the very end, as on a phone
         expect(later).to_have_attribute("data-later", "30")
+        expect(found).to_be_in_viewport()  # what came went below it: the view did not follow the bar down
+        page.wait_for_timeout(300)
+        expect(later).to_have_attribute("data-later", "30")  # nor did that ask for more
         page.get_by_test_id("messages-later-more").click()
         expect(later).to_have_count(0)
         expect(messages(page, "assistant").last).to_have_text("answer 400")

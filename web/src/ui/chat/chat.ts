@@ -109,10 +109,14 @@ export class ChatView {
     latest: (shown) => this.actions.storedView(shown),
     show: (view) => this.showHistory(view),
     drawLater: (page, bar) => {
-      const drawn = document.createElement("div"); // drawn off the list: the view stays where the person reads
+      const drawn = document.createElement("div"); // drawn off the list, then put in above the bar
       const host = { ...this.history, agentTasks: page.agent_tasks };
       this.transcript.scroll.into(drawn, () => drawMessages(page.messages, host));
+      const scroller = this.transcript.scroll.scroller();
+      const top = scroller.scrollTop;
       bar.before(...drawn.childNodes);
+      scroller.scrollTop = top; // nothing above moved: the view stays where the person reads (the browser's
+      // scroll anchoring may have taken the bar as its anchor and followed it down past what came)
     },
   });
   /** The user messages that are a tool server's prompt (sent from the / menu). */

@@ -1,11 +1,12 @@
 /**
  * A chat search's hit shown in its chat (the sessions panel → `ChatView.found.show`): the stored messages up to
  * the hit's message, read as a page of earlier messages is (`session_current` with `before`), that message
- * marked (`data-found`) and in view, and below them `messages-later`. Its `messages-later-more` (or the person
- * scrolling down near the end) draws the next LATER_STEP messages (`session_current` with `after`) above it, so
- * the person reads on from the hit; once those reach the chat's latest message the bar goes and the chat is as after any
- * opening. Its `messages-latest` brings the latest messages back at once (sending does too). The messages
- * between the last one shown and the latest are not read: what the page holds stays what it shows.
+ * marked (`data-found`) and in view, and below them `messages-later`. Its `messages-later-more`, or the person
+ * scrolling down near the end (scroll bar, wheel or finger), draws the next LATER_STEP messages above it
+ * (`session_current` with `after`), so the person reads on from the hit; once those reach the chat's latest
+ * message the bar goes and the chat is as after any opening. Its `messages-latest` brings the latest messages
+ * back at once (sending does too). The messages between the last one shown and the latest are not read: what
+ * the page holds stays what it shows.
  */
 
 import { el } from "../common/dom";
@@ -21,6 +22,8 @@ const LATEST_SHOWN = 50;
 export const LATER_STEP = 50;
 /** Within this many screens of the end, scrolling down draws the next later messages. */
 const NEAR_END_SCREENS = 1;
+/** How far a finger drawn up the screen at the end asks for them too. */
+const SWIPE_PX = 24;
 
 /** The `count` messages of the open session after seq `after`, as a session view (null: they could not be read). */
 export type LoadLater = (after: number, count: number) => Promise<SessionView | null>;
@@ -127,6 +130,17 @@ class LaterBar {
   private readonly onWheel = (event: WheelEvent): void => {
     if (event.deltaY > 0 && this.nearEnd()) void this.step();
   };
+  /** So does a finger drawn up the screen (where the touch began: `touchY`). */
+  private touchY: number | null = null;
+  private readonly onTouchStart = (event: TouchEvent): void => {
+    this.touchY = event.touches[0]?.clientY ?? null;
+  };
+  private readonly onTouchMove = (event: TouchEvent): void => {
+    const y = event.touches[0]?.clientY;
+    if (this.touchY === null || y === undefined || this.touchY - y < SWIPE_PX || !this.nearEnd()) return;
+    this.touchY = null;
+    void this.step();
+  };
 
   /** `after`: the last message shown; `more` draws the next ones and resolves with their last (null: none). */
   constructor(
@@ -159,6 +173,8 @@ class LaterBar {
     this.scroller = transcript.scroll.scroller();
     this.scroller.addEventListener("scroll", this.onScroll, { passive: true });
     this.scroller.addEventListener("wheel", this.onWheel, { passive: true });
+    this.scroller.addEventListener("touchstart", this.onTouchStart, { passive: true });
+    this.scroller.addEventListener("touchmove", this.onTouchMove, { passive: true });
   }
 
   /** The view is where the hit put it: only the person's scrolling from here on asks for more. */
@@ -175,6 +191,8 @@ class LaterBar {
   remove(): void {
     this.scroller.removeEventListener("scroll", this.onScroll);
     this.scroller.removeEventListener("wheel", this.onWheel);
+    this.scroller.removeEventListener("touchstart", this.onTouchStart);
+    this.scroller.removeEventListener("touchmove", this.onTouchMove);
     this.root.remove();
   }
 

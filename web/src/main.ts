@@ -13,6 +13,7 @@ import { carriesSignInAnswer, handleSignInReturn } from "./mcp/oauth-return";
 import { callbackUrl } from "./settings/oauth";
 import { readTestConfig } from "./settings/test-config";
 import { ChatView } from "./ui/chat/chat";
+import { sessionReads } from "./ui/chat/session-reads";
 import { mountChatMedia } from "./ui/images/chat-media";
 import { ContextGauge } from "./ui/topbar/context-gauge";
 import { withholdContinue } from "./ui/chat/endings";
@@ -85,6 +86,7 @@ const media = mountChatMedia({
   vision: () => settings.vision(),
   model: () => settings.current.model,
 });
+const requester: Requester = (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file);
 const chat = new ChatView(
   {
     send: (text, turnId, replacesTurn, images, extras) =>
@@ -101,36 +103,7 @@ const chat = new ChatView(
       if (running && !waiting) status.busy();
       else status.ready();
     },
-    earlier: async (before, shown) => {
-      const answer = await client.request("session_current", { shown, before });
-      if (answer.ok) return answer.value;
-      chat.showError(`Could not show the earlier messages: ${answer.message}`);
-      return null;
-    },
-    later: async (after, shown) => {
-      const answer = await client.request("session_current", { shown, after });
-      if (answer.ok) return answer.value;
-      chat.showError(`Could not show the later messages: ${answer.message}`);
-      return null;
-    },
-    storedView: async (shown) => {
-      const answer = await client.request("session_current", { shown });
-      return answer.ok ? answer.value : null;
-    },
-    showBranch: async (seq) => {
-      const answer = await client.request("session_branch", { seq });
-      if (answer.ok) return answer.value;
-      chat.showError(`Could not show that version: ${answer.message}`);
-      return null;
-    },
-    fork: (seq) =>
-      void switchingChats("session_fork", client.request("session_fork", { seq })).then((answer) => {
-        if (!answer.ok) chat.showError(`Could not fork the chat: ${answer.message}`);
-      }), // the fork opens with session_opened
-    readSession: async (sessionId) => {
-      const answer = await client.request("session_export", { session_id: sessionId, format: "markdown" });
-      return answer.ok ? { text: answer.value.text } : { error: answer.message };
-    },
+    ...sessionReads(requester, (text) => chat.showError(text), switchingChats),
   },
   media,
 );
@@ -175,7 +148,6 @@ const skillsPanel = mountSkillsPanel({
   request: (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file),
   whenReady,
 });
-const requester: Requester = (method, params, timeoutMs, file) => client.request(method, params, timeoutMs, file);
 const agentSelect = mountAgentSelect(requester, (text) => chat.showError(text));
 mountAgentsPanel({ request: requester, whenReady, changed: (list) => agentSelect.setAgents(list) });
 const restoring = restoreDeps(requester);

@@ -2,7 +2,8 @@
  * The conversation: what a turn does as the runtime's events arrive, and the person's actions on it
  * (send, stop, edit, regenerate, continue). What is drawn is the transcript's (transcript.ts), the
  * reply streaming now is reply-stream.ts's, the message box and its buttons are composer.ts's, a tool server's
- * prompt sent as a turn is prompt-turn.ts's, a search's hit shown is found-message.ts's.
+ * prompt sent as a turn is prompt-turn.ts's, a search's hit shown is found-message.ts's, a tool call's events
+ * are tool-events.ts's.
  */
 
 import type {
@@ -21,7 +22,7 @@ import { CONTINUE_PROMPT } from "./endings";
 import { markStored, switchBranch } from "./branches";
 import { editLast, setSource, type MessageActionHost } from "./message-actions";
 import { Composer } from "./composer";
-import { drawHistory, drawMessages, type HistoryHost } from "./history";
+import { drawBelow, drawHistory, type HistoryHost } from "./history";
 import { FoundMessage, type LoadLater } from "./found-message";
 import { PROMPT_BUSY, promptTurn, SentPrompts } from "./prompt-turn";
 import type { LoadEarlier } from "./earlier-messages";
@@ -30,7 +31,8 @@ import { ReplyStream } from "./reply-stream";
 import type { SessionView } from "../../protocol/requests";
 import { newTurnId } from "./streaming-reply";
 import { Transcript } from "./transcript";
-import { markAgent, showTask, type ReadSession } from "./agent-tasks";
+import { showTask, type ReadSession } from "./agent-tasks";
+import { showToolEvent } from "./tool-events";
 
 /** What a turn carries beside its text and images. */
 export interface TurnExtras {
@@ -108,16 +110,7 @@ export class ChatView {
     later: (after, count) => this.actions.later(after, count),
     latest: (shown) => this.actions.storedView(shown),
     show: (view) => this.showHistory(view),
-    drawLater: (page, bar) => {
-      const drawn = document.createElement("div"); // drawn off the list, then put in above the bar
-      const host = { ...this.history, agentTasks: page.agent_tasks };
-      this.transcript.scroll.into(drawn, () => drawMessages(page.messages, host));
-      const scroller = this.transcript.scroll.scroller();
-      const top = scroller.scrollTop;
-      bar.before(...drawn.childNodes);
-      scroller.scrollTop = top; // nothing above moved: the view stays where the person reads (the browser's
-      // scroll anchoring may have taken the bar as its anchor and followed it down past what came)
-    },
+    drawLater: (page, bar) => drawBelow(page, bar, this.history),
   });
   /** The user messages that are a tool server's prompt (sent from the / menu). */
   private readonly prompts = new SentPrompts();
@@ -177,7 +170,7 @@ export class ChatView {
       case "approval_needed":
       case "tool_output":
       case "tool_finished":
-        return this.onTool(event);
+        return showToolEvent(event, this.transcript, this.stream, this.media?.loader);
       case "turn_finished":
         transcript.clearRetrying();
         stream.finishTurn();
@@ -233,30 +226,6 @@ export class ChatView {
     this.stream.flush();
     this.stream.interrupt();
     this.setRunning(false);
-  }
-
-  private onTool(
-    event: Extract<UiEvent, { kind: "tool_started" | "approval_needed" | "tool_output" | "tool_finished" }>,
-  ): void {
-    const { transcript, stream } = this;
-    switch (event.kind) {
-      case "tool_started":
-        stream.fold();
-        transcript.card(event.call_id, event.name, event.arguments).started();
-        return stream.interrupt();
-      case "approval_needed":
-        stream.fold();
-        transcript.card(event.call_id, event.name, event.arguments).askApproval(event.preview, event.always_asks);
-        if (event.agent) markAgent(transcript.card(event.call_id, event.name, undefined).root, event.agent);
-        return stream.interrupt();
-      case "tool_output":
-        return transcript.output(event.call_id, event.stream, event.text);
-      case "tool_finished":
-        transcript
-          .card(event.call_id, event.name, event.arguments)
-          .finished(event.status ?? (event.ok ? "ok" : "error"), event.result, event.images, this.media?.loader);
-        return;
-    }
   }
 
   private onError(message: string, turnId: string | null | undefined): void {

@@ -66,6 +66,21 @@ function drawAbove(messages: readonly ShownMessage[], first: Element | null, hos
   );
 }
 
+/**
+ * Draw a page's messages (whole turns) just above `below` (a search hit's bar, found-message.ts), off the list
+ * first, then put in: the view stays where the person reads, nothing above it having moved (the browser's scroll
+ * anchoring could take `below` as its anchor and follow it down past what came).
+ */
+export function drawBelow(page: SessionView, below: HTMLElement, host: HistoryHost): void {
+  const { scroll } = host.transcript;
+  const drawn = document.createElement("div");
+  scroll.into(drawn, () => drawMessages(page.messages, { ...host, agentTasks: page.agent_tasks }));
+  const scroller = scroll.scroller();
+  const top = scroller.scrollTop;
+  below.before(...drawn.childNodes);
+  scroller.scrollTop = top;
+}
+
 /** Draw `messages` (whole turns: the first is a user message, or the session's first) at the transcript's end. */
 export function drawMessages(messages: readonly ShownMessage[], host: HistoryHost): void {
   const { transcript, media } = host;

@@ -167,6 +167,19 @@ def test_a_search_hit_shows_its_message_and_the_latest_come_back(browser: Browse
         assert messages(page, "user").all_text_contents() == [f"question {n}" for n in range(341, 401)]
         expect(page.get_by_test_id("message-regenerate")).to_have_count(1)  # on the chat's last turn again
         expect(page.locator("[data-found]")).to_have_text("answer 360")
+        # at the very end, a key that scrolls down asks for them too; typing in the chat's box does not
+        search.fill("answer 300")
+        expect(entry.locator(".session-excerpt")).to_contain_text("answer 300")
+        entry.click()
+        expect(found).to_have_text("answer 300")
+        expect(later).to_have_attribute("data-later", "200")
+        page.get_by_test_id("chat-input").press("End")
+        page.wait_for_timeout(300)
+        expect(later).to_have_attribute("data-later", "200")
+        found.click()  # the chat's view takes the keys
+        page.keyboard.press("End")
+        expect(later).to_have_attribute("data-later", "150")
+        expect(found).to_be_in_viewport()
         # sending from a hit's messages goes after the chat's latest: those come back first
         search.fill("answer 7")
         expect(entry.locator(".session-excerpt")).to_contain_text("answer 7")

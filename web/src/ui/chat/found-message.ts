@@ -2,7 +2,7 @@
  * A chat search's hit shown in its chat (the sessions panel → `ChatView.found.show`): the stored messages up to
  * the hit's message, read as a page of earlier messages is (`session_current` with `before`), that message
  * marked (`data-found`) and in view, and below them `messages-later`. Its `messages-later-more`, or the person
- * scrolling down near the end (scroll bar, wheel or finger), draws the next LATER_STEP messages above it
+ * scrolling down near the end (scroll bar, wheel, finger or keys), draws the next LATER_STEP messages above it
  * (`session_current` with `after`), so the person reads on from the hit; once those reach the chat's latest
  * message the bar goes and the chat is as after any opening. Its `messages-latest` brings the latest messages
  * back at once (sending does too). The messages between the last one shown and the latest are not read: what
@@ -24,6 +24,8 @@ export const LATER_STEP = 50;
 const NEAR_END_SCREENS = 1;
 /** How far a finger drawn up the screen at the end asks for them too. */
 const SWIPE_PX = 24;
+/** The keys that scroll a view down (Space without Shift). */
+const DOWN_KEYS = new Set(["End", "PageDown", "ArrowDown", " "]);
 
 /** The `count` messages of the open session after seq `after`, as a session view (null: they could not be read). */
 export type LoadLater = (after: number, count: number) => Promise<SessionView | null>;
@@ -113,6 +115,12 @@ function markFound(list: HTMLElement, seq: number): boolean {
   return true;
 }
 
+/** Whether `target` takes the keys itself (a text field, a button, a menu): they do not scroll the chat then. */
+function ownsKeys(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || target.closest("input, textarea, select, button, a[href], [role=menu]") !== null;
+}
+
 /** The bar under messages that are not the chat's latest: the next ones (its button, or scrolling near it), or `back`. */
 class LaterBar {
   readonly root: HTMLElement;
@@ -139,6 +147,12 @@ class LaterBar {
     const y = event.touches[0]?.clientY;
     if (this.touchY === null || y === undefined || this.touchY - y < SWIPE_PX || !this.nearEnd()) return;
     this.touchY = null;
+    void this.step();
+  };
+  /** And a key that scrolls down (End, Page Down, …), unless it is typing or pressing a control. */
+  private readonly onKey = (event: KeyboardEvent): void => {
+    if (!DOWN_KEYS.has(event.key) || (event.key === " " && event.shiftKey) || event.altKey) return;
+    if (ownsKeys(event.target) || !this.nearEnd()) return;
     void this.step();
   };
 
@@ -175,6 +189,7 @@ class LaterBar {
     this.scroller.addEventListener("wheel", this.onWheel, { passive: true });
     this.scroller.addEventListener("touchstart", this.onTouchStart, { passive: true });
     this.scroller.addEventListener("touchmove", this.onTouchMove, { passive: true });
+    document.addEventListener("keydown", this.onKey);
   }
 
   /** The view is where the hit put it: only the person's scrolling from here on asks for more. */
@@ -193,6 +208,7 @@ class LaterBar {
     this.scroller.removeEventListener("wheel", this.onWheel);
     this.scroller.removeEventListener("touchstart", this.onTouchStart);
     this.scroller.removeEventListener("touchmove", this.onTouchMove);
+    document.removeEventListener("keydown", this.onKey);
     this.root.remove();
   }
 

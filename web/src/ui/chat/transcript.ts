@@ -32,8 +32,8 @@ export class Transcript {
   addMessage(role: Role, text: string): HTMLElement {
     const body = el("div", { class: "message-body" });
     const attached = role === "user" ? splitAttached(text) : { text, resources: [] };
-    if (role === "assistant") renderInto(body, text);
-    else body.textContent = attached.text;
+    if (role !== "assistant") body.textContent = attached.text;
+    else if (text) renderInto(body, text); // a reply about to stream starts empty: nothing to sanitize
     const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
     showAttached(node, attached.resources); // a stored message's resources (runtime/tools/mcp_resources.py)
     if (this.turnId) node.dataset.turnId = this.turnId;

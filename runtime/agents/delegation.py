@@ -124,9 +124,10 @@ class Delegation:
             raise ToolError(
                 f"{MAX_BACKGROUND} tasks run already. Wait for one to finish (task_result) before starting another."
             )
-        child = store.create_session(title=f"{profile.name}: {' '.join(task.split())[:60]}")
         task_id = f"task-{secrets.token_hex(4)}"
-        store.agent_task_add(task_id, parent_session, turn_id, call_id, profile.name, child.id, background)
+        with store.atomic():  # the child's session and its task: one commit
+            child = store.create_session(title=f"{profile.name}: {' '.join(task.split())[:60]}")
+            store.agent_task_add(task_id, parent_session, turn_id, call_id, profile.name, child.id, background)
         if background:  # a foreground task is saved with the child's first step
             await self.parts.state.save()
         event: AgentTask = {

@@ -26,6 +26,8 @@ const NEAR_END_SCREENS = 1;
 const SWIPE_PX = 24;
 /** The keys that scroll a view down (Space without Shift). */
 const DOWN_KEYS = new Set(["End", "PageDown", "ArrowDown", " "]);
+/** What takes those keys itself when it has the focus (they do not scroll the chat then). */
+const KEY_OWNERS = "input, textarea, select, button, summary, a[href], [role=button], [role=textbox], [role=menu]";
 
 /** The `count` messages of the open session after seq `after`, as a session view (null: they could not be read). */
 export type LoadLater = (after: number, count: number) => Promise<SessionView | null>;
@@ -115,10 +117,10 @@ function markFound(list: HTMLElement, seq: number): boolean {
   return true;
 }
 
-/** Whether `target` takes the keys itself (a text field, a button, a menu): they do not scroll the chat then. */
+/** Whether `target` takes the keys itself (a text field, a button, a menu). */
 function ownsKeys(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || target.closest("input, textarea, select, button, a[href], [role=menu]") !== null;
+  return target.isContentEditable || target.closest(KEY_OWNERS) !== null;
 }
 
 /** The bar under messages that are not the chat's latest: the next ones (its button, or scrolling near it), or `back`. */

@@ -170,18 +170,22 @@ def bare_warm_page_ms(browser: Browser, base: str) -> float:
     """The same restore from a page's navigation: a second visit to a page that only starts that worker (the
     first visit before it, as the app's warm boot follows its first visit), timed on the page's clock, as the
     app's `ready` is. What a page of this origin must do to be back where the snapshot was taken."""
-    ctx = browser.new_context()
-    page = ctx.new_page()
-    page.goto(base + "/pyodide/pyodide-lock.json")
-    in_worker(page, BARE_SNAPSHOT, base)
     html = BARE_WARM_PAGE.substitute(worker=json.dumps(BARE_WARM_LOAD.substitute(origin=base)))
-    ctx.route(base + BARE_WARM_PATH, lambda route: route.fulfill(body=html, content_type="text/html"))
-    ms = 0.0
-    for _ in range(2):
-        page.goto(base + BARE_WARM_PATH)
-        ms = recorded_ms(page, "__restoredAt", 60_000, "the bare page did not restore its snapshot")
-    ctx.close()
-    return ms
+    ctx = browser.new_context()
+    try:
+        ctx.route(base + BARE_WARM_PATH, lambda route: route.fulfill(body=html, content_type="text/html"))
+        page = ctx.new_page()
+        page.goto(base + "/pyodide/pyodide-lock.json")
+        in_worker(page, BARE_SNAPSHOT, base)
+        visits = [_restored_ms(page, base + BARE_WARM_PATH) for _ in range(2)]  # the first, then the one timed
+        return visits[1]
+    finally:
+        ctx.close()
+
+
+def _restored_ms(page: Page, url: str) -> float:
+    page.goto(url)
+    return recorded_ms(page, "__restoredAt", 60_000, "the bare page did not restore its snapshot")
 
 
 def steps_note(boots: list[dict[str, float]]) -> str:

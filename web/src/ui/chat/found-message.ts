@@ -153,8 +153,8 @@ class LaterBar {
   };
   /** And a key that scrolls down (End, Page Down, …), unless it is typing or pressing a control. */
   private readonly onKey = (event: KeyboardEvent): void => {
-    if (!DOWN_KEYS.has(event.key) || (event.key === " " && event.shiftKey) || event.altKey) return;
-    if (ownsKeys(event.target) || !this.nearEnd()) return;
+    if (event.defaultPrevented || !DOWN_KEYS.has(event.key) || (event.key === " " && event.shiftKey)) return;
+    if (event.altKey || ownsKeys(event.target) || !this.nearEnd()) return;
     void this.step();
   };
 

@@ -6,7 +6,7 @@
 
 import { el } from "../common/dom";
 import { highlighterLoaded, withoutGuessing } from "../markdown/highlight-loader";
-import { renderInto } from "../markdown/markdown";
+import { renderBlocks, renderInto } from "../markdown/markdown";
 import { blockPieces, piecesDiffer, stableCut } from "./stream-split";
 
 /** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */
@@ -45,11 +45,11 @@ export function segmentText(seg: Segment): string {
 export function renderSegment(seg: Segment): void {
   const cut = stableCut(seg.pending, 0);
   if (cut > 0) {
-    for (const piece of blockPieces(seg.pending.slice(0, cut))) {
-      const block = el("div", { class: "md-block" });
-      renderInto(block, piece);
-      seg.done.append(block);
-      seg.plainCode ||= !highlighterLoaded() && block.querySelector("pre") !== null;
+    const pieces = blockPieces(seg.pending.slice(0, cut));
+    const blocks = renderBlocks(pieces, "md-block");
+    seg.plainCode ||= !highlighterLoaded() && blocks.querySelector("pre") !== null;
+    seg.done.append(blocks);
+    for (const piece of pieces) {
       seg.stable.push(piece);
       seg.lineCut ||= !/\n[ \t]*\n$/.test(piece.slice(-80));
     }

@@ -4,7 +4,7 @@ import { copyText } from "../common/clipboard";
 import { el } from "../common/dom";
 import "./code-blocks.css";
 
-export function decorateCodeBlocks(root: HTMLElement): void {
+export function decorateCodeBlocks(root: ParentNode): void {
   for (const pre of root.querySelectorAll<HTMLPreElement>("pre")) {
     const code = pre.querySelector("code");
     if (!code || pre.querySelector('[data-testid="code-copy"]')) continue;

@@ -6,8 +6,8 @@
  */
 
 import { onHighlighterReady } from "../markdown/highlight-loader";
-import { rerenderCode } from "../markdown/markdown";
-import { setSource, sourceOf } from "./message-actions";
+import { highlightRepliesCode } from "../markdown/markdown";
+import { setSource } from "./message-actions";
 import { ReasoningBlock } from "./reasoning";
 import { renderSegment, renderWhole, segmentText, startSegment, type Segment } from "./streaming-reply";
 import type { Transcript } from "./transcript";
@@ -22,8 +22,8 @@ export class ReplyStream {
   lastReply: HTMLElement | null = null;
 
   constructor(private readonly transcript: Transcript) {
-    // The highlighter arrived (loaded on the first code block): draw the finished replies' code again.
-    onHighlighterReady(() => rerenderCode(transcript.list, new Set(this.streamed.map((seg) => seg.node)), sourceOf));
+    // The highlighter arrived (loaded on the first code block): the finished replies' plain code is highlighted.
+    onHighlighterReady(() => highlightRepliesCode(transcript.list, new Set(this.streamed.map((seg) => seg.node))));
   }
 
   text(text: string): void {

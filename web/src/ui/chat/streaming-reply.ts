@@ -6,7 +6,7 @@
 
 import { el } from "../common/dom";
 import { highlighterLoaded, withoutGuessing } from "../markdown/highlight-loader";
-import { renderBlocks, renderInto } from "../markdown/markdown";
+import { highlightPlainCode, renderBlocks, renderInto } from "../markdown/markdown";
 import { blockPieces, piecesDiffer, stableCut } from "./stream-split";
 
 /** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */
@@ -60,19 +60,22 @@ export function renderSegment(seg: Segment): void {
 }
 
 /**
- * The turn ended: where the pieces could read differently from the whole (piecesDiffer, or a piece
- * cut at a line end) or hold code drawn before the highlighter came, render the (not too long) reply once as a whole, exactly as markdown means it;
- * otherwise only the tail, once more with unlabelled code's language guessed. A long reply is not
- * drawn again for nothing at its end (a dropped frame of ~50 ms for 2,000 tokens).
+ * The turn ended: where the pieces could read differently from the whole (piecesDiffer, or a piece cut at a
+ * line end) or hold code drawn before the highlighter came, render the (not too long) reply once as a whole,
+ * exactly as markdown means it. Otherwise only the tail, once more with unlabelled code's language guessed,
+ * and the code drawn plain highlighted where it is: a long reply is not drawn again for nothing at its end (a
+ * dropped frame of ~50 ms for 2,000 tokens).
  */
 export function renderWhole(seg: Segment): void {
   const body = seg.node.querySelector(".message-body");
   if (!(body instanceof HTMLElement)) return;
-  if (seg.lineCut || seg.plainCode || piecesDiffer(segmentText(seg))) {
-    if (seg.stableLength + seg.pending.length <= FINAL_RENDER_MAX) renderInto(body, segmentText(seg));
-  } else {
-    renderInto(seg.tail, seg.pending);
+  const redraw = seg.lineCut || seg.plainCode || piecesDiffer(segmentText(seg));
+  if (redraw && seg.stableLength + seg.pending.length <= FINAL_RENDER_MAX) {
+    renderInto(body, segmentText(seg));
+    return;
   }
+  renderInto(seg.tail, seg.pending);
+  if (seg.plainCode) highlightPlainCode(seg.done); // before the highlighter has come: done when it comes
 }
 
 /** A turn id unique in the workspace across reloads (protocol: `user_message.turn_id`). */

@@ -4,11 +4,16 @@ import { copyText } from "../common/clipboard";
 import { el } from "../common/dom";
 import "./code-blocks.css";
 
+/** The language a rendered code block was labelled with (markdown-it's `language-` class), or "". */
+export function codeLanguage(code: Element): string {
+  return /language-([\w+#-]+)/.exec(code.className)?.[1] ?? "";
+}
+
 export function decorateCodeBlocks(root: ParentNode): void {
   for (const pre of root.querySelectorAll<HTMLPreElement>("pre")) {
     const code = pre.querySelector("code");
     if (!code || pre.querySelector('[data-testid="code-copy"]')) continue;
-    const language = /language-([\w+#-]+)/.exec(code.className)?.[1] ?? "";
+    const language = codeLanguage(code);
     const copy = el("button", {
       type: "button",
       class: "code-copy",

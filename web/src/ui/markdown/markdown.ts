@@ -6,7 +6,7 @@
 
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
-import { decorateCodeBlocks } from "./code-blocks";
+import { codeLanguage, decorateCodeBlocks } from "./code-blocks";
 import { highlightCode } from "./highlight-loader";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight: highlightCode });
@@ -60,14 +60,22 @@ export function renderInto(target: HTMLElement, text: string): void {
   decorateCodeBlocks(target);
 }
 
-/** Render the code blocks of finished assistant replies in `list` again (all but those in `skip`). */
-export function rerenderCode(
-  list: HTMLElement,
-  skip: ReadonlySet<Element>,
-  source: (node: HTMLElement) => string,
-): void {
+/**
+ * Highlight in place the code blocks under `root` drawn plain, before the highlighter had loaded: each block's
+ * own text and label, through the same hook markdown-it calls, its HTML sanitized as any other. Nothing else is
+ * drawn again (a long reply drawn whole would cost a frame or more for its code alone).
+ */
+export function highlightPlainCode(root: ParentNode): void {
+  for (const code of root.querySelectorAll<HTMLElement>("pre > code")) {
+    if (code.childElementCount > 0) continue; // highlighted already
+    const html = highlightCode(code.textContent ?? "", codeLanguage(code));
+    if (html) code.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true }));
+  }
+}
+
+/** Highlight the code drawn plain in the finished assistant replies in `list` (all but those in `skip`). */
+export function highlightRepliesCode(list: HTMLElement, skip: ReadonlySet<Element>): void {
   for (const node of list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]')) {
-    const body = node.querySelector<HTMLElement>(".message-body");
-    if (body && !skip.has(node) && body.querySelector("pre")) renderInto(body, source(node));
+    if (!skip.has(node)) highlightPlainCode(node);
   }
 }

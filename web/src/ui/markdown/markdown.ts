@@ -60,17 +60,30 @@ export function renderInto(target: HTMLElement, text: string): void {
   decorateCodeBlocks(target);
 }
 
+/** How long one task highlights code in place before it lets the page go on (a frame's share). */
+const HIGHLIGHT_SLICE_MS = 8;
+
 /**
  * Highlight in place the code blocks under `root` drawn plain, before the highlighter had loaded: each block's
  * own text and label, through the same hook markdown-it calls, its HTML sanitized as any other. Nothing else is
- * drawn again (a long reply drawn whole would cost a frame or more for its code alone).
+ * drawn again (a long reply drawn whole would cost a frame or more for its code alone), and the blocks are taken
+ * a few milliseconds at a time (2,400 of them at once held the page for ~400 ms).
  */
 export function highlightPlainCode(root: ParentNode): void {
-  for (const code of root.querySelectorAll<HTMLElement>("pre > code")) {
-    if (code.childElementCount > 0) continue; // highlighted already
-    const html = highlightCode(code.textContent ?? "", codeLanguage(code));
-    if (html) code.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true }));
-  }
+  const plain = [...root.querySelectorAll<HTMLElement>("pre > code")].filter((code) => code.childElementCount === 0);
+  const slice = (from: number): void => {
+    const until = performance.now() + HIGHLIGHT_SLICE_MS;
+    let next = from;
+    while (next < plain.length && performance.now() < until) highlightInPlace(plain[next++]!);
+    if (next < plain.length) setTimeout(() => slice(next), 0);
+  };
+  slice(0);
+}
+
+function highlightInPlace(code: HTMLElement): void {
+  if (code.childElementCount > 0) return; // highlighted meanwhile (or drawn again)
+  const html = highlightCode(code.textContent ?? "", codeLanguage(code));
+  if (html) code.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true }));
 }
 
 /** Highlight the code drawn plain in the finished assistant replies in `list` (all but those in `skip`). */

@@ -70,25 +70,28 @@ const HIGHLIGHT_SLICE_MS = 8;
  * a few milliseconds at a time (2,400 of them at once held the page for ~400 ms).
  */
 export function highlightPlainCode(root: ParentNode): void {
-  const plain = [...root.querySelectorAll<HTMLElement>("pre > code")].filter((code) => code.childElementCount === 0);
-  const slice = (from: number): void => {
-    const until = performance.now() + HIGHLIGHT_SLICE_MS;
-    let next = from;
-    while (next < plain.length && performance.now() < until) highlightInPlace(plain[next++]!);
-    if (next < plain.length) setTimeout(() => slice(next), 0);
-  };
-  slice(0);
-}
-
-function highlightInPlace(code: HTMLElement): void {
-  if (code.childElementCount > 0) return; // highlighted meanwhile (or drawn again)
-  const html = highlightCode(code.textContent ?? "", codeLanguage(code));
-  if (html) code.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true }));
+  inSlices(plainCode(root));
 }
 
 /** Highlight the code drawn plain in the finished assistant replies in `list` (all but those in `skip`). */
 export function highlightRepliesCode(list: HTMLElement, skip: ReadonlySet<Element>): void {
-  for (const node of list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]')) {
-    if (!skip.has(node)) highlightPlainCode(node);
-  }
+  const replies = list.querySelectorAll<HTMLElement>('[data-testid="message"][data-role="assistant"]');
+  inSlices([...replies].filter((node) => !skip.has(node)).flatMap(plainCode));
+}
+
+function plainCode(root: ParentNode): HTMLElement[] {
+  return [...root.querySelectorAll<HTMLElement>("pre > code")].filter((code) => code.childElementCount === 0);
+}
+
+function inSlices(codes: readonly HTMLElement[], from = 0): void {
+  const until = performance.now() + HIGHLIGHT_SLICE_MS;
+  let next = from;
+  while (next < codes.length && performance.now() < until) highlightInPlace(codes[next++]!);
+  if (next < codes.length) setTimeout(() => inSlices(codes, next), 0);
+}
+
+function highlightInPlace(code: HTMLElement): void {
+  if (!code.isConnected || code.childElementCount > 0) return; // gone, or highlighted meanwhile
+  const html = highlightCode(code.textContent ?? "", codeLanguage(code));
+  if (html) code.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true }));
 }

@@ -75,7 +75,7 @@ export function renderWhole(seg: Segment): void {
     return;
   }
   renderInto(seg.tail, seg.pending);
-  if (seg.plainCode) highlightPlainCode(seg.done); // before the highlighter has come: done when it comes
+  if (seg.plainCode && highlighterLoaded()) highlightPlainCode(seg.done); // else when it comes (reply-stream.ts)
 }
 
 /** A turn id unique in the workspace across reloads (protocol: `user_message.turn_id`). */

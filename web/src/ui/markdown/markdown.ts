@@ -34,9 +34,14 @@ DOMPurify.setConfig({
   RETURN_DOM_FRAGMENT: true,
 });
 
+/** `html` sanitized (the configuration set above): nodes, ready to insert. */
+function sanitized(html: string): DocumentFragment {
+  return DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true });
+}
+
 /** `text` as markdown: sanitized nodes, ready to insert. */
 export function renderMarkdown(text: string): DocumentFragment {
-  return DOMPurify.sanitize(md.render(text), { RETURN_DOM_FRAGMENT: true });
+  return sanitized(md.render(text));
 }
 
 /**
@@ -47,9 +52,7 @@ export function renderMarkdown(text: string): DocumentFragment {
  */
 export function renderBlocks(pieces: readonly string[], className: string): DocumentFragment {
   const open = `<div class="${className}">`;
-  const fragment = DOMPurify.sanitize(pieces.map((piece) => open + md.render(piece) + "</div>").join(""), {
-    RETURN_DOM_FRAGMENT: true,
-  });
+  const fragment = sanitized(pieces.map((piece) => open + md.render(piece) + "</div>").join(""));
   decorateCodeBlocks(fragment);
   return fragment;
 }
@@ -93,5 +96,5 @@ function inSlices(codes: readonly HTMLElement[], from = 0): void {
 function highlightInPlace(code: HTMLElement): void {
   if (!code.isConnected || code.childElementCount > 0) return; // gone, or highlighted meanwhile
   const html = highlightCode(code.textContent ?? "", codeLanguage(code));
-  if (html) code.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true }));
+  if (html) code.replaceChildren(sanitized(html));
 }

@@ -65,3 +65,7 @@ def test_code_in_a_long_reply_is_highlighted_where_it_is(app: App, fake: FakeLLM
     stored = page.locator('[data-testid="message"][data-role="assistant"]').last
     expect(stored.locator("pre code")).to_have_count(2_400, timeout=REPLY_TIMEOUT_MS)
     expect(stored.locator("pre code:not(:has(.hljs-keyword))")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+    # In blocks, as it streamed (stored-reply.ts), each drawn as markdown with its copy buttons.
+    expect(stored.locator(".md-waiting")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+    assert stored.locator(".md-done > .md-block").count() > 10
+    expect(stored.get_by_test_id("code-copy")).to_have_count(2_400)

@@ -61,6 +61,15 @@ def test_hostile_markdown_in_a_long_reply_stays_in_its_blocks(connected_app: App
     assert blocks.count() > 10, blocks.count()
     assert reply.locator(".md-block .md-block").count() == 0  # no piece reached into another's block
     _inert(connected_app, reply, 90)
+    # Drawn again from the store: in blocks too, each shown as its text, then drawn as markdown (stored-reply.ts).
+    page.reload()
+    wait_ready(page)
+    stored = page.locator('[data-testid="message"][data-role="assistant"]').last
+    expect(stored.locator(".md-waiting")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+    expect(stored.locator("strong")).to_have_count(90)
+    assert stored.locator(".md-done > .md-block").count() > 10
+    assert stored.locator(".md-block .md-block").count() == 0
+    _inert(connected_app, stored, 90)
 
 
 def _inert(connected_app: App, reply: Locator, copies: int) -> None:

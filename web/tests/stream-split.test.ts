@@ -69,6 +69,19 @@ describe("blockPieces: a finished piece as blocks of a few KB", () => {
     const fenceOpen = blocks.filter((b) => b.includes("```")).map((b) => (b.match(/```/g) ?? []).length % 2);
     expect(fenceOpen.every((odd) => odd === 0)).toBe(true); // every block opens and closes its fences
   });
+
+  it("goes on cutting after a block longer than `max` (a stored reply's whole text is one piece)", () => {
+    const code = "```text\n" + "a line of code\n".repeat(60) + "```\n\n"; // ~900 characters
+    const paras = "A paragraph of some words.\n\n".repeat(60);
+    const text = paras + code + paras + "The last words, no blank line after";
+    const blocks = blockPieces(text, 200);
+    expect(blocks.join("")).toBe(text);
+    const fence = blocks.findIndex((b) => b.startsWith("```text"));
+    expect(blocks[fence]).toBe(code); // the fence whole, cut where it ends
+    expect(blocks.length - fence).toBeGreaterThan(5); // what follows it is cut again
+    expect(blocks.filter((b) => b !== code).every((b) => b.length <= 200)).toBe(true);
+    expect(blocks.at(-1)).toContain("The last words");
+  });
 });
 
 describe("piecesDiffer: when a reply rendered in pieces must be rendered once more as a whole", () => {

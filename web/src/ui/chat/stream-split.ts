@@ -38,22 +38,56 @@ export function stableCut(text: string, from: number, longTail = LONG_TAIL): num
 export const BLOCK_CHARS = 4096;
 
 /**
- * `piece` (ending where `stableCut` cuts) as blocks of at most `max` characters where one can be cut the
- * same way (a blank line, else a line end, outside fenced code); a line or a fenced block longer than
- * `max` stays whole. Joined, the blocks are `piece`.
+ * `piece` as blocks of at most `max` characters where one can be cut the same way as `stableCut` cuts (a
+ * blank line, else a line end, outside fenced code); a line or a fenced block longer than `max` is one block
+ * of its own, cut where it ends. Joined, the blocks are `piece`. A streamed frame's piece ends where
+ * `stableCut` cut it; a stored reply's whole text (stored-reply.ts) may end anywhere: its last block is the rest.
  */
 export function blockPieces(piece: string, max = BLOCK_CHARS): string[] {
   const out: string[] = [];
   let rest = piece;
   while (rest.length > max) {
-    const cut = stableCut(rest.slice(0, max), 0, 0);
-    if (cut === 0) break;
+    const cut = nextCut(rest, max);
+    if (cut === 0 || cut >= rest.length) break;
     out.push(rest.slice(0, cut));
     rest = rest.slice(cut);
   }
   out.push(rest);
   return out;
 }
+
+/** The last cut within `text`'s first `max` characters, else the first one after them; 0 when there is none. */
+function nextCut(text: string, max: number): number {
+  const cut = stableCut(text.slice(0, max), 0, 0);
+  return cut > 0 ? cut : firstCut(text);
+}
+
+/** After `text`'s first line that ends outside fenced code (a fence's closing line), with the blank lines after it. */
+function firstCut(text: string): number {
+  let inFence = false;
+  let lineStart = 0;
+  while (lineStart < text.length) {
+    const end = text.indexOf("\n", lineStart);
+    if (end === -1) return 0;
+    if (FENCE.test(text.slice(lineStart, end))) inFence = !inFence;
+    lineStart = end + 1;
+    if (!inFence) break;
+  }
+  while (lineStart < text.length) {
+    const end = text.indexOf("\n", lineStart);
+    if (end === -1 || text.slice(lineStart, end).trim() !== "") break;
+    lineStart = end + 1;
+  }
+  return lineStart >= text.length ? 0 : lineStart;
+}
+
+/** Whether a block ends a paragraph (a blank line): one that does not was cut at a line end, mid-paragraph. */
+export function endsParagraph(block: string): boolean {
+  return /\n[ \t]*\n$/.test(block.slice(-80));
+}
+
+/** Up to this size a reply whose blocks could read differently from its whole text is drawn whole. */
+export const WHOLE_RENDER_MAX = 200_000;
 
 const REFERENCE = /^ {0,3}\[[^\]\n]+\]:[ \t]*\S/m;
 const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;

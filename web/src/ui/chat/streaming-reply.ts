@@ -7,10 +7,7 @@
 import { el } from "../common/dom";
 import { highlighterLoaded, withoutGuessing } from "../markdown/highlight-loader";
 import { highlightPlainCode, renderBlocks, renderInto } from "../markdown/markdown";
-import { blockPieces, piecesDiffer, stableCut } from "./stream-split";
-
-/** Up to this size a finished reply is rendered once more as a whole (loose lists, references). */
-const FINAL_RENDER_MAX = 200_000;
+import { blockPieces, endsParagraph, piecesDiffer, stableCut, WHOLE_RENDER_MAX } from "./stream-split";
 
 export interface Segment {
   node: HTMLElement;
@@ -51,7 +48,7 @@ export function renderSegment(seg: Segment): void {
     seg.done.append(blocks);
     for (const piece of pieces) {
       seg.stable.push(piece);
-      seg.lineCut ||= !/\n[ \t]*\n$/.test(piece.slice(-80));
+      seg.lineCut ||= !endsParagraph(piece);
     }
     seg.stableLength += cut;
     seg.pending = seg.pending.slice(cut);
@@ -70,7 +67,7 @@ export function renderWhole(seg: Segment): void {
   const body = seg.node.querySelector(".message-body");
   if (!(body instanceof HTMLElement)) return;
   const redraw = seg.lineCut || seg.plainCode || piecesDiffer(segmentText(seg));
-  if (redraw && seg.stableLength + seg.pending.length <= FINAL_RENDER_MAX) {
+  if (redraw && seg.stableLength + seg.pending.length <= WHOLE_RENDER_MAX) {
     renderInto(body, segmentText(seg));
     return;
   }

@@ -7,11 +7,11 @@
 
 import type { ApprovalDecision } from "../../protocol/messages";
 import { el } from "../common/dom";
-import { renderInto } from "../markdown/markdown";
 import { clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "./endings";
 import { showAttached, splitAttached } from "../resources/attached-resources";
 import { attachActions, placeRegenerate, removeAfter, type MessageActionHost } from "./message-actions";
 import { ScrollingList } from "./scrolling-list";
+import { drawStoredReply } from "./stored-reply";
 import { ToolCard } from "./tool-card";
 
 export type Role = "user" | "assistant" | "error";
@@ -33,7 +33,7 @@ export class Transcript {
     const body = el("div", { class: "message-body" });
     const attached = role === "user" ? splitAttached(text) : { text, resources: [] };
     if (role !== "assistant") body.textContent = attached.text;
-    else if (text) renderInto(body, text); // a reply about to stream starts empty: nothing to sanitize
+    else if (text) drawStoredReply(body, text, this.scroll.scroller()); // one about to stream starts empty
     const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
     showAttached(node, attached.resources); // a stored message's resources (runtime/tools/mcp_resources.py)
     if (this.turnId) node.dataset.turnId = this.turnId;

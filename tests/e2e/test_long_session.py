@@ -11,9 +11,9 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from runtime.store.store import Store
-from scripts.benchlib.long_session import SEED  # the same seeding as the bench's long-session rows
+from scripts.benchlib.long_session import LONG_REPLY_END, LONG_REPLY_SECTION, MIB, SEED, seed_long_reply
 from tests.e2e.conftest import guarded_context
-from tests.e2e.ui import messages, wait_ready
+from tests.e2e.ui import eventually, messages, wait_ready
 
 # A finger drawn 100 px up the transcript (the view is already at its end: no scroll event comes).
 SWIPE_UP = """(el) => {
@@ -39,6 +39,13 @@ def long_session_open(browser: Browser, server: str, tmp_path: Path, turns: int)
     """The app booted on a state database holding one session of `turns` question-and-answer turns."""
     database = tmp_path / "current.sqlite"
     long_session(database, turns)
+    with stored_app(browser, server, database) as page:
+        yield page
+
+
+@contextmanager
+def stored_app(browser: Browser, server: str, database: Path) -> Iterator[Page]:
+    """The app booted on `database` (put in OPFS first), its latest session open."""
     context, _ = guarded_context(browser)
     try:
         context.route("**/__seed/current.sqlite", lambda route: route.fulfill(path=str(database)))
@@ -192,3 +199,45 @@ def test_a_search_hit_shows_its_message_and_the_latest_come_back(browser: Browse
         expect(page.get_by_test_id("messages-later")).to_have_count(0)
         users = messages(page, "user").all_text_contents()
         assert users[-2:] == ["question 400", "and the next one?"]
+
+
+# Which of the stored reply's blocks are in the chat's view, and which still wait to be drawn (their indexes).
+BLOCKS = """() => {
+  const view = document.querySelector(".scroller").getBoundingClientRect();
+  const blocks = [...document.querySelectorAll('[data-role="assistant"] .md-done > .md-block')];
+  const inView = [], waiting = [];
+  blocks.forEach((block, i) => {
+    const box = block.getBoundingClientRect();
+    if (box.bottom > view.top && box.top < view.bottom) inView.push(i);
+    if (block.classList.contains("md-waiting")) waiting.push(i);
+  });
+  return { count: blocks.length, inView, waiting };
+}"""
+
+
+def test_a_long_stored_reply_is_drawn_where_it_is_read_first(browser: Browser, server: str, tmp_path: Path) -> None:
+    """An 8 MiB stored reply opens as blocks of its text, drawn as markdown while the page is idle from its start;
+    the blocks the person brings into view are drawn at once, before that reaches them, and in the end all are."""
+    database = tmp_path / "current.sqlite"
+    seed_long_reply(database, "A long reply", 8 * MIB)
+    with stored_app(browser, server, database) as page:
+        reply = messages(page, "assistant").last
+        expect(reply.locator(".md-done > .md-block").last).to_contain_text(LONG_REPLY_END)
+        page.locator(".scroller").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")  # to the reply's end
+        eventually(
+            page,
+            lambda: (b := page.evaluate(BLOCKS))["inView"] and not set(b["inView"]) & set(b["waiting"]),
+            what="the blocks in view drawn",
+        )
+        blocks = page.evaluate(BLOCKS)
+        assert blocks["count"] > 1000, blocks["count"]
+        assert blocks["waiting"] and min(blocks["waiting"]) < min(blocks["inView"]), (
+            "blocks before the view still wait: the ones in view were drawn because they came into view"
+        )
+        expect(reply.locator(".md-waiting")).to_have_count(0, timeout=120_000)
+        parts, size = 0, 0  # the seeded reply's sections, each a heading and a code block
+        while size < 8 * MIB:
+            size += len(LONG_REPLY_SECTION.format(n=parts))
+            parts += 1
+        expect(reply.locator("h2")).to_have_count(parts)
+        expect(reply.get_by_test_id("code-copy")).to_have_count(parts)

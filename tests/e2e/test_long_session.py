@@ -217,18 +217,29 @@ BLOCKS = """() => {
 
 def test_a_long_stored_reply_is_drawn_where_it_is_read_first(browser: Browser, server: str, tmp_path: Path) -> None:
     """A 4 MiB stored reply opens as blocks of its text, drawn as markdown while the page is idle from its start;
-    the blocks the person brings into view are drawn at once, before that reaches them, and in the end all are."""
+    the blocks the person brings into view are drawn at once, before that reaches them, and in the end all are.
+    The chat opens at the reply's end, and a jump to the end lands there, though the blocks on the way were never
+    laid out and the ones at the end change height as they are drawn."""
     database = tmp_path / "current.sqlite"
     seed_long_reply(database, "A long reply", 4 * MIB)
     with stored_app(browser, server, database) as page:
         reply = messages(page, "assistant").last
-        expect(reply.locator(".md-done > .md-block").last).to_contain_text(LONG_REPLY_END)
-        page.locator(".scroller").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")  # to the reply's end
+        last = reply.locator(".md-done > .md-block").last
+        expect(last).to_contain_text(LONG_REPLY_END)
+        expect(last).to_be_in_viewport()
+        scroller = page.locator(".scroller")
+        scroller.evaluate("(el) => { el.scrollTop = el.scrollHeight / 2; }")
+        eventually(page, lambda: page.evaluate(BLOCKS)["inView"], what="blocks in the middle shown")
+        assert last.evaluate("(el) => el.getBoundingClientRect().top") > 10 * page.viewport_size["height"]
+        scroller.evaluate("(el) => { el.scrollTop = el.scrollHeight; }")  # a jump back to the reply's end
         eventually(
             page,
             lambda: (b := page.evaluate(BLOCKS))["inView"] and not set(b["inView"]) & set(b["waiting"]),
             what="the blocks in view drawn",
         )
+        page.wait_for_timeout(300)  # drawn, they took their height: the view is still at the end
+        expect(last).to_be_in_viewport()
+        assert scroller.evaluate("(el) => el.scrollHeight - el.scrollTop - el.clientHeight") < 2
         blocks = page.evaluate(BLOCKS)
         assert blocks["count"] > 500, blocks["count"]
         assert blocks["waiting"] and min(blocks["waiting"]) < min(blocks["inView"]), (

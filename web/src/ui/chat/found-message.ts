@@ -59,7 +59,8 @@ export class FoundMessage {
   /** Show message `seq` of the open session `sessionId`: where it is, or with the messages up to it. */
   async show(sessionId: string, seq: number): Promise<void> {
     const { host } = this;
-    if (host.running() || markFound(host.transcript.list, seq)) return; // a turn runs, or the hit is in view
+    if (host.running()) return;
+    if (markFound(host.transcript.list, seq)) return host.transcript.scroll.hold(); // the hit is shown: at it
     const view = await host.load(seq + 1, FOUND_SHOWN);
     if (!view || host.running() || view.session.id !== sessionId) return; // another chat opened meanwhile
     host.show(view);
@@ -72,6 +73,7 @@ export class FoundMessage {
       this.bar = bar;
     }
     markFound(host.transcript.list, seq);
+    host.transcript.scroll.hold(); // at the hit, not kept at the end as the messages around it take their size
     this.bar?.placed();
     host.transcript.placeActions(); // none on the last turn shown when it is not the chat's last
   }

@@ -79,6 +79,7 @@ export function drawBelow(page: SessionView, below: HTMLElement, host: HistoryHo
   const top = scroller.scrollTop;
   below.before(...drawn.childNodes);
   scroller.scrollTop = top;
+  scroll.hold();
 }
 
 /** Draw `messages` (whole turns: the first is a user message, or the session's first) at the transcript's end. */

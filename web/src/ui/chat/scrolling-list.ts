@@ -1,10 +1,13 @@
 /**
  * The conversation's list as it grows: a new node goes at the end, and the view follows the end only when
  * the person was already there (reading further up, they stay where they are). Where the view is is kept
- * from its scroll events, so appending and streaming read no layout.
+ * from its scroll events, so appending and streaming read no layout. Once put at the end, the view stays there
+ * while what is at the end takes its size (a long reply's blocks drawn, code highlighted, an image loaded).
  */
 
 const NEAR_BOTTOM_PX = 120;
+/** How long after the view is put at the end a change of size below it brings it back there. */
+const SETTLE_MS = 1500;
 
 export class ScrollingList {
   private staging: HTMLElement | null = null;
@@ -14,6 +17,9 @@ export class ScrollingList {
   private frame = 0;
   /** Where `toEnd` last put the view (its own scroll, or one further down, leaves it at the end). */
   private placed = 0;
+  /** Until when a change of the list's size puts the view back at the end (if it is still there). */
+  private settling = 0;
+  private sizes: ResizeObserver | null = null;
 
   constructor(
     private readonly list: HTMLElement,
@@ -57,7 +63,28 @@ export class ScrollingList {
     }
   }
 
+  /**
+   * Put the view at the end, and keep it there a moment: what is drawn below the view only as it comes near
+   * it (a long stored reply's blocks, stored-reply.ts; any off-screen message's box) has its size only then.
+   */
   toEnd(): void {
+    this.place();
+    this.settling = performance.now() + SETTLE_MS;
+    if (!this.sizes) {
+      this.sizes = new ResizeObserver(() => {
+        if (this.atEnd && performance.now() < this.settling) this.place();
+      });
+      this.sizes.observe(this.list);
+    }
+  }
+
+  /** The view was put somewhere on purpose (a search's hit, messages drawn below what is read): it stays there. */
+  hold(): void {
+    this.settling = 0;
+    this.atEnd = this.measured();
+  }
+
+  private place(): void {
     const scroller = this.scroller();
     scroller.scrollTop = scroller.scrollHeight;
     this.placed = scroller.scrollTop;

@@ -152,3 +152,45 @@ def test_editing_a_message_resends_it_and_replaces_the_later_turns(app: App, fak
     page.keyboard.press("Control+Shift+O")
     expect(page.get_by_test_id("session-entry")).to_have_count(2, timeout=REPLY_TIMEOUT_MS)
     expect(messages(page, "user")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+
+
+BODY_TEXT = "(el) => el.querySelector('.message-body').textContent"
+
+
+def test_a_long_paste_is_sent_whole_and_shown_in_blocks_of_its_lines(app: App, fake: FakeLLM) -> None:
+    """A 400 KB paste is laid out only where it is read: its lines in blocks (joined, the text as sent), the
+    message as wide as one may be, the chat at its end; edited, and after a reload, the same."""
+    page = _connect(app, fake)
+    text = "\n".join(f"line {n}: a pasted line of code, with words enough to wrap on a phone" for n in range(5500))
+    fake.script([Reply.text("Got it."), Reply.text("Again.")])
+    app.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.evaluate("(text) => navigator.clipboard.writeText(text)", text)
+    box = page.get_by_test_id("chat-input")
+    box.focus()
+    box.press("Control+V")  # a paste: half a second here (typed in, by `fill` or `insert_text`, it takes minutes)
+    box.press("Enter")
+    expect(messages(page, "assistant").last).to_contain_text("Got it.", timeout=REPLY_TIMEOUT_MS)
+    assert fake.requests_to("/api/v1/chat/completions")[-1].json()["messages"][-1]["content"] == text
+    user = messages(page, "user").last
+    assert user.evaluate(BODY_TEXT) == text
+    assert user.locator(".text-block").count() > 90
+    width, room = user.evaluate("(el) => [el.getBoundingClientRect().width, el.parentElement.clientWidth]")
+    assert abs(width - 0.8 * room) < 2, (width, room)
+    expect(messages(page, "assistant").last).to_be_in_viewport()
+    wait_ready(page)
+    user.get_by_test_id("message-edit").click()
+    editor = user.get_by_test_id("message-edit-input")
+    expect(editor).to_have_value(text)
+    editor.press("Control+End")
+    page.keyboard.insert_text("\nand one line more")
+    user.get_by_test_id("message-edit-save").click()
+    expect(messages(page, "assistant").last).to_contain_text("Again.", timeout=REPLY_TIMEOUT_MS)
+    assert messages(page, "user").last.evaluate(BODY_TEXT) == text + "\nand one line more"
+    wait_ready(page)
+    page.reload()
+    wait_ready(page)
+    expect(messages(page, "assistant").last).to_contain_text("Again.", timeout=REPLY_TIMEOUT_MS)
+    expect(messages(page, "assistant").last).to_be_in_viewport()
+    user = messages(page, "user").last
+    assert user.evaluate(BODY_TEXT) == text + "\nand one line more"
+    assert user.locator(".text-block").count() > 90

@@ -302,8 +302,7 @@ export class ChatView {
     if (this.running || !this.canSend) return;
     this.stream.forget();
     this.transcript.removeFrom(userNode);
-    const body = userNode.querySelector<HTMLElement>(".message-body");
-    if (body) body.textContent = text;
+    this.transcript.showText(userNode, text);
     setSource(userNode, () => text);
     delete userNode.dataset.seq; // a new message now: its seq and versions come when its turn is stored
     delete userNode.dataset.branch;

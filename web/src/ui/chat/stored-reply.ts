@@ -8,17 +8,13 @@
 
 import { el } from "../common/dom";
 import { renderInto } from "../markdown/markdown";
+import { charsPerLine, ONE_NODE_MAX, sized } from "./long-text";
 import { blockPieces, endsParagraph, piecesDiffer, WHOLE_RENDER_MAX } from "./stream-split";
 
-/** Up to this size a stored reply is drawn whole at once (a few milliseconds). */
-const DRAWN_AT_ONCE_MAX = 32 * 1024;
 /** How far outside the view a block is drawn before it is scrolled to (a screen above and below). */
 const NEAR_VIEW = "100% 0px";
 /** The most one idle task draws for (a frame's share: a person scrolling meanwhile sees no stall). */
 const IDLE_SLICE_MS = 12;
-/** A line of the reply's text is 1.5em high; an average character about half an em (15 px text) wide. */
-const LINE_EM = 1.5;
-const CHAR_PX = 7.5;
 
 /** Each block waiting to be drawn: its markdown source, and what watches it come into view. */
 const sources = new WeakMap<HTMLElement, string>();
@@ -31,15 +27,14 @@ const observers = new WeakMap<Element, IntersectionObserver>();
 
 /** Show the stored reply `text` in `body`, in the list scrolled by `scroller`: drawn whole, or in blocks when long. */
 export function drawStoredReply(body: HTMLElement, text: string, scroller: Element): void {
-  const blocks = text.length > DRAWN_AT_ONCE_MAX ? blockPieces(text) : [text];
+  const blocks = text.length > ONE_NODE_MAX ? blockPieces(text) : [text];
   if (blocks.length === 1 || (text.length <= WHOLE_RENDER_MAX && blocksDiffer(text, blocks))) {
     renderInto(body, text);
     return;
   }
-  const perLine = Math.max(20, Math.floor(scroller.clientWidth / CHAR_PX));
+  const perLine = charsPerLine(scroller.clientWidth);
   const nodes = blocks.map((block) => {
-    const node = el("div", { class: "md-block md-waiting" }, block);
-    node.style.containIntrinsicSize = `auto ${linesOf(block, perLine) * LINE_EM}em`;
+    const node = sized(el("div", { class: "md-block md-waiting" }, block), block, perLine);
     sources.set(node, block);
     return node;
   });
@@ -59,22 +54,6 @@ export function drawStoredReply(body: HTMLElement, text: string, scroller: Eleme
  */
 function blocksDiffer(text: string, blocks: readonly string[]): boolean {
   return blocks.slice(0, -1).some((block) => !endsParagraph(block)) || piecesDiffer(text);
-}
-
-/**
- * How many lines `block` takes wrapped at `perLine` characters: the height a block is given until it is first
- * laid out (the browser skips it off screen), so that the reply's length, the scroll bar and a jump to its end
- * are about right before it has been read. Drawn as markdown, a block keeps about that height.
- */
-function linesOf(block: string, perLine: number): number {
-  let lines = 0;
-  for (let start = 0; start <= block.length;) {
-    const end = block.indexOf("\n", start);
-    const stop = end < 0 ? block.length : end;
-    lines += Math.max(1, Math.ceil((stop - start) / perLine));
-    start = stop + 1;
-  }
-  return lines;
 }
 
 function watcherOf(scroller: Element): IntersectionObserver {

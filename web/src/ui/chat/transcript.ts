@@ -11,10 +11,15 @@ import { clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "
 import { showAttached, splitAttached } from "../resources/attached-resources";
 import { attachActions, placeRegenerate, removeAfter, type MessageActionHost } from "./message-actions";
 import { ScrollingList } from "./scrolling-list";
+import { showText } from "./long-text";
 import { drawStoredReply } from "./stored-reply";
 import { ToolCard } from "./tool-card";
 
 export type Role = "user" | "assistant" | "error";
+
+/** A user's message takes at most this share of the chat's width, less its padding (chat.css). */
+const USER_WIDTH = 0.8;
+const BUBBLE_PADDING_PX = 28;
 
 export class Transcript {
   readonly list = document.querySelector<HTMLElement>(".messages") as HTMLElement;
@@ -32,14 +37,23 @@ export class Transcript {
   addMessage(role: Role, text: string): HTMLElement {
     const body = el("div", { class: "message-body" });
     const attached = role === "user" ? splitAttached(text) : { text, resources: [] };
-    if (role !== "assistant") body.textContent = attached.text;
-    else if (text) drawStoredReply(body, text, this.scroll.scroller()); // one about to stream starts empty
     const node = el("div", { class: `message message-${role}`, "data-testid": "message", "data-role": role }, body);
+    if (role !== "assistant") this.showText(node, attached.text);
+    else if (text) drawStoredReply(body, text, this.scroll.scroller()); // one about to stream starts empty
     showAttached(node, attached.resources); // a stored message's resources (runtime/tools/mcp_resources.py)
     if (this.turnId) node.dataset.turnId = this.turnId;
     attachActions(node, () => text, this.host);
     this.scroll.push(node);
     return node;
+  }
+
+  /** Show `text` as a user's or an error's message `node` says it: as written, in blocks when long (long-text.ts). */
+  showText(node: HTMLElement, text: string): void {
+    const body = node.querySelector<HTMLElement>(".message-body");
+    if (!body) return;
+    const share = node.classList.contains("message-user") ? USER_WIDTH : 1;
+    const long = showText(body, text, () => this.scroll.scroller().clientWidth * share - BUBBLE_PADDING_PX);
+    node.classList.toggle("message-long", long);
   }
 
   /** The card of a call, made on first sight; `place` moves an existing one to the end (history). */

@@ -109,26 +109,23 @@ def seed_long_reply(path: Path, title: str, chars: int) -> str:
         parts.append(LONG_REPLY_SECTION.format(n=n))
         size += len(parts[-1])
         n += 1
-    store = Store(path)
-    try:
-        session = store.create_session(title)
-        with store.atomic():
-            store.append_message(session.id, "user", "Write it all out.", turn_id=f"{session.id}-t1")
-            store.append_message(session.id, "assistant", "".join(parts) + LONG_REPLY_END, turn_id=f"{session.id}-t1")
-    finally:
-        store.close()
-    return session.id
+    return seed_turn(path, title, "Write it all out.", "".join(parts) + LONG_REPLY_END)
 
 
 def seed_long_paste(path: Path, title: str, chars: int) -> str:
     """A two-message session whose question is `chars` of pasted lines and whose answer is LONG_PASTE_END; its id."""
     line = "    total += price(item)  # a pasted line of code, with a comment long enough to wrap\n"
+    return seed_turn(path, title, line * (chars // len(line)), LONG_PASTE_END)
+
+
+def seed_turn(path: Path, title: str, question: str, answer: str) -> str:
+    """A session of one turn, `question` and `answer`; its id."""
     store = Store(path)
     try:
         session = store.create_session(title)
         with store.atomic():
-            store.append_message(session.id, "user", line * (chars // len(line)), turn_id=f"{session.id}-t1")
-            store.append_message(session.id, "assistant", LONG_PASTE_END, turn_id=f"{session.id}-t1")
+            store.append_message(session.id, "user", question, turn_id=f"{session.id}-t1")
+            store.append_message(session.id, "assistant", answer, turn_id=f"{session.id}-t1")
     finally:
         store.close()
     return session.id
@@ -169,7 +166,7 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
         snapshot_stored(page)  # the first visit's background work is done before anything is timed
         opens: dict[str, list[float]] = {"short chat": [], "long chat": [], "long reply": [], "long paste": []}
         ends = {"short chat": "Answer 25 of short chat", "long chat": "Answer 2500 of long chat",
-                "long reply": LONG_REPLY_END, "long paste": LONG_PASTE_END}
+                "long reply": LONG_REPLY_END, "long paste": LONG_PASTE_END, "other": "Answer 1 of other"}
         try:
             # `other` (the newest) is open after boot; a warm-up open loads the highlighter and draws once
             open_ms(page, ids["long chat"], ends["long chat"])
@@ -177,7 +174,7 @@ def measure_open(browser: Browser, base: str, runs: int) -> list[Row]:
                 for title, times in opens.items():
                     # each timed open follows the same small chat: closing what was open is part of an open
                     # (closing the 1 MiB reply took the next open 12 ms longer), the same for every row then
-                    open_ms(page, ids["other"], "Answer 1 of other")
+                    open_ms(page, ids["other"], ends["other"])
                     page.wait_for_timeout(300)
                     times.append(open_ms(page, ids[title], ends[title]))
                     page.wait_for_timeout(300)

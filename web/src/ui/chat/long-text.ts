@@ -20,7 +20,7 @@ const CHAR_PX = 7.5;
  * Show `text` in `body` as written (its lines kept, `white-space: pre-wrap`): in one node, or in blocks when
  * long; `width` gives the width it wraps at, in pixels (read only then). Returns whether it was cut into blocks.
  */
-export function showText(body: HTMLElement, text: string, width: () => number): boolean {
+export function drawText(body: HTMLElement, text: string, width: () => number): boolean {
   if (text.length <= ONE_NODE_MAX) {
     body.textContent = text;
     return false;

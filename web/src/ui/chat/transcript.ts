@@ -11,7 +11,7 @@ import { clearRetryNotices, dropContinueButtons, markEnding, noticeNode } from "
 import { showAttached, splitAttached } from "../resources/attached-resources";
 import { attachActions, placeRegenerate, removeAfter, type MessageActionHost } from "./message-actions";
 import { ScrollingList } from "./scrolling-list";
-import { showText } from "./long-text";
+import { drawText } from "./long-text";
 import { drawStoredReply } from "./stored-reply";
 import { ToolCard } from "./tool-card";
 
@@ -52,7 +52,7 @@ export class Transcript {
     const body = node.querySelector<HTMLElement>(".message-body");
     if (!body) return;
     const share = node.classList.contains("message-user") ? USER_WIDTH : 1;
-    const long = showText(body, text, () => this.scroll.scroller().clientWidth * share - BUBBLE_PADDING_PX);
+    const long = drawText(body, text, () => this.scroll.scroller().clientWidth * share - BUBBLE_PADDING_PX);
     node.classList.toggle("message-long", long);
   }
 

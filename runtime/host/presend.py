@@ -9,11 +9,12 @@ byte the one that left, the turn reads its answer (``Sent.take``), else it cance
 What reaches the provider is therefore exactly what the turn would have sent, a little earlier.
 
 An offer is used once. The host drops it when anything else happens first (docs/protocol.md); the runtime
-offers again once it has prepared again. Two crossings would send a request already out of date, which the
-byte check cancels only after the provider has it (and, for a paid model, has billed its prompt): a host
-message that arrives while an offer is being built (that offer is not sent: the message prepares it again),
-and one the host sent before an offer reached it (each offer says how many of the host's frames the runtime
-had read, ``heard``; the host uses it only when it has sent no more).
+offers again once it has prepared again, under the same id while nothing it was made of changed and it was not
+used (a Send that crossed the offer made again still sends the turn's request). Two crossings would send a
+request already out of date, which the byte check cancels only after the provider has it (and, for a paid
+model, has billed its prompt): a host message that arrives while an offer is being built (that offer is not
+sent: the message prepares it again), and one the host sent before an offer reached it (each offer says how
+many of the host's frames the runtime had read, ``heard``; the host uses it only when it has sent no more).
 """
 
 from __future__ import annotations
@@ -133,12 +134,19 @@ class Presends:
         return True
 
     def again(self, made_of: tuple[object, object]) -> bool:
-        """Offer again, under a new id, what was last offered, when it was made of the same prepared request
-        (the same object) and equal settings; False: it must be built."""
+        """Offer again what was last offered, when it was made of the same prepared request (the same object)
+        and equal settings; False: it must be built. While that offer is out it goes again under its own id
+        (only ``heard`` is new): a host that sent it at Send before this reached it sent the turn's request,
+        not one to cancel. Once used or withdrawn, it goes under a new id."""
         built = self._built
         if built is None or built[0][0] is not made_of[0] or built[0][1] != made_of[1]:
             return False
-        return self.offer(built[1], built[2], made_of)
+        if self._offer is None:
+            return self.offer(built[1], built[2], made_of)
+        self._offer = {**self._offer, "heard": self._heard()}
+        self.counts["offered"] += 1
+        self.rpc.send({"type": "http_offer", "offer": self._offer})
+        return True
 
     def withdraw(self) -> None:
         if self._offer is not None:

@@ -241,17 +241,37 @@ def test_the_shared_escape_cases_are_what_json_dumps_writes() -> None:
         assert json.dumps(case["text"])[1:-1] == case["escaped"]
 
 
-async def test_a_message_that_changes_nothing_is_followed_by_the_same_offer_under_a_new_id(tmp_path: Path) -> None:
+async def test_a_message_that_changes_nothing_is_followed_by_the_same_offer(tmp_path: Path) -> None:
     rig = await presend_rig(tmp_path).start()
     try:
         first = await rig.offer()
         rig.host.send({"type": "request", "id": "h1", "method": "ping", "params": {}})  # the host dropped its offer
         again = await rig.offer(after=len(rig.offers()))
-        assert again["id"] != first["id"]
-        same = ("id", "heard")  # a new id; one more message read
-        assert {k: v for k, v in again.items() if k not in same} == {k: v for k, v in first.items() if k not in same}
+        assert again["heard"] == first["heard"] + 1  # one more message read
+        assert {k: v for k, v in again.items() if k != "heard"} == {k: v for k, v in first.items() if k != "heard"}
         await rig.send("Hi", "t1", {"id": again["id"], "text": escaped("Hi")})
         assert rig.counts()["adopted"] == 1 and rig.chat_requests() == []
+        # Once used, the offer is spent: the next one has an id of its own.
+        after_turn = await rig.offer(after=len(rig.offers()))
+        assert after_turn["id"] != first["id"]
+    finally:
+        await rig.stop()
+
+
+async def test_a_send_that_crosses_the_same_offer_made_again_is_the_turns_own(tmp_path: Path) -> None:
+    """The runtime offers again what it offered (prepared once more, nothing changed) while the host, not
+    having read that yet, sends the first at Send: the request that left is still the turn's, not a second
+    one the provider bills."""
+    rig = await presend_rig(tmp_path).start()
+    try:
+        first = await rig.offer()
+        assert rig.conversation is not None
+        rig.conversation.turns.preparer.soon()  # prepared again with no message from the host: a settled event's
+        again = await rig.offer(after=len(rig.offers()))
+        assert again["id"] == first["id"]
+        await rig.send("Hi", "t1", {"id": first["id"], "text": escaped("Hi")})
+        assert rig.counts()["adopted"] == 1 and "unknown" not in rig.counts()
+        assert rig.chat_requests() == [] and first["id"] not in rig.host.cancelled
     finally:
         await rig.stop()
 

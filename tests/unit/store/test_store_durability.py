@@ -225,3 +225,21 @@ def test_opening_damaged_bytes_directly_is_corrupt() -> None:
     with pytest.raises(StoreError) as err:
         Store(b"garbage" * 1000)
     assert err.value.code == "corrupt"
+
+
+def test_every_store_keeps_a_page_cache_of_its_size(tmp_path: Path) -> None:
+    """A page SQLite does not hold is a read of OPFS (a round trip in a private window): in memory, from a
+    file and from saved bytes alike, the store keeps CACHE_KIB of pages, not SQLite's 2,000 KiB."""
+    from runtime.store.store import CACHE_KIB
+
+    path = tmp_path / "state.sqlite"
+    saved = Store(path)
+    data = saved.serialize()
+    stores = [Store(), saved, Store(data), Store.open_saved(data, None)[0]]
+    try:
+        for store in stores:
+            assert store._db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
+    finally:
+        for store in stores:
+            store.close()
+    assert CACHE_KIB > 2000

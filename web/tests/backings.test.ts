@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { accessHandleBacking, BackingFailed, type SyncAccessHandle } from "../src/worker/backings";
+import { accessHandleBacking, BackingFailed, READ_AHEAD, type SyncAccessHandle } from "../src/worker/backings";
 
 /**
  * An OPFS sync access handle over bytes in memory, counting `getSize` calls; `room`: a disk that
  * fills; `full`: what `write` returns once it is full (Chromium 156 returns an error code as a count).
  */
-function memoryHandle(room = Infinity, full?: number): SyncAccessHandle & { sizeCalls: number } {
+function memoryHandle(room = Infinity, full?: number): SyncAccessHandle & { sizeCalls: number; reads: number } {
   let data = new Uint8Array(0);
   return {
     sizeCalls: 0,
+    reads: 0,
     read(into, { at }) {
+      this.reads++;
       const part = data.subarray(at, at + into.length);
       into.set(part);
       return part.length;
@@ -80,5 +82,53 @@ describe("a backing on a sync access handle", () => {
   it("reports another error code returned as a count as a failed write", () => {
     const backing = accessHandleBacking(memoryHandle(0, 2 ** 32 - 2));
     expect(() => backing.write(new Uint8Array(10), 0)).toThrow(/error -2/);
+  });
+});
+
+describe("reading a sync access handle ahead", () => {
+  const PAGE = 4096;
+  /** A backing on a file of `pages` pages, each filled with its number (mod 251), and its handle. */
+  function filled(pages: number) {
+    const handle = memoryHandle();
+    const bytes = new Uint8Array(pages * PAGE);
+    for (let p = 0; p < pages; p++) bytes.fill(p % 251, p * PAGE, (p + 1) * PAGE);
+    handle.write(bytes, { at: 0 });
+    return { handle, backing: accessHandleBacking(handle) };
+  }
+  const page = (backing: ReturnType<typeof accessHandleBacking>, p: number): Uint8Array => {
+    const into = new Uint8Array(PAGE);
+    expect(backing.read(into, p * PAGE)).toBe(PAGE);
+    return into;
+  };
+
+  it("serves pages read one after another from one read of the handle", () => {
+    const { handle, backing } = filled(40);
+    const perBlock = READ_AHEAD / PAGE;
+    for (let p = 0; p < 1 + perBlock; p++) expect(page(backing, p).every((b) => b === p)).toBe(true);
+    expect(handle.reads).toBe(2); // the first page, then the next READ_AHEAD bytes
+    page(backing, 1 + perBlock);
+    expect(handle.reads).toBe(3);
+  });
+
+  it("reads what is asked for elsewhere, and forgets what it read ahead on a write or a truncation", () => {
+    const { handle, backing } = filled(40);
+    page(backing, 30);
+    page(backing, 5);
+    page(backing, 20);
+    expect(handle.reads).toBe(3); // none follows the last: no read ahead
+    page(backing, 21); // reads ahead from page 21
+    backing.write(new Uint8Array(PAGE).fill(99), 22 * PAGE);
+    expect(page(backing, 22).every((b) => b === 99)).toBe(true); // not the bytes read before the write
+    backing.truncate(23 * PAGE + 100);
+    const tail = new Uint8Array(PAGE);
+    expect(backing.read(tail, 23 * PAGE)).toBe(100); // the file ends there, whatever was read ahead
+  });
+
+  it("stops at the end of the file", () => {
+    const { backing } = filled(3);
+    page(backing, 0);
+    page(backing, 1); // reads ahead: only two pages are left
+    expect(page(backing, 2).every((b) => b === 2)).toBe(true);
+    expect(backing.read(new Uint8Array(PAGE), 3 * PAGE)).toBe(0);
   });
 });

@@ -21,17 +21,48 @@ export interface SyncAccessHandle {
   close(): void;
 }
 
+/** What one read of a handle takes when reads go on from where the last one ended (`accessHandleBacking`). */
+export const READ_AHEAD = 64 * 1024;
+
 /**
  * A backing on an OPFS sync access handle. The handle is this worker's alone (sync access handles
  * are exclusive), so its size is known after the first `getSize` and kept here: SQLite asks for it
  * before most reads and writes, and each call on a handle can cost a round trip (about 1 ms in an
  * incognito profile, where OPFS lives in the browser process).
+ *
+ * For the same reason a read that starts where the last one ended (SQLite following a long message's
+ * overflow pages, or a table's leaves, which lie one after another) reads READ_AHEAD bytes at once, and
+ * the reads after it are served from them: in a private window a 4 KiB read took 0.74 ms and a 64 KiB
+ * one 1.23 ms. A read elsewhere reads what it asks for; any write or truncation forgets what was read ahead.
  */
 export function accessHandleBacking(handle: SyncAccessHandle): Backing {
   let size: number | null = null;
+  const ahead = new Uint8Array(READ_AHEAD);
+  let aheadAt = 0;
+  let aheadLength = 0; // 0: nothing read ahead
+  let lastEnd = -1;
+  const read = (into: Uint8Array, at: number): number => {
+    const end = at + into.length;
+    if (aheadLength > 0 && at >= aheadAt && end <= aheadAt + aheadLength) {
+      into.set(ahead.subarray(at - aheadAt, end - aheadAt));
+      lastEnd = end;
+      return into.length;
+    }
+    const onward = at === lastEnd && into.length < READ_AHEAD;
+    lastEnd = end;
+    if (!onward) return handle.read(into, { at });
+    aheadLength = 0;
+    const n = handle.read(ahead, { at });
+    aheadAt = at;
+    aheadLength = n;
+    const served = Math.min(n, into.length);
+    into.set(ahead.subarray(0, served));
+    return served;
+  };
   return {
-    read: (into, at) => handle.read(into, { at }),
+    read,
     write: (from, at) => {
+      aheadLength = 0;
       try {
         writeAll(handle, from, at);
       } catch (err) {
@@ -43,6 +74,7 @@ export function accessHandleBacking(handle: SyncAccessHandle): Backing {
     },
     size: () => (size ??= handle.getSize()),
     truncate: (to) => {
+      aheadLength = 0;
       size = null;
       handle.truncate(to);
       size = to;

@@ -41,8 +41,9 @@ Source = str | Path | bytes | bytearray | memoryview | None
 # SQLite's page cache, in KiB (its default is 2,000). In the tab each page it does not hold is a read of a
 # sync access handle, which in a private window is a round trip to the browser process: opening a 5,000-message
 # session after a chat with a 1 MiB reply (whose pages had pushed its index out) took 16-25 ms more to count
-# what comes before its last 50 messages. Filled only as pages are read; SQLite never holds more.
-CACHE_KIB = 8192
+# what comes before its last 50 messages. Filled only as pages are read; SQLite never holds more. 8 MiB was no
+# faster there, and grew the tab by ~15 MiB after a 1,000-message session (docs/benchmarks.md).
+CACHE_KIB = 4096
 
 
 def _connect(source: Source) -> sqlite3.Connection:

@@ -116,7 +116,7 @@ class Presends:
             return False
         self._built = (made_of, request, room)
         self._drop()
-        self._offer = {
+        offer: OfferedRequest = {
             "id": self.rpc.new_id(),
             "method": request["method"],
             "url": request["url"],
@@ -128,9 +128,8 @@ class Presends:
             "room": min(room, MAX_ROOM),
             "heard": self._heard(),
         }
-        self.counts["offered"] += 1
-        self._stream = self.rpc.expect(self._offer["id"])
-        self.rpc.send({"type": "http_offer", "offer": self._offer})
+        self._stream = self.rpc.expect(offer["id"])
+        self._send_offer(offer)
         return True
 
     def again(self, made_of: tuple[object, object]) -> bool:
@@ -143,10 +142,13 @@ class Presends:
             return False
         if self._offer is None:
             return self.offer(built[1], built[2], made_of)
-        self._offer = {**self._offer, "heard": self._heard()}
-        self.counts["offered"] += 1
-        self.rpc.send({"type": "http_offer", "offer": self._offer})
+        self._send_offer({**self._offer, "heard": self._heard()})
         return True
+
+    def _send_offer(self, offer: OfferedRequest) -> None:
+        self._offer = offer
+        self.counts["offered"] += 1
+        self.rpc.send({"type": "http_offer", "offer": offer})
 
     def withdraw(self) -> None:
         if self._offer is not None:
